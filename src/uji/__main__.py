@@ -1,0 +1,3 @@
+from uji.cli import main
+
+raise SystemExit(main())

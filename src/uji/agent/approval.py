@@ -1,0 +1,117 @@
+"""Deciding one tool call: disabled → confinement → before_tool hook → policy → ask.
+
+Every decision says what made it (`by`, and the rule with its file and line), so the
+`call` event and the UI can explain it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from uji.tools.policy import Verdict
+
+if TYPE_CHECKING:
+    from uji.app import App
+    from uji.tools.registry import Tool
+
+APPROVAL_TIMEOUT = 300.0
+TIMEOUT_TEXT = "timed out waiting for confirmation"
+
+
+@dataclass
+class Question:
+    """An ask: what the approval dialog shows."""
+
+    tool: str
+    title: str
+    body: str
+    subject: str
+    arguments: dict[str, Any]
+    preview: str | None = None  # a unified diff for file edits
+
+
+@dataclass
+class Answer:
+    allow: bool
+    by: str  # user | auto
+    reason: str | None = None  # why it was denied (the model sees it)
+
+
+Approver = Callable[[Question], Awaitable[Answer]]
+
+
+@dataclass
+class Decision:
+    allow: bool
+    by: str  # policy | hook | disabled | confine | user | auto
+    reason: str | None = None  # the text after "denied: "
+    verdict: Verdict | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def event(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"decision": "allow" if self.allow else "deny", "by": self.by}
+        v = self.verdict
+        if v is not None:
+            if v.rule is not None:
+                out["rule"] = v.rule
+            if v.origin is not None:
+                out["source"] = v.origin
+            if v.subject is not None:
+                out["part"] = v.subject
+            out["policy"] = v.decision
+        if self.reason:
+            out["reason"] = self.reason
+        out.update(self.extra)
+        return out
+
+
+def default_question(tool: Tool) -> str:
+    return tool.question or f"Would you like to run `{tool.name}`?"
+
+
+def question_body(tool: Tool, subject: str, args: dict[str, Any]) -> str:
+    if tool.subject is not None or tool.subject_key is not None:
+        return subject
+    return "\n".join(f"{k}: {_short(v)}" for k, v in sorted(args.items()))
+
+
+def _short(value: Any) -> str:
+    import json
+
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 500 else text[:500] + "…"
+
+
+def policy_verdict(app: App, tool: Tool, subject: str, args: dict[str, Any]) -> Verdict:
+    if tool.builtin and tool.subject_key == "command":
+        return app.policy.decide_command(tool.name, subject, tool.policy)
+    subjects = [subject]
+    if tool.path_subject:
+        absolute = app.sandbox().abspath(subject)
+        if absolute != subject:
+            subjects.append(absolute)
+    return app.policy.decide(tool.name, subjects, tool.policy)
+
+
+def hook_decision(result: Any, handler_label: str) -> tuple[str, str | None] | None:
+    """A before_tool result: {allow=true} | {deny="reason"} | {ask=true} | {ask="title"}."""
+    if not isinstance(result, dict):
+        return None
+    if result.get("deny"):
+        reason = result["deny"]
+        return "deny", reason if isinstance(reason, str) else f"denied by {handler_label}"
+    if result.get("allow"):
+        return "allow", None
+    if result.get("ask"):
+        title = result["ask"]
+        return "ask", title if isinstance(title, str) else None
+    return None
+
+
+def deny_text(verdict: Verdict, tool: str) -> str:
+    if verdict.by == "rule":
+        part = f" (in `{verdict.subject}`)" if verdict.subject else ""
+        return f"blocked by the policy rule `{verdict.rule}`{part}"
+    return f"blocked by policy ({verdict.explain(tool)})"

@@ -1,0 +1,92 @@
+"""The stored message shapes, and what of them the model is sent.
+
+Stored types (one JSON row each): user {text, images?}, assistant {text, tool_calls?,
+reasoning?, replay?}, tool {tool_call_id, name, content, images?, diff?, summary?},
+error {text}, compaction {summary, through, files}, context {text}, shell {command,
+output, code}, system {text}, job {...}.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CRASH_ERROR = "error: uji stopped before this tool returned a result"
+SUMMARY_HEAD = "Summary of the earlier part of this conversation:"
+
+
+def summary_message(compaction: dict[str, Any]) -> dict[str, Any]:
+    text = f"{SUMMARY_HEAD}\n\n{compaction.get('summary', '')}"
+    files = compaction.get("files") or []
+    if files:
+        text += "\n\nFiles touched so far: " + ", ".join(files)
+    return {"type": "user", "text": text}
+
+
+def for_model(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages a wire sends: everything after the last compaction (which becomes
+    a summary), `context` as user text; shell, job, system and error rows never go."""
+    start = 0
+    out: list[dict[str, Any]] = []
+    for i in range(len(history) - 1, -1, -1):
+        if history[i]["type"] == "compaction":
+            out.append(summary_message(history[i]))
+            start = i + 1
+            break
+    answered = {m.get("tool_call_id") for m in history[start:] if m["type"] == "tool"}
+    for m in history[start:]:
+        kind = m["type"]
+        if kind == "user":
+            item: dict[str, Any] = {"type": "user", "text": m.get("text", "")}
+            if m.get("images"):
+                item["images"] = m["images"]
+            out.append(item)
+        elif kind == "context":
+            out.append({"type": "user", "text": m.get("text", "")})
+        elif kind == "assistant":
+            item = {"type": "assistant", "text": m.get("text", "")}
+            for key in ("tool_calls", "reasoning", "replay"):
+                if m.get(key):
+                    item[key] = m[key]
+            out.append(item)
+            # A call left unanswered (a crash) still needs an answer on the wire.
+            for call in m.get("tool_calls") or []:
+                if call["id"] not in answered:
+                    out.append(
+                        {
+                            "type": "tool",
+                            "tool_call_id": call["id"],
+                            "name": call["name"],
+                            "content": CRASH_ERROR,
+                        }
+                    )
+                    answered.add(call["id"])
+        elif kind == "tool":
+            item = {
+                "type": "tool",
+                "tool_call_id": m.get("tool_call_id", ""),
+                "name": m.get("name", ""),
+                "content": m.get("content", ""),
+            }
+            if m.get("images"):
+                item["images"] = m["images"]
+            out.append(item)
+    return _answers_after_calls(out)
+
+
+def _answers_after_calls(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Providers need each assistant's tool answers right after it. Repaired answers are
+    appended later in the store, so move every answer next to its call."""
+    answers = {m["tool_call_id"]: m for m in items if m["type"] == "tool"}
+    out: list[dict[str, Any]] = []
+    placed: set[str] = set()
+    for m in items:
+        if m["type"] == "tool":
+            continue
+        out.append(m)
+        if m["type"] == "assistant":
+            for call in m.get("tool_calls") or []:
+                answer = answers.get(call["id"])
+                if answer is not None and call["id"] not in placed:
+                    out.append(answer)
+                    placed.add(call["id"])
+    return out

@@ -1,0 +1,217 @@
+"""The running uji: the registries a config fills in, and the services a turn uses.
+
+One `App` per process. `uji run` and the terminal UI both build one, load the Lua
+config into it, then drive turns through `agent.loop`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from uji.events import Events, Handler
+from uji.paths import Paths
+from uji.providers.catalog import DEFAULT_EFFORTS, EFFORTS, Catalog, Provider
+from uji.tools.builtin import builtin_tools
+from uji.tools.policy import Policy
+from uji.tools.registry import Registry
+
+if TYPE_CHECKING:
+    from uji.lua.runtime import Runtime
+    from uji.store.sessions import Store
+    from uji.tools.confine import Sandbox
+
+Notice = Callable[[str], None]
+
+
+class App:
+    def __init__(self, paths: Paths, cwd: str | None = None, notice: Notice | None = None) -> None:
+        self.paths = paths
+        self.cwd = os.path.realpath(cwd or os.getcwd())
+        self._notice_sink: Notice = notice or (lambda text: None)
+        self.registry = Registry()
+        for tool in builtin_tools():
+            self.registry.add(tool)
+        self.policy = Policy()
+        self.confined = True
+        self.roots: list[str] = []
+        self.catalog = Catalog()
+        self.wires: dict[str, Any] = {}
+        self.events = Events(self._invoke_handler, self.notice)
+        self.provider_id: str | None = None
+        self.model_id: str | None = None
+        self.effort: str | None = None
+        self._lua: Runtime | None = None
+        self._store: Store | None = None
+        self._loading_config = False
+        self._scheduled: list[Any] = []
+
+    # Notices ------------------------------------------------------------------
+
+    def notice(self, text: str) -> None:
+        self._notice_sink(text)
+
+    def set_notice_sink(self, sink: Notice) -> None:
+        self._notice_sink = sink
+
+    # Lua ------------------------------------------------------------------------
+
+    @property
+    def lua(self) -> Runtime:
+        if self._lua is None:
+            self._lua = self._make_runtime()
+        return self._lua
+
+    def _make_runtime(self) -> Runtime:
+        from uji.lua.api import install_all
+        from uji.lua.runtime import RUNTIME_DIR, Runtime
+
+        return Runtime(install_all(self), [self.paths.lua_dir, RUNTIME_DIR])
+
+    async def _invoke_handler(self, handler: Handler, payload: dict[str, Any]) -> Any:
+        if callable(handler.fn) and not self._is_lua(handler.fn):
+            result = handler.fn(payload)
+            if asyncio.iscoroutine(result):
+                result = await result
+            return result
+        rt = self.lua
+        values = await rt.call(handler.fn, rt.convert.to_lua(payload, json_null=False))
+        return rt.convert.to_python(values[0]) if values else None
+
+    def _is_lua(self, fn: Any) -> bool:
+        return self._lua is not None and self._lua.convert.lua_type(fn) is not None
+
+    def spawn_lua(self, fn: Any, *args: Any) -> None:
+        self.lua.spawn(fn, *args, on_error=self.notice)
+
+    def schedule_lua(self, fn: Any) -> None:
+        """uji.schedule: after the current code; during config, after all of it loaded."""
+        if self._loading_config:
+            self._scheduled.append(fn)
+        else:
+            asyncio.get_running_loop().call_soon(self.spawn_lua, fn)
+
+    async def load_config(self) -> None:
+        from uji.config import load_config
+
+        self._loading_config = True
+        try:
+            await load_config(self)
+        finally:
+            self._loading_config = False
+        scheduled, self._scheduled = self._scheduled, []
+        for fn in scheduled:
+            self.spawn_lua(fn)
+
+    # Files ----------------------------------------------------------------------
+
+    def sandbox(self) -> Sandbox:
+        from uji.lua.api.tool import expand_root
+        from uji.tools.confine import Sandbox
+
+        return Sandbox(self.cwd, [expand_root(r) for r in self.roots], self.confined)
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            from uji.store.sessions import Store
+
+            self._store = Store(self.paths.db)
+        return self._store
+
+    # Wires, providers, models --------------------------------------------------
+
+    def wire_names(self) -> list[str]:
+        return sorted({"openai-chat", *self.wires})
+
+    def wire(self, name: str) -> Any:
+        if name in self.wires:
+            return self.wires[name]
+        if name == "openai-chat":
+            from uji.wires.openai_chat import OpenAIChatWire
+
+            self.wires[name] = OpenAIChatWire()
+            return self.wires[name]
+        raise LookupError(f"no wire named {name!r} (known: {', '.join(self.wire_names())})")
+
+    def use_model(
+        self, provider: str | None, model: str | None, effort: str | None = None, save: bool = True
+    ) -> None:
+        pid = provider or self.provider_id
+        if pid is None:
+            raise ValueError("name a provider")
+        found = self.catalog.get(pid)
+        if found is None:
+            raise ValueError(f"unknown provider {pid!r}")
+        if model is None:
+            model = self._last_model(found)
+        if not model:
+            raise ValueError(f"name a model for {pid} (it lists none)")
+        changed = (pid, model) != (self.provider_id, self.model_id)
+        self.provider_id, self.model_id = pid, model
+        if effort is not None:
+            self.effort = effort
+        if save:
+            self._save_model()
+        if changed:
+            self.events.emit("model_changed", {"provider": pid, "model": model})
+
+    def _last_model(self, provider: Provider) -> str | None:
+        saved = self.setting(f"model.{provider.id}")
+        if saved:
+            return saved
+        return provider.models[0].id if provider.models else None
+
+    def setting(self, key: str) -> str | None:
+        try:
+            return self.store.get_setting(key)
+        except Exception:
+            return None
+
+    def _save_model(self) -> None:
+        try:
+            self.store.set_setting("provider", self.provider_id)
+            self.store.set_setting(f"model.{self.provider_id}", self.model_id)
+            self.store.set_setting("effort", self.effort)
+        except Exception as e:  # a read-only database must not stop a config from loading
+            self.notice(f"could not save the model choice: {e}")
+
+    def restore_model(self) -> None:
+        """The model chosen last time, saved in the database."""
+        pid = self.setting("provider")
+        if pid and self.catalog.get(pid):
+            self.provider_id = pid
+            self.model_id = self.setting(f"model.{pid}")
+            effort = self.setting("effort")
+            self.effort = effort if effort in EFFORTS else None
+
+    def provider(self) -> Provider | None:
+        return self.catalog.get(self.provider_id) if self.provider_id else None
+
+    def current_model(self) -> dict[str, Any]:
+        provider = self.provider()
+        model = provider.model(self.model_id) if provider and self.model_id else None
+        return {
+            "provider": self.provider_id or "",
+            "name": provider.name if provider else "",
+            "model": self.model_id or "",
+            "base_url": provider.base_url if provider else "",
+            "effort": self.effort,
+            "images": model.images if model else None,
+        }
+
+    def model_efforts(self) -> list[str]:
+        provider = self.provider()
+        model = provider.model(self.model_id) if provider and self.model_id else None
+        if model is None or not model.reasoning:
+            return []
+        return list(model.efforts or DEFAULT_EFFORTS)
+
+    async def close(self) -> None:
+        await self.events.drain()
+        if self._lua is not None:
+            self._lua.close()
+        if self._store is not None:
+            self._store.close()

@@ -1,0 +1,115 @@
+"""`uji.on/off/emit`: notifications and the hooks that steer a turn.
+
+Handlers run in priority order (lower first, then in the order they were added). A
+handler that raises becomes a notice and never breaks the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+HOOKS = ("before_turn", "before_tool", "after_tool", "before_stop")
+
+
+@dataclass
+class Handler:
+    event: str
+    name: str
+    priority: float
+    seq: int
+    fn: Any
+    origin: str | None = None
+
+    def label(self) -> str:
+        where = f" ({self.origin})" if self.origin else ""
+        return f"{self.event} handler {self.name!r}{where}"
+
+
+Invoke = Callable[[Handler, dict[str, Any]], Awaitable[Any]]
+
+
+class Events:
+    def __init__(self, invoke: Invoke, notice: Callable[[str], None]) -> None:
+        self._invoke = invoke
+        self._notice = notice
+        self._handlers: dict[str, list[Handler]] = {}
+        self._seq = 0
+        self._background: set[asyncio.Task[Any]] = set()
+
+    def on(
+        self, event: str, fn: Any, priority: float = 50, name: str | None = None, origin: str | None = None
+    ) -> str:
+        self._seq += 1
+        name = name or f"{event}#{self._seq}"
+        handlers = [h for h in self._handlers.get(event, []) if h.name != name]
+        handlers.append(Handler(event, name, priority, self._seq, fn, origin))
+        handlers.sort(key=lambda h: (h.priority, h.seq))
+        self._handlers[event] = handlers
+        return name
+
+    def off(self, event: str, name: str) -> bool:
+        handlers = self._handlers.get(event, [])
+        kept = [h for h in handlers if h.name != name]
+        self._handlers[event] = kept
+        return len(kept) != len(handlers)
+
+    def has(self, event: str) -> bool:
+        return bool(self._handlers.get(event))
+
+    def handlers(self, event: str) -> list[Handler]:
+        return list(self._handlers.get(event, ()))
+
+    async def _call(self, handler: Handler, payload: dict[str, Any]) -> tuple[bool, Any]:
+        try:
+            return True, await self._invoke(handler, dict(payload, event=handler.event))
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            self._notice(f"{handler.label()} failed: {e}")
+            return False, None
+
+    async def notify(self, event: str, payload: dict[str, Any] | None = None) -> None:
+        """A notification: every handler runs, return values are ignored."""
+        for handler in self.handlers(event):
+            await self._call(handler, payload or {})
+
+    def emit(self, event: str, payload: dict[str, Any] | None = None) -> None:
+        """Fire and forget; costs nothing when nobody listens."""
+        if not self._handlers.get(event):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self.notify(event, payload))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self) -> None:
+        """Wait for notifications still running (before quitting)."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
+    async def chain(self, event: str, payload: dict[str, Any], key: str, value: Any) -> Any:
+        """Each handler sees the previous result in `payload[key]`; a string replaces it.
+        Anything other than nil or a string is ignored with a notice."""
+        for handler in self.handlers(event):
+            ok, result = await self._call(handler, dict(payload, **{key: value}))
+            if not ok or result is None:
+                continue
+            if isinstance(result, str):
+                value = result
+            else:
+                self._notice(f"{handler.label()} returned a {type(result).__name__}, not a string; ignored")
+        return value
+
+    async def first(self, event: str, payload: dict[str, Any]) -> tuple[Any, Handler | None]:
+        """The first handler returning something other than nil wins."""
+        for handler in self.handlers(event):
+            ok, result = await self._call(handler, payload)
+            if ok and result is not None:
+                return result, handler
+        return None, None

@@ -1,0 +1,67 @@
+"""uji.wire, uji.provider, uji.model."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from uji.lua.runtime import ApiError
+from uji.providers.catalog import EFFORTS, CatalogError
+
+if TYPE_CHECKING:
+    from uji.app import App
+
+
+def install(app: App) -> dict[str, Any]:
+    def wire_add(name: str, stream: Any) -> None:
+        from uji.wires.lua_wire import LuaWire
+
+        app.wires[name] = LuaWire(app, name, stream)
+
+    def wire_remove(name: str) -> bool:
+        return app.wires.pop(name, None) is not None
+
+    def wire_list() -> Any:
+        return app.lua.convert.to_lua(app.wire_names())
+
+    def provider_add(spec: Any) -> None:
+        try:
+            app.catalog.add(app.lua.convert.to_python(spec))
+        except CatalogError as e:
+            raise ApiError(str(e)) from None
+
+    def provider_remove(pid: str) -> bool:
+        return app.catalog.remove(pid)
+
+    def provider_list() -> Any:
+        return app.lua.convert.to_lua([p.as_dict() for p in app.catalog.list()], json_null=False)
+
+    def model_use(spec: Any) -> None:
+        data = app.lua.convert.to_python(spec)
+        unknown = set(data) - {"provider", "model", "effort", "base_url"}
+        if unknown:
+            raise ApiError(f"uji.model.use: unknown field(s) {', '.join(sorted(unknown))}")
+        effort = data.get("effort")
+        if effort is not None and effort not in EFFORTS:
+            raise ApiError(f"uji.model.use: effort must be one of {', '.join(EFFORTS)}, got {effort!r}")
+        try:
+            app.use_model(data.get("provider"), data.get("model"), effort)
+        except ValueError as e:
+            raise ApiError(f"uji.model.use: {e}") from None
+
+    def model_current() -> Any:
+        return app.lua.convert.to_lua(app.current_model(), json_null=False)
+
+    def model_efforts() -> Any:
+        return app.lua.convert.to_lua(app.model_efforts())
+
+    return {
+        "wire_add": wire_add,
+        "wire_remove": wire_remove,
+        "wire_list": wire_list,
+        "provider_add": provider_add,
+        "provider_remove": provider_remove,
+        "provider_list": provider_list,
+        "model_use": model_use,
+        "model_current": model_current,
+        "model_efforts": model_efforts,
+    }

@@ -1,0 +1,158 @@
+"""uji.tool: add/remove/list/disable/enable/policy/confine/roots, and running Lua tools."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from uji.lua.runtime import ApiError, LuaError
+from uji.tools.base import ToolResult
+from uji.tools.registry import Tool, normalize_schema
+from uji.tools.results import from_value
+
+if TYPE_CHECKING:
+    from uji.app import App
+    from uji.lua.runtime import Runtime
+
+
+def install(app: App) -> dict[str, Any]:
+    def tool_add(name: str, spec: Any, origin: str | None) -> None:
+        rt = app.lua
+        display = spec.display
+        verb = question = None
+        if display is not None:
+            verb, question = display.verb, display.question
+            if verb is not None and not isinstance(verb, str):
+                raise ApiError("uji.tool.add: `display.verb` must be a string")
+            if question is not None and not isinstance(question, str):
+                raise ApiError("uji.tool.add: `display.question` must be a string")
+        subject = spec.subject
+        params = rt.convert.to_python(spec.parameters) if spec.parameters is not None else {}
+        if not isinstance(params, dict):
+            raise ApiError("uji.tool.add: `parameters` must be a JSON Schema object")
+        app.registry.add(
+            Tool(
+                name=name,
+                run=spec.run,
+                description=spec.description or "",
+                parameters=normalize_schema(params) if params else {},
+                subject=subject,
+                policy=spec.policy,
+                verb=verb,
+                question=question,
+                lua=True,
+                origin=origin,
+            )
+        )
+
+    def tool_remove(name: str) -> bool:
+        return app.registry.remove(name)
+
+    def tool_list() -> Any:
+        return app.lua.convert.to_lua(app.registry.names())
+
+    def tool_disable(names: Any) -> None:
+        app.registry.disable(list(names.values()))
+
+    def tool_enable(names: Any) -> None:
+        app.registry.enable(list(names.values()))
+
+    def tool_policy(rules: Any, origin: str | None) -> None:
+        data = app.lua.convert.to_python(rules)
+        if not isinstance(data, dict):
+            raise ApiError("uji.tool.policy expects a table that maps tool names to rules")
+        for notice in app.policy.set(data, origin):
+            app.notice(notice)
+
+    def tool_confine(enabled: bool | None) -> bool:
+        if enabled is not None:
+            app.confined = enabled
+        return app.confined
+
+    def tool_roots(paths: Any) -> Any:
+        if paths is not None:
+            app.roots = [p for p in paths.values()]
+        return app.lua.convert.to_lua(list(app.roots))
+
+    return {
+        "tool_add": tool_add,
+        "tool_remove": tool_remove,
+        "tool_list": tool_list,
+        "tool_disable": tool_disable,
+        "tool_enable": tool_enable,
+        "tool_policy": tool_policy,
+        "tool_confine": tool_confine,
+        "tool_roots": tool_roots,
+    }
+
+
+def expand_root(path: str) -> str:
+    if path.startswith("~/") or path == "~":
+        return os.path.expanduser(path)
+    return path
+
+
+def lua_subject(rt: Runtime, tool: Tool, args: dict[str, Any]) -> str:
+    """A Lua tool's subject: its string, or what its function returns for the args."""
+    subject = tool.subject
+    if subject is None:
+        return tool.name
+    if isinstance(subject, str):
+        return subject
+    values = rt.call_sync(subject, rt.convert.to_lua(args))
+    value = values[0] if values else None
+    if value is None:
+        return tool.name
+    if not isinstance(value, str):
+        raise LuaError(f"the subject function of {tool.name} returned a {rt.type(value)}, not a string")
+    return value
+
+
+async def run_lua_tool(
+    rt: Runtime,
+    tool: Tool,
+    args: dict[str, Any],
+    progress: Callable[[str], None],
+    notice: Callable[[str], None],
+) -> ToolResult:
+    """Run a Lua tool's `run(args, ctx)` in its three return styles."""
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[Any] = loop.create_future()
+
+    def done(value: Any = None) -> None:
+        # A second ctx.done, or one after an interrupt, is ignored.
+        if not finished.done():
+            finished.set_result(rt.convert.to_python(value))
+
+    ctx = rt.make_ctx(done, lambda line: progress("" if line is None else str(line)))
+    try:
+        values = await rt.call(tool.run, rt.convert.to_lua(args), ctx)
+    except LuaError as e:
+        return ToolResult(f"error: {e}")
+    first = values[0] if values else None
+    cancel = None
+    if first is not None and rt.type(first) == "function":
+        cancel = first
+    elif first is not None:
+        return _as_result(rt.convert.to_python(first))
+    try:
+        value = await finished
+    except asyncio.CancelledError:
+        if not finished.done():
+            finished.cancel()
+        if cancel is not None:
+            try:
+                rt.call_sync(cancel)
+            except LuaError as e:
+                notice(f"{tool.name}: its cancel function failed: {e}")
+        raise
+    return _as_result(value)
+
+
+def _as_result(value: Any) -> ToolResult:
+    if value is None:
+        return ToolResult("")
+    result = from_value(value)
+    return result if isinstance(result, ToolResult) else ToolResult(result)

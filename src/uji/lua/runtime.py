@@ -1,0 +1,212 @@
+"""The one Lua state and the driver that runs Lua as coroutines on the event loop.
+
+Every entry into Lua that may wait (a config file, a tool's run, a hook, a timer)
+runs as a Lua coroutine. A `uji.*` call that waits yields a `Pending` to the driver,
+which awaits it and resumes the coroutine with the result. Lua never runs on another
+thread: lupa holds a lock per runtime, and two threads would deadlock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from uji.lua.convert import Converter
+
+RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
+# How many VM instructions run between interrupt checks in pure Lua loops.
+HOOK_INSTRUCTIONS = 1_000_000
+
+
+class LuaError(Exception):
+    """A Lua error, with the `file:line:` position Lua gave it."""
+
+
+class ApiError(Exception):
+    """Raised by a host function for bad arguments; Lua re-raises it at the caller's line."""
+
+
+class Pending:
+    """Work a waiting `uji.*` call hands to the driver."""
+
+    __slots__ = ("awaitable", "task")
+
+    def __init__(self, awaitable: Awaitable[Any]) -> None:
+        self.awaitable = awaitable
+        self.task: asyncio.Future[Any] | None = None
+
+
+def _load_lupa() -> Any:
+    try:
+        import lupa.luajit21 as lupa_mod  # the original's runtime: configs behave the same
+    except ImportError:  # pragma: no cover - platforms without LuaJIT
+        import lupa.lua54 as lupa_mod
+    return lupa_mod
+
+
+def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
+    # Config code must not reach Python internals through objects we hand it.
+    raise AttributeError("Python objects are opaque to Lua")
+
+
+class Runtime:
+    def __init__(self, host: dict[str, Callable[..., Any]], package_path: list[str]) -> None:
+        lupa = _load_lupa()
+        self.lua = lupa.LuaRuntime(
+            unpack_returned_tuples=True,
+            register_eval=False,
+            register_builtins=False,
+            attribute_filter=_deny_attributes,
+        )
+        g = self.lua.globals()
+        g.python = None
+        # Interpreter only: JIT-compiled loops skip debug hooks, and the hook is how an
+        # interrupt reaches a Lua loop that never returns.
+        self.lua.execute("if jit then jit.off() end")
+        self.break_requested = False
+        host = dict(host)
+        host["check_interrupt"] = self._check_interrupt
+        host["errtext"] = _errtext
+        host["settle"] = self._settle
+        host["cancel"] = self._cancel
+        self._host_table = self.lua.table_from(host)
+        search = ";".join(
+            [
+                *(os.path.join(p, "?.lua") for p in package_path),
+                *(os.path.join(p, "?", "init.lua") for p in package_path),
+            ]
+        )
+        g.package.path = search + ";" + g.package.path
+        prelude_path = os.path.join(RUNTIME_DIR, "uji", "prelude.lua")
+        internals = self.load_file(prelude_path)(self._host_table)
+        self.uji = internals.uji
+        self._spawn = internals.spawn
+        self._step = internals.step
+        self._forget = internals.forget
+        self.clean = internals.clean
+        self.convert = Converter(
+            self.lua, lupa.lua_type, internals.null, internals.mark_array, internals.is_array
+        )
+        self.type = internals.type
+        self.make_ctx = internals.make_ctx
+        self.make_reply = internals.make_reply
+        g.uji = self.uji
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    # Loading ----------------------------------------------------------------
+
+    def load_file(self, path: str) -> Any:
+        """Compile a file so its errors carry `path:line`. Raises LuaError."""
+        with open(path, "rb") as f:
+            source = f.read()
+        return self.load_source(source, path)
+
+    def load_source(self, source: bytes | str, path: str) -> Any:
+        loader = self.lua.globals().load
+        result = loader(source, "@" + path)
+        if isinstance(result, tuple):  # (nil, message): a syntax error
+            raise LuaError(str(result[1]))
+        return result
+
+    # Running ------------------------------------------------------------------
+
+    async def call(self, fn: Any, *args: Any) -> tuple[Any, ...]:
+        """Run `fn(*args)` as a coroutine until it returns; its results come back raw
+        (Lua tables stay tables). Raises LuaError with the position of the failure."""
+        co = self._spawn(fn, *args)
+        send: tuple[Any, ...] = ()
+        try:
+            while True:
+                out = self._step(co, *send)
+                if not isinstance(out, tuple):  # a lone status: lupa does not wrap one value
+                    out = (out,)
+                status, values = out[0], out[1:]
+                if status == "done":
+                    return values
+                if status == "error":
+                    raise LuaError(values[0])
+                send = await self._resume_value(values[0] if values else None)
+        finally:
+            self._forget(co)  # a cancelled task leaves its coroutine behind otherwise
+
+    def call_sync(self, fn: Any, *args: Any) -> tuple[Any, ...]:
+        """Run Lua that must not wait (a subject function, a cancel function)."""
+        co = self._spawn(fn, *args)
+        out = self._step(co)
+        self._forget(co)
+        if not isinstance(out, tuple):
+            out = (out,)
+        status, values = out[0], out[1:]
+        if status == "error":
+            raise LuaError(values[0])
+        if status != "done":
+            raise LuaError("this function tried to wait, which is not allowed here")
+        return values
+
+    def spawn(self, fn: Any, *args: Any, on_error: Callable[[str], None] | None = None) -> asyncio.Task[Any]:
+        """Run Lua in the background (timers, callbacks, notifications)."""
+
+        async def runner() -> None:
+            try:
+                await self.call(fn, *args)
+            except LuaError as e:
+                if on_error:
+                    on_error(str(e))
+
+        task = asyncio.get_running_loop().create_task(runner())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    async def _resume_value(self, yielded: Any) -> tuple[Any, ...]:
+        if isinstance(yielded, Pending):
+            try:
+                result = await yielded.awaitable
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the waiting call failed: Lua gets (nil, message)
+                return (False, _errtext(e))
+            return (True, result)
+        # A bare coroutine.yield() inside a task: let the loop run, then resume.
+        await asyncio.sleep(0)
+        return ()
+
+    def _settle(self, pending: Pending, callback: Any) -> None:
+        """The callback form: run the work in the background, then call back in Lua."""
+
+        async def runner() -> None:
+            try:
+                result = await pending.awaitable
+            except Exception as e:
+                await self.call(callback, None, _errtext(e))
+                return
+            await self.call(callback, result)
+
+        task = asyncio.get_running_loop().create_task(runner())
+        pending.task = task
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def _cancel(self, pending: Pending) -> None:
+        if pending.task is not None:
+            pending.task.cancel()
+
+    def _check_interrupt(self) -> bool:
+        if self.break_requested:
+            self.break_requested = False
+            return True
+        return False
+
+    def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+
+
+def _errtext(e: Any) -> str:
+    if isinstance(e, BaseException):
+        if isinstance(e, (ApiError, LuaError)):
+            return str(e)
+        return f"{type(e).__name__}: {e}"
+    return str(e)

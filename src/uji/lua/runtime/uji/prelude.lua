@@ -1,0 +1,364 @@
+-- The `uji` table. Lua's side of the bridge is thin: argument checks that must point
+-- at the caller's line, the callback-or-wait convention, and the coroutine driver.
+-- The work itself happens in Python, behind `host`.
+local host = ...
+
+local pack = function(...) return { n = select("#", ...), ... } end
+local unpack = unpack or table.unpack
+
+local M = {}
+
+-- JSON helpers ---------------------------------------------------------------
+
+-- JSON null: a unique value, because nil cannot be stored in a table.
+local NULL = setmetatable({}, {
+  __tostring = function() return "uji.json.null" end,
+  __newindex = function() error("uji.json.null is read-only", 2) end,
+})
+-- Tables marked as arrays encode as [] even when empty.
+local ARRAY = { __jsontype = "array" }
+
+function M.mark_array(t)
+  if getmetatable(t) == nil then setmetatable(t, ARRAY) end
+  return t
+end
+
+function M.is_array(t)
+  return getmetatable(t) == ARRAY
+end
+
+-- Valid UTF-8 at the boundary: Python strings cannot hold arbitrary bytes, so invalid
+-- sequences become U+FFFD before a Lua string crosses into Python.
+local REPLACEMENT = "\239\191\189"
+
+local function clean_string(s)
+  if not s:find("[\128-\255]") then return s end
+  local out, i, n, changed = {}, 1, #s, false
+  local byte = string.byte
+  while i <= n do
+    local c = byte(s, i)
+    local len = c < 0x80 and 1 or (c >= 0xC2 and c <= 0xDF) and 2 or (c >= 0xE0 and c <= 0xEF) and 3
+      or (c >= 0xF0 and c <= 0xF4) and 4 or 0
+    local ok = len > 0 and i + len - 1 <= n
+    if ok and len > 1 then
+      for k = 1, len - 1 do
+        local cc = byte(s, i + k)
+        if cc < 0x80 or cc > 0xBF then ok = false break end
+      end
+      if ok then
+        local c2 = byte(s, i + 1)
+        if (c == 0xE0 and c2 < 0xA0) or (c == 0xED and c2 > 0x9F)
+          or (c == 0xF0 and c2 < 0x90) or (c == 0xF4 and c2 > 0x8F) then ok = false end
+      end
+    end
+    if ok then
+      out[#out + 1] = s:sub(i, i + len - 1)
+      i = i + len
+    else
+      out[#out + 1] = REPLACEMENT
+      changed = true
+      i = i + 1
+    end
+  end
+  return changed and table.concat(out) or s
+end
+
+local function clean(v, seen)
+  local t = type(v)
+  if t == "string" then return clean_string(v) end
+  if t ~= "table" or v == NULL then return v end
+  seen = seen or {}
+  if seen[v] then return v end
+  seen[v] = true
+  for k, x in pairs(v) do
+    local cx = clean(x, seen)
+    if cx ~= x then rawset(v, k, cx) end
+  end
+  return v
+end
+M.clean = clean
+M.null = NULL
+
+function M.type(v)
+  return type(v)
+end
+
+-- The coroutine driver -------------------------------------------------------
+
+-- Coroutines stay on the Lua side (lupa would wrap a thread handed to Python): Python
+-- holds a number for each task.
+local tasks = {} -- coroutine -> id, for the check in wait()
+local by_id = {} -- id -> coroutine
+local next_id = 0
+local HOOK_EVERY = 1000000
+
+local function interrupt_hook()
+  if host.check_interrupt() then error("interrupted", 2) end
+end
+
+local function describe_error(e)
+  if type(e) == "string" then return e end
+  if type(e) == "table" and type(e.message) == "string" then return e.message end
+  return "error object (" .. type(e) .. "): " .. tostring(e)
+end
+
+function M.spawn(fn, ...)
+  local args = pack(...)
+  local co = coroutine.create(function() return fn(unpack(args, 1, args.n)) end)
+  next_id = next_id + 1
+  tasks[co] = next_id
+  by_id[next_id] = co
+  debug.sethook(co, interrupt_hook, "", HOOK_EVERY)
+  return next_id
+end
+
+local function finish(id)
+  local co = by_id[id]
+  by_id[id] = nil
+  if co then tasks[co] = nil end
+end
+M.forget = finish
+
+-- Resume once. Returns "yield", value | "done", results... | "error", message.
+function M.step(id, ...)
+  local co = by_id[id]
+  if co == nil then return "error", "this task has ended" end
+  local r = pack(coroutine.resume(co, ...))
+  if not r[1] then
+    finish(id)
+    return "error", clean(describe_error(r[2]))
+  end
+  if coroutine.status(co) == "dead" then
+    finish(id)
+    for i = 2, r.n do r[i] = clean(r[i]) end
+    return "done", unpack(r, 2, r.n)
+  end
+  return "yield", r[2]
+end
+
+-- The ctx table a Lua tool's run receives.
+function M.make_ctx(done, progress)
+  return {
+    done = function(v) done(clean(v)) end,
+    progress = function(line) progress(clean(line == nil and "" or tostring(line))) end,
+  }
+end
+
+-- The reply table a Lua wire's stream receives.
+function M.make_reply(text, reasoning, done, fail)
+  return {
+    text = function(d) text(clean(d)) end,
+    reasoning = function(d) reasoning(clean(d)) end,
+    done = function(a) done(clean(a)) end,
+    fail = function(f) fail(clean(f)) end,
+  }
+end
+
+-- Calls a host function; a Python error is raised again at the caller of the API.
+local function call(fn, ...)
+  local r = pack(pcall(fn, ...))
+  if r[1] then return unpack(r, 2, r.n) end
+  error(host.errtext(r[2]), 3)
+end
+
+-- `file:line` of the code that called the API function (level 2 = its caller).
+local function where(level)
+  local info = debug.getinfo((level or 2) + 1, "Sl")
+  if not info then return nil end
+  local src = info.source or "?"
+  if src:sub(1, 1) == "@" then src = src:sub(2) end
+  return src .. ":" .. tostring(info.currentline or 0)
+end
+
+-- Runs a waiting host call: with a callback, in the background (returns a cancel
+-- function); without one, waits here, which needs a task (config, tool, hook, timer).
+local function wait(pending, cb)
+  if cb ~= nil then
+    if type(cb) ~= "function" then error("the callback must be a function", 3) end
+    host.settle(pending, cb)
+    return function() host.cancel(pending) end
+  end
+  local co = coroutine.running()
+  if co == nil or not tasks[co] then
+    error("this call waits for its result: call it inside a task, or pass a callback", 3)
+  end
+  local ok, result = coroutine.yield(pending)
+  if ok then return result end
+  return nil, result
+end
+
+local function check(cond, msg)
+  if not cond then error(msg, 3) end
+end
+
+local function is_callable(v)
+  if type(v) == "function" then return true end
+  local mt = getmetatable(v)
+  return type(mt) == "table" and mt.__call ~= nil
+end
+
+-- uji ------------------------------------------------------------------------
+
+local uji = {}
+M.uji = uji
+
+uji.json = {
+  null = NULL,
+  array = function(t)
+    check(type(t) == "table", "uji.json.array expects a table")
+    return setmetatable(t, ARRAY)
+  end,
+  encode = function(v) return call(host.json_encode, clean(v)) end,
+  decode = function(text, opts)
+    check(type(text) == "string", "uji.json.decode expects a string")
+    local nulls = true
+    if type(opts) == "table" and opts.nulls == false then nulls = false end
+    return call(host.json_decode, clean(text), nulls)
+  end,
+}
+
+function uji.notify(msg)
+  host.notify(clean(tostring(msg)))
+end
+
+function uji.schedule(fn)
+  check(is_callable(fn), "uji.schedule expects a function")
+  host.schedule(fn)
+end
+
+function uji.defer(seconds, fn)
+  check(type(seconds) == "number" and seconds >= 0, "uji.defer expects a number of seconds >= 0")
+  check(is_callable(fn), "uji.defer expects a function")
+  local cancel = host.defer(seconds, fn)
+  return function() cancel() end
+end
+
+-- uji.tool -------------------------------------------------------------------
+
+local POLICIES = { allow = true, ask = true, deny = true }
+
+local function list_of_strings(names, fname)
+  if type(names) == "string" then names = { names } end
+  check(type(names) == "table", fname .. " expects a list of tool names")
+  local out = {}
+  for i, n in ipairs(names) do
+    check(type(n) == "string", fname .. ": entry " .. i .. " is not a string")
+    out[#out + 1] = n
+  end
+  return M.mark_array(out)
+end
+
+uji.tool = {
+  add = function(name, spec)
+    check(type(name) == "string" and name ~= "", "uji.tool.add: the name must be a non-empty string")
+    check(type(spec) == "table", "uji.tool.add: the spec must be a table")
+    check(is_callable(spec.run), "uji.tool.add: `run` is required and must be a function")
+    check(spec.policy == nil or POLICIES[spec.policy],
+      "uji.tool.add: `policy` must be \"allow\", \"ask\" or \"deny\", got " .. tostring(spec.policy))
+    check(spec.subject == nil or type(spec.subject) == "string" or is_callable(spec.subject),
+      "uji.tool.add: `subject` must be a string or a function, got a " .. type(spec.subject))
+    check(spec.description == nil or type(spec.description) == "string",
+      "uji.tool.add: `description` must be a string")
+    check(spec.parameters == nil or type(spec.parameters) == "table",
+      "uji.tool.add: `parameters` must be a table (a JSON Schema)")
+    check(spec.display == nil or type(spec.display) == "table", "uji.tool.add: `display` must be a table")
+    call(host.tool_add, clean(name), clean(spec), where())
+  end,
+  remove = function(name)
+    check(type(name) == "string", "uji.tool.remove expects a tool name")
+    return host.tool_remove(name)
+  end,
+  list = function()
+    return M.mark_array(host.tool_list())
+  end,
+  disable = function(names)
+    host.tool_disable(list_of_strings(names, "uji.tool.disable"))
+  end,
+  enable = function(names)
+    host.tool_enable(list_of_strings(names, "uji.tool.enable"))
+  end,
+  policy = function(rules)
+    check(type(rules) == "table", "uji.tool.policy expects a table of rules")
+    call(host.tool_policy, clean(rules), where())
+  end,
+  confine = function(enabled)
+    check(enabled == nil or type(enabled) == "boolean", "uji.tool.confine expects true, false or nothing")
+    return host.tool_confine(enabled)
+  end,
+  roots = function(paths)
+    if paths ~= nil then paths = list_of_strings(paths, "uji.tool.roots") end
+    return M.mark_array(call(host.tool_roots, paths))
+  end,
+}
+
+-- Events -----------------------------------------------------------------------
+
+function uji.on(event, handler, opts)
+  check(type(event) == "string" and event ~= "", "uji.on: the event must be a non-empty string")
+  check(is_callable(handler), "uji.on: the handler must be a function")
+  check(opts == nil or type(opts) == "table", "uji.on: options must be a table")
+  opts = opts or {}
+  check(opts.priority == nil or type(opts.priority) == "number", "uji.on: priority must be a number")
+  check(opts.name == nil or type(opts.name) == "string", "uji.on: name must be a string")
+  return host.on(event, handler, opts.priority or 50, opts.name, where())
+end
+
+function uji.off(event, name)
+  check(type(event) == "string", "uji.off: the event must be a string")
+  check(type(name) == "string", "uji.off: the name must be a string")
+  return host.off(event, name)
+end
+
+function uji.emit(event, payload)
+  check(type(event) == "string" and event ~= "", "uji.emit: the event must be a non-empty string")
+  check(payload == nil or type(payload) == "table", "uji.emit: the payload must be a table")
+  host.emit(event, clean(payload or {}))
+end
+
+-- Wires, providers, models ------------------------------------------------------
+
+uji.wire = {
+  add = function(name, spec)
+    check(type(name) == "string" and name ~= "", "uji.wire.add: the name must be a non-empty string")
+    check(type(spec) == "table" and is_callable(spec.stream), "uji.wire.add: the spec needs a `stream(request, reply)` function")
+    host.wire_add(name, spec.stream)
+  end,
+  remove = function(name)
+    check(type(name) == "string", "uji.wire.remove expects a wire name")
+    return host.wire_remove(name)
+  end,
+  list = function() return M.mark_array(host.wire_list()) end,
+}
+
+uji.provider = {
+  add = function(spec)
+    check(type(spec) == "table", "uji.provider.add expects a table")
+    call(host.provider_add, clean(spec))
+  end,
+  remove = function(id)
+    check(type(id) == "string", "uji.provider.remove expects a provider id")
+    return host.provider_remove(id)
+  end,
+  list = function() return M.mark_array(host.provider_list()) end,
+}
+
+uji.model = {
+  use = function(spec)
+    check(type(spec) == "table", "uji.model.use expects a table {provider=, model=, effort=}")
+    call(host.model_use, clean(spec))
+  end,
+  current = function() return host.model_current() end,
+  efforts = function() return M.mark_array(host.model_efforts()) end,
+}
+
+-- Lua's print would scribble over the screen or the JSON stream: make it a notice.
+_G.print = function(...)
+  local parts = {}
+  for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end
+  uji.notify(table.concat(parts, "\t"))
+end
+
+-- `require("uji.builtin.defaults")` from a user's file: the defaults already ran.
+package.loaded["uji"] = uji
+
+return M

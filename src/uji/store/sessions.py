@@ -1,0 +1,390 @@
+"""The session store: sessions, their messages and a few settings in one SQLite file.
+
+This module is on the `uji run` start-up path, so it imports only cheap stdlib
+modules (no `uuid`, no ORM).
+
+Durability model: every `append` is its own committed transaction, so a crash or a
+`kill -9` loses at most the message that was not yet appended. WAL with
+`synchronous=NORMAL` keeps commits cheap; a power loss (not a process crash) may
+drop the last few commits, which is the trade the reference makes too.
+
+Concurrency model: writes start with `BEGIN IMMEDIATE`, taking SQLite's write lock
+before anything is read, so the next `seq` computed inside the transaction cannot
+race with another process appending to the same session. `busy_timeout` makes the
+second writer wait instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = [
+    "CRASH_ERROR",
+    "SCHEMA_VERSION",
+    "SchemaTooNewError",
+    "Store",
+    "StoreError",
+    "new_id",
+    "now_ms",
+]
+
+# The answer given to tool calls that were cut off by a crash (reference wording).
+CRASH_ERROR = "error: uji stopped before this tool returned a result"
+
+_Migration = Callable[[sqlite3.Connection], None]
+
+
+class StoreError(Exception):
+    """The session database cannot be used."""
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer uji whose schema we do not know."""
+
+
+# ---------------------------------------------------------------------------
+# Ids and times
+
+
+def now_ms() -> int:
+    """Milliseconds since the epoch, the unit of every time column."""
+    return time.time_ns() // 1_000_000
+
+
+# State for monotonic ids within one process: the last timestamp used and the
+# 12-bit counter in the `rand_a` field (RFC 9562, method 1).
+_last_ms = 0
+_counter = 0
+
+
+def new_id() -> str:
+    """A UUIDv7: 48-bit ms timestamp, version 7, 12-bit counter, variant, 62 random bits.
+
+    Ids made by one process are strictly increasing even within a millisecond, so
+    ordering by id is a stable tie-break for rows created in the same ms.
+    """
+    global _last_ms, _counter
+    ms = now_ms()
+    if ms > _last_ms:
+        _last_ms = ms
+        # Start low in the counter space to leave room for many ids in one ms.
+        _counter = int.from_bytes(os.urandom(2), "big") & 0x7FF
+    else:
+        _counter += 1
+        if _counter > 0xFFF:  # exhausted this ms: borrow the next one
+            _last_ms += 1
+            _counter = 0
+    rand_b = int.from_bytes(os.urandom(8), "big") & 0x3FFF_FFFF_FFFF_FFFF
+    value = (_last_ms << 80) | (0x7 << 76) | (_counter << 64) | (0b10 << 62) | rand_b
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+# ---------------------------------------------------------------------------
+# Schema migrations. Index i holds the migration to user_version i + 1. Only ever
+# append to this list: released databases depend on the earlier entries.
+
+
+def _migration_1(db: sqlite3.Connection) -> None:
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS sessions ("
+        " id TEXT PRIMARY KEY,"
+        " title TEXT NOT NULL DEFAULT 'untitled',"
+        " directory TEXT NOT NULL,"
+        " time_created INTEGER NOT NULL,"
+        " time_updated INTEGER NOT NULL)"
+    )
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS messages ("
+        " id TEXT PRIMARY KEY,"
+        " session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+        " seq INTEGER NOT NULL,"
+        " type TEXT NOT NULL,"
+        " time_created INTEGER NOT NULL,"
+        " data TEXT NOT NULL)"
+    )
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS messages_session_seq ON messages(session_id, seq)")
+    db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
+
+
+def _migration_2(db: sqlite3.Connection) -> None:
+    # ADD COLUMN with REFERENCES is allowed because the default is NULL.
+    db.execute("ALTER TABLE sessions ADD COLUMN parent TEXT REFERENCES sessions(id) ON DELETE CASCADE")
+    # The cascade looks children up by parent; listing filters by directory.
+    db.execute("CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent)")
+    db.execute("CREATE INDEX IF NOT EXISTS sessions_directory ON sessions(directory, time_updated)")
+
+
+MIGRATIONS: list[_Migration] = [_migration_1, _migration_2]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# ---------------------------------------------------------------------------
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    # Compact and UTF-8 as is: smaller rows, and the file stays greppable.
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _session_dict(row: tuple[Any, ...]) -> dict[str, Any]:
+    sid, title, directory, parent, created, updated = row
+    return {
+        "id": sid,
+        "title": title,
+        "directory": directory,
+        "parent": parent,
+        "time_created": created,
+        "time_updated": updated,
+    }
+
+
+class Store:
+    """One SQLite connection to the session database at `path`."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            # isolation_level=None: the sqlite3 module must not open transactions
+            # behind our back; we issue BEGIN IMMEDIATE / COMMIT ourselves.
+            self._db = sqlite3.connect(path, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open session database {path}: {exc}") from exc
+        try:
+            self._configure()
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreError(f"cannot open session database {path}: {exc}") from exc
+        except BaseException:
+            self._db.close()
+            raise
+
+    # -- set-up ------------------------------------------------------------
+
+    def _configure(self) -> None:
+        db = self._db
+        # busy_timeout first, so the other pragmas wait for a concurrent opener.
+        db.execute("PRAGMA busy_timeout=5000")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+
+    def _user_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _check_not_newer(self, version: int) -> None:
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNewError(
+                f"session database {self.path} has schema version {version}, but this uji "
+                f"only knows up to {SCHEMA_VERSION}; it was written by a newer uji. "
+                "Upgrade uji, or point --db / UJI_DB at another file."
+            )
+
+    def _migrate(self) -> None:
+        start = self._user_version()
+        self._check_not_newer(start)
+        # The common case, an up-to-date database, takes no write lock at all.
+        for target in range(start + 1, SCHEMA_VERSION + 1):
+            with self._write():
+                # Re-read under the write lock: another process may have migrated.
+                current = self._user_version()
+                self._check_not_newer(current)
+                if current >= target:
+                    continue
+                MIGRATIONS[target - 1](self._db)
+                self._db.execute(f"PRAGMA user_version={target}")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction holding the write lock from its start."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            # Also covers a failed COMMIT (disk full...), which leaves the
+            # transaction open; the next write would otherwise fail on BEGIN.
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- sessions ----------------------------------------------------------
+
+    def create_session(self, directory: str, title: str = "untitled", parent: str | None = None) -> str:
+        """Create a session and return its id. An unknown `parent` raises KeyError."""
+        sid = new_id()
+        now = now_ms()
+        try:
+            self._db.execute(
+                "INSERT INTO sessions(id, title, directory, parent, time_created, time_updated)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (sid, title, directory, parent, now, now),
+            )
+        except sqlite3.IntegrityError:
+            raise KeyError(f"unknown parent session {parent!r}")
+        return sid
+
+    def get_session(self, session_id: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT id, title, directory, parent, time_created, time_updated FROM sessions WHERE id = ?",
+            (session_id,),
+        ).fetchone()
+        return _session_dict(row) if row else None
+
+    def set_title(self, session_id: str, title: str) -> None:
+        """Rename a session. Does not bump time_updated: a title is not activity."""
+        cur = self._db.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+        if cur.rowcount == 0:
+            raise KeyError(f"unknown session {session_id!r}")
+
+    def latest_session(self, directory: str) -> str | None:
+        """The latest top-level session of `directory`, preferring ones with messages."""
+        row = self._db.execute(
+            "SELECT s.id FROM sessions s WHERE s.directory = ? AND s.parent IS NULL"
+            " ORDER BY EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) DESC,"
+            " s.time_updated DESC, s.id DESC LIMIT 1",
+            (directory,),
+        ).fetchone()
+        return row[0] if row else None
+
+    def list_sessions(self, directory: str | None = None) -> list[dict[str, Any]]:
+        """Top-level sessions, newest first by time_updated: `{id, title, directory, updated}`."""
+        sql = "SELECT id, title, directory, time_updated FROM sessions WHERE parent IS NULL"
+        args: tuple[str, ...] = ()
+        if directory is not None:
+            sql += " AND directory = ?"
+            args = (directory,)
+        # id (time-ordered) breaks ties between sessions touched in the same ms.
+        sql += " ORDER BY time_updated DESC, id DESC"
+        return [
+            {"id": sid, "title": title, "directory": d, "updated": updated}
+            for sid, title, d, updated in self._db.execute(sql, args).fetchall()
+        ]
+
+    def delete_session(self, session_id: str) -> bool:
+        """Delete a session; its children and all their messages go with it (FK cascade)."""
+        cur = self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        return cur.rowcount > 0
+
+    # -- messages ----------------------------------------------------------
+
+    def append(self, session_id: str, message: dict[str, Any]) -> int:
+        """Store `message` as the session's next message and return its seq.
+
+        The dict is stored as given, minus "type" (kept in its own column) and any
+        stale "seq" (the store assigns seqs). Unknown sessions raise KeyError.
+        """
+        mtype, data = self._split(message)
+        with self._write() as db:
+            seq = self._insert(db, session_id, mtype, data, now_ms())
+        return seq
+
+    @staticmethod
+    def _split(message: dict[str, Any]) -> tuple[str, str]:
+        mtype = message.get("type")
+        if not isinstance(mtype, str) or not mtype:
+            raise ValueError(f"message needs a string 'type', got {mtype!r}")
+        body = {k: v for k, v in message.items() if k != "type" and k != "seq"}
+        return mtype, _dumps(body)
+
+    @staticmethod
+    def _insert(db: sqlite3.Connection, session_id: str, mtype: str, data: str, now: int) -> int:
+        """Insert one message inside an open write transaction."""
+        # The UPDATE doubles as the existence check, giving a clear error before
+        # the FK would reject the INSERT.
+        cur = db.execute("UPDATE sessions SET time_updated = ? WHERE id = ?", (now, session_id))
+        if cur.rowcount == 0:
+            raise KeyError(f"unknown session {session_id!r}")
+        seq = db.execute(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
+        ).fetchone()[0]
+        db.execute(
+            "INSERT INTO messages(id, session_id, seq, type, time_created, data) VALUES (?, ?, ?, ?, ?, ?)",
+            (new_id(), session_id, seq, mtype, now, data),
+        )
+        return int(seq)
+
+    def messages(self, session_id: str) -> list[dict[str, Any]]:
+        """All messages of a session in seq order, each with "seq" added."""
+        loads = json.loads
+        rows = self._db.execute(
+            "SELECT seq, type, data FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        ).fetchall()
+        return [{"type": mtype, **loads(data), "seq": seq} for seq, mtype, data in rows]
+
+    def repair(self, session_id: str) -> int:
+        """Answer tool calls left without a `tool` message (a crash mid-call).
+
+        The answers are appended now, in call order, so they get seqs after
+        whatever followed the calls; readers pair answers by tool_call_id, not by
+        position. Runs in one transaction, so two processes repairing at once
+        cannot both answer. Idempotent: a second run finds nothing to do.
+        """
+        with self._write() as db:
+            missing = self._unanswered(db, session_id)
+            now = now_ms()
+            for call_id, name in missing:
+                answer = {"tool_call_id": call_id, "name": name, "content": CRASH_ERROR}
+                self._insert(db, session_id, "tool", _dumps(answer), now)
+        return len(missing)
+
+    @staticmethod
+    def _unanswered(db: sqlite3.Connection, session_id: str) -> list[tuple[str, str]]:
+        rows = db.execute(
+            "SELECT type, data FROM messages WHERE session_id = ? AND type IN ('assistant', 'tool')"
+            " ORDER BY seq",
+            (session_id,),
+        ).fetchall()
+        calls: list[tuple[str, str]] = []
+        answered: set[str] = set()
+        for mtype, data in rows:
+            body = json.loads(data)
+            if mtype == "tool":
+                answered.add(body.get("tool_call_id"))
+                continue
+            for call in body.get("tool_calls") or ():
+                call_id = call.get("id")
+                if call_id:  # a call without an id cannot be answered
+                    calls.append((call_id, call.get("name") or ""))
+        seen: set[str] = set()
+        missing: list[tuple[str, str]] = []
+        for call_id, name in calls:
+            if call_id not in answered and call_id not in seen:
+                seen.add(call_id)
+                missing.append((call_id, name))
+        return missing
+
+    # -- settings ----------------------------------------------------------
+
+    def get_setting(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_setting(self, key: str, value: str | None) -> None:
+        """Save a setting; None deletes it."""
+        if value is None:
+            self._db.execute("DELETE FROM settings WHERE key = ?", (key,))
+        else:
+            self._db.execute(
+                "INSERT INTO settings(key, value) VALUES (?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )

@@ -1,0 +1,411 @@
+"""Which tool calls run, ask first, or are refused (uji.tool.txt, SPEC §3).
+
+Pure logic: rules, matching, precedence and the compound-command split. Nothing here
+touches files or Lua, so every sentence of the contract can be tested directly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+DECISIONS = ("allow", "ask", "deny")
+STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+LISTS = ("deny", "allow", "ask")  # checked in this order; the first match wins
+
+
+class PolicyError(ValueError):
+    pass
+
+
+# Matching ---------------------------------------------------------------------
+
+
+def glob_to_regex(pattern: str) -> str:
+    """A glob anchored to the whole subject, where `*` (and `**`) match any characters
+    including `/` and spaces, `?` one character, `[...]` a class and `{a,b}` either."""
+    out: list[str] = []
+    i, n, depth = 0, len(pattern), 0
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            while i + 1 < n and pattern[i + 1] == "*":
+                i += 1
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            j = i + 1
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1 : j]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        elif c == "{":
+            depth += 1
+            out.append("(?:")
+        elif c == "}" and depth:
+            depth -= 1
+            out.append(")")
+        elif c == "," and depth:
+            out.append("|")
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    if depth:
+        raise PolicyError(f"unclosed '{{' in glob {pattern!r}")
+    return "(?s:" + "".join(out) + r")\Z"
+
+
+def rule_kind(pattern: str) -> str:
+    if len(pattern) >= 2 and pattern.startswith("/") and pattern.endswith("/"):
+        return "regex"
+    if any(c in pattern for c in "*?["):
+        return "glob"
+    return "exact"
+
+
+def _expand_home(pattern: str) -> str | None:
+    if pattern.startswith("~/"):
+        return os.path.join(os.path.expanduser("~"), pattern[2:])
+    return None
+
+
+def compile_matcher(pattern: str) -> Callable[[str], bool]:
+    """Compile one rule. Raises PolicyError for an invalid regex or glob."""
+    kind = rule_kind(pattern)
+    if kind == "regex":
+        try:
+            rx = re.compile(pattern[1:-1])
+        except re.error as e:
+            raise PolicyError(f"invalid regular expression {pattern}: {e}") from None
+        return lambda s: rx.search(s) is not None
+    forms = [pattern]
+    expanded = _expand_home(pattern)
+    if expanded is not None:
+        forms.append(expanded)
+    if kind == "glob":
+        try:
+            regexes = [re.compile(glob_to_regex(f)) for f in forms]
+        except (re.error, PolicyError) as e:
+            raise PolicyError(f"invalid glob {pattern!r}: {e}") from None
+        return lambda s: any(rx.match(s) for rx in regexes)
+    exact = frozenset(forms)
+    return lambda s: s in exact
+
+
+# Rules ------------------------------------------------------------------------
+
+
+@dataclass
+class Rule:
+    pattern: str
+    decision: str
+    matches: Callable[[str], bool]
+    origin: str | None = None  # file:line of the uji.tool.policy call
+
+
+@dataclass
+class ToolRules:
+    rules: list[Rule] = field(default_factory=list)  # deny first, then allow, then ask
+    default: str | None = None
+    origin: str | None = None
+    # An unreadable rule or default raises the default to at least ask.
+    floor: str | None = None
+
+
+@dataclass
+class Verdict:
+    decision: str  # allow | ask | deny
+    by: str  # rule | tool-default | declared | default | fallback | hook | disabled | confine
+    rule: str | None = None
+    origin: str | None = None
+    subject: str | None = None  # the part of a compound command that decided it
+
+    def explain(self, tool: str) -> str:
+        where = f" ({self.origin})" if self.origin else ""
+        part = f" for `{self.subject}`" if self.subject else ""
+        if self.by == "rule":
+            return f"{self.decision} rule `{self.rule}`{where}{part}"
+        if self.by == "tool-default":
+            return f"{tool}'s default `{self.decision}`{where}{part}"
+        if self.by == "declared":
+            return f"{tool}'s declared policy `{self.decision}`{part}"
+        if self.by == "default":
+            return f"the top-level default `{self.decision}`{where}{part}"
+        return f"no rule or default{part}, so ask"
+
+
+def _strictest(verdicts: Iterable[Verdict]) -> Verdict:
+    best: Verdict | None = None
+    for v in verdicts:
+        if best is None or STRICTNESS[v.decision] > STRICTNESS[best.decision]:
+            best = v
+    assert best is not None
+    return best
+
+
+class Policy:
+    def __init__(self) -> None:
+        self.tools: dict[str, ToolRules] = {}
+        self.default: str | None = None
+        self.default_origin: str | None = None
+
+    def set(self, rules: dict[str, Any], origin: str | None = None) -> list[str]:
+        """Apply one uji.tool.policy call: the tools it names are replaced, the others
+        kept. Returns notices for rules that could not be read."""
+        notices: list[str] = []
+        where = f" ({origin})" if origin else ""
+        for name, spec in rules.items():
+            if name == "default":
+                if spec in DECISIONS:
+                    self.default, self.default_origin = spec, origin
+                else:
+                    notices.append(
+                        f"policy: the top-level default must be allow, ask or deny, got {spec!r}; using ask{where}"
+                    )
+                    self.default, self.default_origin = "ask", origin
+                continue
+            if not isinstance(spec, dict):
+                notices.append(f"policy: rules for {name} must be a table{where}")
+                continue
+            self.tools[name] = self._tool_rules(name, spec, origin, notices)
+        return notices
+
+    def _tool_rules(
+        self, name: str, spec: dict[str, Any], origin: str | None, notices: list[str]
+    ) -> ToolRules:
+        where = f" ({origin})" if origin else ""
+        out = ToolRules(origin=origin)
+        for key in spec:
+            if key not in (*LISTS, "default"):
+                notices.append(
+                    f"policy: {name}: unknown key {key!r} (expected allow, ask, deny, default){where}"
+                )
+        default = spec.get("default")
+        if default is not None:
+            if default in DECISIONS:
+                out.default = default
+            else:
+                notices.append(
+                    f"policy: {name}: default must be allow, ask or deny, got {default!r}; using ask{where}"
+                )
+                out.floor = "ask"
+        for decision in LISTS:
+            patterns = spec.get(decision)
+            if patterns is None:
+                continue
+            if isinstance(patterns, str):
+                patterns = [patterns]
+            if isinstance(patterns, dict) and not patterns:
+                patterns = []
+            if not isinstance(patterns, list):
+                notices.append(f"policy: {name}.{decision} must be a list of patterns{where}")
+                out.floor = "ask"
+                continue
+            for pattern in patterns:
+                if not isinstance(pattern, str) or not pattern:
+                    notices.append(
+                        f"policy: {name}.{decision}: {pattern!r} is not a pattern; {name} now asks{where}"
+                    )
+                    out.floor = "ask"
+                    continue
+                try:
+                    out.rules.append(Rule(pattern, decision, compile_matcher(pattern), origin))
+                except PolicyError as e:
+                    notices.append(f"policy: {name}.{decision}: {e}; {name} now asks{where}")
+                    out.floor = "ask"
+        return out
+
+    def rules_for(self, tool: str) -> ToolRules | None:
+        return self.tools.get(tool)
+
+    def match(self, tool: str, subjects: list[str]) -> Verdict | None:
+        """The first rule (deny, then allow, then ask) matching any form of the subject."""
+        rules = self.tools.get(tool)
+        if rules is None:
+            return None
+        for rule in rules.rules:  # already in deny, allow, ask order
+            if any(rule.matches(s) for s in subjects):
+                return Verdict(rule.decision, "rule", rule.pattern, rule.origin)
+        return None
+
+    def fallback(self, tool: str, declared: str | None) -> Verdict:
+        """No rule matched: the tool's default, its declared policy, the top-level
+        default, then ask."""
+        rules = self.tools.get(tool)
+        if rules is not None and rules.default is not None:
+            verdict = Verdict(rules.default, "tool-default", origin=rules.origin)
+        elif declared is not None:
+            verdict = Verdict(declared, "declared")
+        elif self.default is not None:
+            verdict = Verdict(self.default, "default", origin=self.default_origin)
+        else:
+            verdict = Verdict("ask", "fallback")
+        floor = rules.floor if rules is not None else None
+        if floor and STRICTNESS[floor] > STRICTNESS[verdict.decision]:
+            verdict = Verdict(floor, "fallback")
+        return verdict
+
+    def decide(self, tool: str, subjects: list[str], declared: str | None) -> Verdict:
+        return self.match(tool, subjects) or self.fallback(tool, declared)
+
+    def decide_command(self, tool: str, line: str, declared: str | None) -> Verdict:
+        """run_command: the strictest of the whole line's match (allow when no rule
+        matches it) and each simple command's full evaluation."""
+        parts = split_command(line)
+        whole = self.match(tool, [line])
+        if len(parts) == 1 and parts[0] == line.strip():
+            return whole or self.fallback(tool, declared)
+        verdicts: list[Verdict] = [whole or Verdict("allow", "rule")]
+        for part in parts:
+            v = self.decide(tool, [part], declared)
+            v.subject = part
+            verdicts.append(v)
+        if not parts:
+            verdicts.append(self.fallback(tool, declared))
+        best = _strictest(verdicts)
+        if best is verdicts[0] and whole is None:
+            # Every part allowed: report what allowed the first part.
+            best = verdicts[1] if len(verdicts) > 1 else self.fallback(tool, declared)
+        return best
+
+
+# Compound commands --------------------------------------------------------------
+
+
+def split_command(line: str) -> list[str]:
+    """Split a shell line into its simple commands: on `;`, `&`, `|`, newlines (so `&&`
+    and `||` too) and the insides of `( )`, `$( )` and backticks. Quotes and escapes are
+    respected; a redirect's `&` (`2>&1`, `>&2`, `&>`) is not a split."""
+    parts: list[str] = []
+    _split_into(line, parts)
+    return [p for p in (s.strip() for s in parts) if p]
+
+
+def _split_into(text: str, parts: list[str]) -> None:
+    cur: list[str] = []
+    i, n = 0, len(text)
+    quote: str | None = None
+
+    def flush() -> None:
+        parts.append("".join(cur))
+        cur.clear()
+
+    while i < n:
+        c = text[i]
+        if quote == "'":
+            cur.append(c)
+            if c == "'":
+                quote = None
+            i += 1
+            continue
+        if c == "\\" and i + 1 < n:
+            cur.append(text[i : i + 2])
+            i += 2
+            continue
+        if quote == '"':
+            if c == '"':
+                quote = None
+                cur.append(c)
+                i += 1
+                continue
+            if c == "`" or (c == "$" and text.startswith("$(", i)):
+                inner, end = _take_substitution(text, i)
+                _split_into(inner, parts)
+                cur.append(text[i:end])
+                i = end
+                continue
+            cur.append(c)
+            i += 1
+            continue
+        if c in "'\"":
+            quote = c
+            cur.append(c)
+            i += 1
+            continue
+        if c == "`" or (c == "$" and text.startswith("$(", i)):
+            inner, end = _take_substitution(text, i)
+            _split_into(inner, parts)
+            cur.append(text[i:end])
+            i = end
+            continue
+        if c == "(":
+            inner, end = _take_group(text, i)
+            _split_into(inner, parts)
+            i = end
+            continue
+        if c == "&" and _is_redirect_amp(text, i):
+            cur.append(c)
+            i += 1
+            continue
+        if c in ";&|\n":
+            flush()
+            i += 1
+            continue
+        cur.append(c)
+        i += 1
+    flush()
+
+
+def _is_redirect_amp(text: str, i: int) -> bool:
+    # `>&`, `<&` (2>&1, >&2) and `&>` / `&>>` (redirect both streams).
+    if i > 0 and text[i - 1] in "<>":
+        return True
+    return i + 1 < len(text) and text[i + 1] == ">"
+
+
+def _take_group(text: str, start: int) -> tuple[str, int]:
+    """`( ... )` starting at `start`: returns its inside and the index after `)`."""
+    depth, i, quote = 0, start, None
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\" and quote == '"':
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+        elif c == "\\":
+            i += 2
+            continue
+        elif c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1 : i], i + 1
+        i += 1
+    return text[start + 1 :], len(text)
+
+
+def _take_substitution(text: str, start: int) -> tuple[str, int]:
+    if text[start] == "`":
+        i = start + 1
+        while i < len(text):
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text[i] == "`":
+                return text[start + 1 : i], i + 1
+            i += 1
+        return text[start + 1 :], len(text)
+    inner, end = _take_group(text, start + 1)
+    return inner, end
