@@ -471,12 +471,12 @@ class Agent:
         try:
             answer = await asyncio.wait_for(self._approver(question), APPROVAL_TIMEOUT)
         except TimeoutError:
-            return Decision(False, "user", TIMEOUT_TEXT, extra=extra or {})
+            return Decision(False, "user", TIMEOUT_TEXT, extra=dict(extra or {}, question=question.title))
         out = Decision(
             answer.allow,
             answer.by,
             None if answer.allow else (answer.reason or "user denied"),
-            extra=dict(extra or {}),
+            extra=dict(extra or {}, question=question.title, body=question.body),
         )
         if by_hook:
             out.extra["asked_by"] = "hook"

@@ -22,12 +22,12 @@ class ConvertError(ValueError):
 class Converter:
     """Bound to one runtime: knows its array marker and null sentinel."""
 
-    def __init__(self, lua: Any, lua_type: Any, null: Any, mark_array: Any, is_array: Any) -> None:
+    def __init__(self, lua: Any, lua_type: Any, null: Any, mark_array: Any, kind: Any) -> None:
         self._lua = lua
         self.lua_type = lua_type  # the lupa module's own: each lupa flavour has its own types
         self.null = null
         self._mark_array = mark_array  # Lua function: (t) -> t with the array marker
-        self._is_array = is_array  # Lua function: (t) -> bool
+        self._kind = kind  # Lua function: (t) -> "null" | "array" | "table"
         self._table_from = lua.table_from
 
     # Lua → Python -----------------------------------------------------------
@@ -43,7 +43,8 @@ class Converter:
                 return int(value)
             return value
         if kind == "table":
-            if value == self.null:
+            table_kind = self._kind(value)
+            if table_kind == "null":
                 return None
             if _depth > MAX_DEPTH:
                 raise ConvertError("table nested too deeply (or contains a cycle)")
@@ -53,7 +54,7 @@ class Converter:
                 raise ConvertError("cannot convert a table that contains itself")
             seen.add(key)
             try:
-                return self._table(value, strict, _depth, seen)
+                return self._table(value, table_kind == "array", strict, _depth, seen)
             finally:
                 seen.discard(key)
         if strict:
@@ -64,10 +65,10 @@ class Converter:
         # Distinct lupa wrappers can point at one Lua table; its address identifies it.
         return repr(table)
 
-    def _table(self, table: Any, strict: bool, depth: int, seen: set) -> Any:
+    def _table(self, table: Any, is_array: bool, strict: bool, depth: int, seen: set) -> Any:
         items = list(table.items())
         if not items:
-            return [] if self._is_array(table) else {}
+            return [] if is_array else {}
         n = len(items)
         if all(type(k) is int for k, _ in items):
             keys = sorted(k for k, _ in items)

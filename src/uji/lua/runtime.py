@@ -87,7 +87,7 @@ class Runtime:
         self._forget = internals.forget
         self.clean = internals.clean
         self.convert = Converter(
-            self.lua, lupa.lua_type, internals.null, internals.mark_array, internals.is_array
+            self.lua, lupa.lua_type, internals.null, internals.mark_array, internals.kind
         )
         self.type = internals.type
         self.make_ctx = internals.make_ctx

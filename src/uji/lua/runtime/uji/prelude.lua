@@ -23,8 +23,11 @@ function M.mark_array(t)
   return t
 end
 
-function M.is_array(t)
-  return getmetatable(t) == ARRAY
+-- What a table stands for when it crosses into Python: "null", "array" or "table".
+function M.kind(t)
+  if t == NULL then return "null" end
+  if getmetatable(t) == ARRAY then return "array" end
+  return "table"
 end
 
 -- Valid UTF-8 at the boundary: Python strings cannot hold arbitrary bytes, so invalid
@@ -102,6 +105,24 @@ local function describe_error(e)
   return "error object (" .. type(e) .. "): " .. tostring(e)
 end
 
+-- Lua cuts long chunk names in error messages ("...fig/uji/init.lua:3: x"); put the
+-- whole path back using the frame that raised.
+local function full_position(co, msg)
+  for level = 0, 3 do
+    local info = debug.getinfo(co, level, "Sl")
+    if info == nil then break end
+    if info.what ~= "C" and info.short_src then
+      local prefix = info.short_src .. ":"
+      if msg:sub(1, #prefix) == prefix then
+        local src = info.source
+        if src:sub(1, 1) == "@" then src = src:sub(2) end
+        return src .. ":" .. msg:sub(#prefix + 1)
+      end
+    end
+  end
+  return msg
+end
+
 function M.spawn(fn, ...)
   local args = pack(...)
   local co = coroutine.create(function() return fn(unpack(args, 1, args.n)) end)
@@ -126,7 +147,7 @@ function M.step(id, ...)
   local r = pack(coroutine.resume(co, ...))
   if not r[1] then
     finish(id)
-    return "error", clean(describe_error(r[2]))
+    return "error", clean(full_position(co, describe_error(r[2])))
   end
   if coroutine.status(co) == "dead" then
     finish(id)
@@ -154,33 +175,56 @@ function M.make_reply(text, reasoning, done, fail)
   }
 end
 
+-- The frame of the user's code that called into the API: the first one outside
+-- this file, skipping C functions and tail calls.
+local PRELUDE = debug.getinfo(1, "S").source
+
+local function user_frame()
+  local level = 3
+  while true do
+    local info = debug.getinfo(level, "Sl")
+    if info == nil then return nil end
+    if info.source ~= PRELUDE and info.what ~= "C" and info.what ~= "tail" then return info end
+    level = level + 1
+  end
+end
+
+local function position(info)
+  if info == nil then return "?" end
+  local src = info.source or "?"
+  if src:sub(1, 1) == "@" then src = src:sub(2) end
+  return src .. ":" .. tostring(info.currentline or 0)
+end
+
+-- `file:line` of the user's code that called the API function, in full (Lua's own
+-- positions cut long paths to 60 characters).
+local function where()
+  return position(user_frame())
+end
+
+-- Raises `msg` at the user's line.
+local function fail(msg)
+  error(where() .. ": " .. msg, 0)
+end
+
 -- Calls a host function; a Python error is raised again at the caller of the API.
 local function call(fn, ...)
   local r = pack(pcall(fn, ...))
   if r[1] then return unpack(r, 2, r.n) end
-  error(host.errtext(r[2]), 3)
-end
-
--- `file:line` of the code that called the API function (level 2 = its caller).
-local function where(level)
-  local info = debug.getinfo((level or 2) + 1, "Sl")
-  if not info then return nil end
-  local src = info.source or "?"
-  if src:sub(1, 1) == "@" then src = src:sub(2) end
-  return src .. ":" .. tostring(info.currentline or 0)
+  fail(host.errtext(r[2]))
 end
 
 -- Runs a waiting host call: with a callback, in the background (returns a cancel
 -- function); without one, waits here, which needs a task (config, tool, hook, timer).
 local function wait(pending, cb)
   if cb ~= nil then
-    if type(cb) ~= "function" then error("the callback must be a function", 3) end
+    if type(cb) ~= "function" then fail("the callback must be a function") end
     host.settle(pending, cb)
     return function() host.cancel(pending) end
   end
   local co = coroutine.running()
   if co == nil or not tasks[co] then
-    error("this call waits for its result: call it inside a task, or pass a callback", 3)
+    fail("this call waits for its result: call it inside a task, or pass a callback")
   end
   local ok, result = coroutine.yield(pending)
   if ok then return result end
@@ -188,7 +232,7 @@ local function wait(pending, cb)
 end
 
 local function check(cond, msg)
-  if not cond then error(msg, 3) end
+  if not cond then fail(msg) end
 end
 
 local function is_callable(v)

@@ -1,0 +1,314 @@
+"""run_command: `sh -c` in the working directory, output merged and tail-limited.
+
+The command gets its own session (so its process group can be killed as a whole), stdin
+from /dev/null and GIT_TERMINAL_PROMPT=0, so nothing can wait for input that cannot come.
+A timeout or an interrupt kills the whole group with SIGKILL. A normal exit kills nothing:
+background processes the command started on purpose live on."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from uji.tools.base import ToolContext, ToolResult
+from uji.tools.builtin.read_file import error, int_arg, required_str
+
+DEFAULT_TIMEOUT = 120
+MAX_LINES = 2000
+MAX_BYTES = 50 * 1024
+# After the shell exits, background children may hold the pipe open forever: read what is
+# already on its way for this long, then stop.
+EXIT_GRACE = 0.1
+PROGRESS_INTERVAL = 0.1  # at most ~10 progress updates a second
+READ_CHUNK = 65536
+SHELL = "/bin/sh" if os.path.exists("/bin/sh") else "sh"
+
+SPEC: dict[str, Any] = {
+    "name": "run_command",
+    "description": (
+        "Run a shell command (sh -c) in the working directory; returns stdout and stderr "
+        "merged, then the exit code. stdin is closed, so nothing can prompt for input. Only "
+        "the last 2000 lines or 50 KB are shown. Killed after `timeout` seconds (default 120)."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string"},
+            "timeout": {"type": "integer", "minimum": 1, "description": "Seconds (default 120)"},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+    "policy": "ask",
+    "verb": "Ran",
+    "question": None,
+    "path_subject": False,
+    "subject_key": "command",
+}
+
+
+# -- output ------------------------------------------------------------------------------
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n}B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f}KB"
+    return f"{n / (1024 * 1024):.1f}MB"
+
+
+@functools.cache
+def _spill_dir() -> str:
+    """One temp dir per process for full outputs, removed when uji exits."""
+    path = tempfile.mkdtemp(prefix="uji-output-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+class Output:
+    """Keeps the last 2000 lines or 50 KB of a stream; spills all of it to a file on overflow.
+
+    Until something is dropped, every byte is still in memory (`_raw`), so the spill file
+    starts complete; after that, chunks go straight to the file."""
+
+    def __init__(self) -> None:
+        self._lines: deque[tuple[bytes, int]] = deque()  # (kept bytes, full length)
+        self._kept = 0  # bytes in _lines, one newline each included
+        self._partial = bytearray()  # the unfinished line (only its tail if it is huge)
+        self._partial_len = 0
+        self._total = 0
+        self._raw: bytearray | None = bytearray()
+        self._lost = False  # a line was dropped or cut: the spill file is needed
+        self._spill: BinaryIO | None = None
+        self.spill_path: str | None = None
+        self._spill_error: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        return self._raw is None
+
+    def feed(self, chunk: bytes) -> None:
+        if self._raw is not None:
+            self._raw += chunk
+        else:
+            self._write_spill(chunk)
+        start = 0
+        while (nl := chunk.find(b"\n", start)) != -1:
+            self._extend(chunk[start:nl])
+            self._end_line()
+            start = nl + 1
+        self._extend(chunk[start:])
+        if self._lost and self._raw is not None:
+            self._start_spill()
+
+    def last_line(self) -> str:
+        """The newest line, for the progress display."""
+        raw = bytes(self._partial) if self._partial else (self._lines[-1][0] if self._lines else b"")
+        return raw[-400:].rstrip(b"\r").decode("utf-8", "replace").strip()
+
+    def finish(self) -> None:
+        """The stream ended: an unfinished last line counts as a line."""
+        if self._partial_len:
+            self._end_line()
+            if self._lost and self._raw is not None:
+                self._start_spill()
+        if self._spill is not None:
+            with contextlib.suppress(OSError):
+                self._spill.close()
+
+    def render(self) -> str:
+        kept = list(self._lines)
+        body = "\n".join(_line_text(raw, full) for raw, full in kept)
+        if not self.truncated:
+            return body
+        return f"{body}\n\n{self._note(kept)}" if body else self._note(kept)
+
+    def _note(self, kept: list[tuple[bytes, int]]) -> str:
+        where = (
+            f"Full output: {self.spill_path}" if self.spill_path else f"Full output lost: {self._spill_error}"
+        )
+        if len(kept) == 1 and kept[0][1] > len(kept[0][0]):
+            raw, full = kept[0]
+            return f"[Showing last {_size(len(raw))} of line {self._total} (line is {_size(full)}). {where}]"
+        first = self._total - len(kept) + 1
+        return f"[Showing lines {first}-{self._total} of {self._total} ({_size(MAX_BYTES)} limit). {where}]"
+
+    def _extend(self, piece: bytes) -> None:
+        self._partial += piece
+        self._partial_len += len(piece)
+        if len(self._partial) > MAX_BYTES:  # keep only the tail of a huge line
+            del self._partial[: len(self._partial) - MAX_BYTES]
+            self._lost = True
+
+    def _end_line(self) -> None:
+        line = bytes(self._partial)
+        self._lines.append((line, self._partial_len))
+        self._kept += len(line) + 1
+        self._total += 1
+        self._partial.clear()
+        self._partial_len = 0
+        while len(self._lines) > 1 and (len(self._lines) > MAX_LINES or self._kept - 1 > MAX_BYTES):
+            self._kept -= len(self._lines.popleft()[0]) + 1
+            self._lost = True
+
+    def _start_spill(self) -> None:
+        raw, self._raw = self._raw or b"", None
+        try:
+            self._spill = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in finish()
+                dir=_spill_dir(), prefix="command-", suffix=".txt", delete=False
+            )
+            self.spill_path = self._spill.name
+        except OSError as e:
+            self._spill_error = e.strerror or str(e)
+            return
+        self._write_spill(bytes(raw))
+
+    def _write_spill(self, data: bytes) -> None:
+        if self._spill is None:
+            return
+        try:
+            self._spill.write(data)
+        except OSError as e:  # a full disk must not cost the command's result
+            self._spill_error = e.strerror or str(e)
+            self.spill_path = None
+            self._spill = None
+
+
+def _line_text(raw: bytes, full: int) -> str:
+    if full > len(raw):  # the tail of a cut line: start on a character boundary
+        start = 0
+        while start < len(raw) and raw[start] & 0xC0 == 0x80:
+            start += 1
+        raw = raw[start:]
+    return raw.rstrip(b"\r").decode("utf-8", "replace")
+
+
+# -- the process -------------------------------------------------------------------------
+
+
+class _Pipe:
+    """The read end of the command's stdout+stderr pipe, fed from the event loop."""
+
+    def __init__(self, fd: int, output: Output, progress: Callable[[str], None]) -> None:
+        self._fd = fd
+        self._output = output
+        self._progress = progress
+        self._last_progress = 0.0
+        self._eof = asyncio.Event()
+        self._closed = False
+        self._loop = asyncio.get_running_loop()
+        os.set_blocking(fd, False)
+        self._loop.add_reader(fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        try:
+            data = os.read(self._fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._loop.remove_reader(self._fd)
+            self._eof.set()
+            return
+        self._output.feed(data)
+        now = time.monotonic()
+        if now - self._last_progress >= PROGRESS_INTERVAL:
+            self._last_progress = now
+            # A broken progress display must not cost the command its output.
+            with contextlib.suppress(Exception):
+                self._progress(self._output.last_line())
+
+    async def drain(self) -> None:
+        """Wait briefly for the end of output; children that keep the pipe open are not waited for."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._eof.wait(), EXIT_GRACE)
+
+    def close(self) -> None:
+        """Stop reading; safe to call twice (a second os.close could hit a reused fd)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._loop.remove_reader(self._fd)
+        os.close(self._fd)
+        self._output.finish()
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _exit_text(code: int, body: str) -> str:
+    if code == 0:
+        return body or "(no output, exit code 0)"
+    status = f"(killed by signal {-code})" if code < 0 else f"(exit code {code})"
+    return f"{body}\n\n{status}" if body else status
+
+
+async def _spawn(command: str, cwd: str, out: int) -> asyncio.subprocess.Process:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    return await asyncio.create_subprocess_exec(
+        SHELL,
+        "-c",
+        command,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=out,
+        stderr=out,  # the same pipe: lines arrive merged, in order
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+    )
+
+
+async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await _spawn(command, ctx.cwd, write_fd)
+    except OSError as e:
+        os.close(read_fd)
+        return error(f"could not start the command: {e.strerror or e}")
+    finally:
+        os.close(write_fd)  # the child holds its own copy; ours would keep EOF from coming
+    output = Output()
+    pipe = _Pipe(read_fd, output, ctx.progress)
+    try:
+        try:
+            code = await asyncio.wait_for(proc.wait(), timeout)
+        except TimeoutError:
+            _kill_group(proc.pid)
+            await proc.wait()
+            await pipe.drain()
+            pipe.close()
+            body = output.render()
+            head = f"error: command timed out after {timeout}s"
+            return ToolResult(text=f"{head}\n{body}" if body else head, summary=f"Timed out after {timeout}s")
+        except asyncio.CancelledError:
+            # An interrupt: nothing the command started may outlive it.
+            _kill_group(proc.pid)
+            with contextlib.suppress(asyncio.CancelledError):
+                await proc.wait()
+            raise
+        await pipe.drain()
+        pipe.close()
+        return ToolResult(text=_exit_text(code, output.render()), summary=f"Exit code {code}")
+    finally:
+        pipe.close()
+
+
+async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    command = required_str(args, "command")
+    if isinstance(command, ToolResult):
+        return command
+    return await execute(command, int_arg(args, "timeout", DEFAULT_TIMEOUT), ctx)

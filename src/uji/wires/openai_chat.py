@@ -1,0 +1,452 @@
+"""The `openai-chat` wire: OpenAI Chat Completions, streamed (reference internals §6).
+
+Also the wire of every OpenAI-compatible provider (OpenRouter, Groq, DeepSeek, Ollama…).
+The differences between them that matter here are few and keyed by the base_url host in
+`DIALECTS`; `request.provider["compat"]` (a dict of `Dialect` field names) overrides
+them for a custom endpoint.
+
+The pure parts (`build_body`, `build_messages`, `dialect_for`, `ChatStream`) are separate
+from the I/O in `OpenAIChatWire.stream`, so golden tests need no server.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+
+from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .sse import open_sse, shared_client
+
+STALL_SECONDS = 120.0  # no progress for this long fails the stream (internals §1)
+MIN_OUTPUT = 1024
+MAX_IMAGES = 20  # per request, newest first (internals §4)
+MAX_IMAGE_BYTES = 16 * 1024 * 1024  # base64 bytes per request, newest first
+TOOL_IMAGES_TEXT = "These are the images the tool calls above returned."
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+# --------------------------------------------------------------------------- dialects
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How one OpenAI-compatible endpoint differs from the common case."""
+
+    max_tokens_field: str | None = "max_tokens"  # None: no output limit is sent
+    cache_key: bool = False  # send the session id as `prompt_cache_key`
+    effort: str | None = "reasoning_effort"  # "reasoning_effort" | "reasoning" | None
+    finish_reason: bool = True  # a stream that ends without one is a failure
+    tool_result_name: bool = False  # tool messages carry the tool's `name`
+
+
+# Matched on the host and its subdomains. Everything else gets `Dialect()`.
+DIALECTS: dict[str, Dialect] = {
+    "api.openai.com": Dialect(max_tokens_field="max_completion_tokens", cache_key=True),
+    "openrouter.ai": Dialect(effort="reasoning"),
+}
+
+
+def host_of(base_url: str) -> str:
+    return (urlsplit(base_url).hostname or "").lower()
+
+
+def dialect_for(base_url: str, compat: Any = None) -> Dialect:
+    host = host_of(base_url)
+    dialect = next((d for h, d in DIALECTS.items() if host == h or host.endswith("." + h)), Dialect())
+    if isinstance(compat, Mapping):
+        known = {f.name for f in fields(Dialect)}
+        # Lua configs say `max_tokens_field = false` to omit the limit.
+        changes = {k: (None if v is False else v) for k, v in compat.items() if k in known}
+        dialect = replace(dialect, **changes)
+    return dialect
+
+
+def chat_url(base_url: str) -> str:
+    return base_url.rstrip("/") + "/chat/completions"
+
+
+# --------------------------------------------------------------------------- request
+
+
+def build_headers(request: WireRequest) -> dict[str, str]:
+    headers = {"Content-Type": "application/json"}
+    key = (request.auth or {}).get("key")
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    return headers
+
+
+def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str, Any]:
+    if dialect is None:
+        dialect = dialect_for(request.provider.get("base_url") or "", request.provider.get("compat"))
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": build_messages(
+            request.system, request.messages, tool_result_name=dialect.tool_result_name
+        ),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = [_tool_spec(t) for t in request.tools]
+    if dialect.max_tokens_field:
+        body[dialect.max_tokens_field] = max(request.max_output or 0, MIN_OUTPUT)
+    _add_effort(body, request.effort, dialect.effort)
+    if dialect.cache_key and request.cache != "off" and request.session:
+        body["prompt_cache_key"] = request.session
+    return body
+
+
+def _tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
+    function = {
+        "name": tool["name"],
+        "description": tool.get("description") or "",
+        "parameters": tool.get("parameters") or NO_PARAMETERS,
+    }
+    return {"type": "function", "function": function}
+
+
+def _add_effort(body: dict[str, Any], effort: str | None, style: str | None) -> None:
+    if not effort or effort == "off" or style is None:
+        return  # "off" and the provider default both mean: send no level
+    if style == "reasoning":
+        body["reasoning"] = {"effort": effort}
+    else:
+        body[style] = effort
+
+
+def build_messages(
+    system: str, messages: list[dict[str, Any]], *, tool_result_name: bool = False
+) -> list[dict[str, Any]]:
+    """Stored messages → Chat messages, images placed and budgeted (internals §4)."""
+    plan = plan_images(messages)
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    tool_images: list[dict[str, Any]] = []  # of the current run of tool messages
+    for i, m in enumerate(messages):
+        kind = m.get("type")
+        if kind != "tool" and tool_images:
+            out.append(_tool_images_message(tool_images))
+            tool_images = []
+        kept, left_out = plan.get(i, ([], 0))
+        if kind == "user":
+            out.append(_user_message(m, kept, left_out))
+        elif kind == "assistant":
+            out.append(_assistant_message(m))
+        elif kind == "tool":
+            out.append(_tool_message(m, left_out, tool_result_name))
+            tool_images += [_image_part(img) for img in kept]
+    if tool_images:
+        out.append(_tool_images_message(tool_images))
+    return out
+
+
+def plan_images(messages: list[dict[str, Any]]) -> dict[int, tuple[list[dict[str, Any]], int]]:
+    """Which images each message may send, counting back from the newest.
+
+    Returns {message index: (kept images in their order, how many were left out)}. Once
+    one image does not fit, every older one is left out too: the budget keeps the
+    *newest* images, not the most images.
+    """
+    plan: dict[int, tuple[list[dict[str, Any]], int]] = {}
+    count = total = 0
+    full = False
+    for i in range(len(messages) - 1, -1, -1):
+        images = messages[i].get("images") or []
+        if not images or messages[i].get("type") not in ("user", "tool"):
+            continue
+        kept: list[dict[str, Any]] = []
+        for img in reversed(images):
+            size = len(img.get("data") or "")
+            full = full or count >= MAX_IMAGES or total + size > MAX_IMAGE_BYTES
+            if not full:
+                kept.append(img)
+                count += 1
+                total += size
+        kept.reverse()
+        plan[i] = (kept, len(images) - len(kept))
+    return plan
+
+
+def left_out_note(n: int) -> str:
+    return f"[{n} image(s) left out: only the newest images fit in a request]"
+
+
+def _with_note(text: str, left_out: int) -> str:
+    if not left_out:
+        return text
+    return f"{text}\n\n{left_out_note(left_out)}" if text else left_out_note(left_out)
+
+
+def _image_part(image: Mapping[str, Any]) -> dict[str, Any]:
+    url = f"data:{image.get('media_type') or 'image/png'};base64,{image.get('data') or ''}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def _user_message(m: Mapping[str, Any], kept: list[dict[str, Any]], left_out: int) -> dict[str, Any]:
+    text = _with_note(m.get("text") or "", left_out)
+    if not kept:
+        return {"role": "user", "content": text}
+    parts = [{"type": "text", "text": text}] if text else []
+    return {"role": "user", "content": parts + [_image_part(img) for img in kept]}
+
+
+def _assistant_message(m: Mapping[str, Any]) -> dict[str, Any]:
+    # Reasoning is not sent back: Chat Completions has no field for it that every
+    # compatible server accepts.
+    msg: dict[str, Any] = {"role": "assistant", "content": m.get("text") or None}
+    calls = m.get("tool_calls") or []
+    if calls:
+        msg["tool_calls"] = [
+            {
+                "id": c.get("id") or "",
+                "type": "function",
+                "function": {
+                    "name": c.get("name") or "",
+                    "arguments": reencode_arguments(c.get("arguments")),
+                },
+            }
+            for c in calls
+        ]
+    return msg
+
+
+def reencode_arguments(arguments: Any) -> str:
+    """The call's arguments as a JSON object text; anything unparsable is sent as `{}`
+    (the tool result already told the model what was wrong)."""
+    value = arguments
+    if isinstance(arguments, str):
+        try:
+            value = json.loads(arguments)
+        except ValueError:
+            return "{}"
+    if not isinstance(value, dict):
+        return "{}"
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _tool_message(m: Mapping[str, Any], left_out: int, with_name: bool) -> dict[str, Any]:
+    content = m.get("content")
+    if not isinstance(content, str):
+        content = "" if content is None else json.dumps(content, ensure_ascii=False)
+    msg: dict[str, Any] = {
+        "role": "tool",
+        "tool_call_id": m.get("tool_call_id") or "",
+        "content": _with_note(content, left_out),
+    }
+    if with_name:
+        msg["name"] = m.get("name") or ""
+    return msg
+
+
+def _tool_images_message(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_TEXT}, *parts]}
+
+
+# --------------------------------------------------------------------------- response
+
+
+@dataclass
+class _CallParts:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class ChatStream:
+    """Folds `chat.completion.chunk` objects into an `Answer`, reporting as it goes.
+
+    `progress` is the reader's stall-deadline push: called for text, reasoning, call
+    chunks and the finish, never for keep-alives, role-only or empty deltas.
+    """
+
+    def __init__(self, reply: Reply, progress: Callable[[], None], *, need_finish: bool = True) -> None:
+        self.reply = reply
+        self.progress = progress
+        self.need_finish = need_finish
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[int, _CallParts] = {}
+        self.finish: str | None = None
+        self.usage: Usage | None = None
+
+    def feed(self, obj: dict[str, Any]) -> None:
+        error = obj.get("error")
+        if error:
+            raise stream_error(error)
+        usage = obj.get("usage")
+        if usage and isinstance(usage, dict):
+            self.usage = usage_from(usage)
+        choices = obj.get("choices")
+        if not choices or not isinstance(choices, list):
+            return
+        choice = choices[0]
+        if not isinstance(choice, dict):
+            return
+        delta = choice.get("delta")
+        if delta and isinstance(delta, dict):
+            self._delta(delta)
+        finish = choice.get("finish_reason")
+        if finish and isinstance(finish, str):
+            self.finish = finish
+            self.progress()
+
+    def _delta(self, delta: dict[str, Any]) -> None:
+        content = delta.get("content")
+        if content and isinstance(content, str):
+            self.text.append(content)
+            self.reply.text(content)
+            self.progress()
+            if len(delta) == 1:  # the common one-field text delta: nothing else to look at
+                return
+        for key in REASONING_FIELDS:
+            thought = delta.get(key)
+            if thought and isinstance(thought, str):
+                self.reasoning.append(thought)
+                self.reply.reasoning(thought)
+                self.progress()
+                break  # servers that fill two of these fields send the same text
+        calls = delta.get("tool_calls")
+        if calls and isinstance(calls, list):
+            self._calls(calls)
+
+    def _calls(self, chunks: list[Any]) -> None:
+        for pos, tc in enumerate(chunks):
+            if not isinstance(tc, dict):
+                continue
+            index = tc.get("index")
+            parts = self.calls.setdefault(index if isinstance(index, int) else pos, _CallParts())
+            if tc.get("id") and isinstance(tc["id"], str):
+                parts.id = tc["id"]
+            function = tc.get("function") or {}
+            if not isinstance(function, dict):
+                continue
+            name = function.get("name")
+            if name and isinstance(name, str):
+                parts.name = name  # set, not appended: some servers repeat it per chunk
+            args = function.get("arguments")
+            if args:
+                parts.arguments.append(args if isinstance(args, str) else json.dumps(args))
+        self.reply.touch()
+        self.progress()
+
+    def answer(self) -> Answer:
+        """The final answer, or the `Failure` the stream ended in."""
+        if self.finish is None and self.need_finish:
+            raise Failure("http", "stream ended before the model finished")
+        calls = [ToolCall(p.id, p.name, "".join(p.arguments)) for _, p in sorted(self.calls.items())]
+        text = "".join(self.text)
+        if self.finish == "length":
+            if not calls:
+                raise Failure("provider", "the model hit its output limit before it finished its answer")
+            if not all(_is_json(c.arguments) for c in calls):
+                raise Failure(
+                    "provider",
+                    "the model hit its output limit: tool call arguments were cut off; "
+                    "raise the model's max output",
+                )
+        if not text and not calls:
+            raise Failure("provider", "empty reply")
+        return Answer(
+            text=text, reasoning="".join(self.reasoning), tool_calls=calls, usage=self.usage or Usage()
+        )
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def usage_from(usage: Mapping[str, Any]) -> Usage:
+    """OpenAI-style usage → ours. Providers name cached tokens differently (OpenAI
+    `prompt_tokens_details.cached_tokens`, DeepSeek `prompt_cache_hit_tokens`, others
+    `cached_tokens`); the largest wins. `input` is what was neither read nor written."""
+    details = usage.get("prompt_tokens_details")
+    details = details if isinstance(details, dict) else {}
+    cache_read = max(
+        _int(details.get("cached_tokens")),
+        _int(usage.get("prompt_cache_hit_tokens")),
+        _int(usage.get("cached_tokens")),
+    )
+    cache_write = max(_int(usage.get("cache_write_tokens")), _int(details.get("cache_write_tokens")))
+    prompt = _int(usage.get("prompt_tokens"))
+    return Usage(
+        input=max(prompt - cache_read - cache_write, 0),
+        output=_int(usage.get("completion_tokens")),
+        cache_read=cache_read,
+        cache_write=cache_write,
+    )
+
+
+def stream_error(error: Any) -> Failure:
+    """An `{"error": …}` object inside a 200 stream (OpenRouter and proxies send these)."""
+    if not isinstance(error, dict):
+        return Failure("provider", f"stream error: {error}")
+    message = error.get("message") or json.dumps(error, ensure_ascii=False)
+    code = error.get("code")
+    if isinstance(code, int) and 400 <= code <= 599:
+        if code in (401, 403):
+            return Failure(
+                "auth", f"authentication rejected ({code}) - check the api key for this provider", code
+            )
+        return Failure("http", f"http: {code}: {message}", status=code)
+    return Failure("provider", f"stream error: {message}")
+
+
+# --------------------------------------------------------------------------- the wire
+
+
+class OpenAIChatWire:
+    name = "openai-chat"
+
+    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
+        self._client = client  # None: the shared client of the running loop
+        self.idle = idle
+
+    async def stream(self, request: WireRequest, reply: Reply) -> None:
+        """One streamed call; ends with exactly one `reply.done` or `reply.fail` unless
+        the task is cancelled (then the connection is dropped and neither is called)."""
+        try:
+            answer = await self._call(request, reply)
+        except Failure as failure:
+            reply.fail(failure)
+        except Exception as e:  # a bug or an unforeseen payload must still end the call
+            reply.fail(Failure("provider", f"openai-chat: {type(e).__name__}: {e}"))
+        else:
+            reply.done(answer)
+
+    async def _call(self, request: WireRequest, reply: Reply) -> Answer:
+        base_url = request.provider.get("base_url") or ""
+        if not base_url:
+            raise Failure("provider", "openai-chat: the provider has no base_url")
+        dialect = dialect_for(base_url, request.provider.get("compat"))
+        body = build_body(request, dialect)
+        client = self._client or shared_client()
+        collected: ChatStream | None = None
+        try:
+            async with open_sse(
+                client, chat_url(base_url), headers=build_headers(request), body=body, idle=self.idle
+            ) as events:
+                collected = ChatStream(reply, events.progress, need_finish=dialect.finish_reason)
+                feed = collected.feed
+                async for obj in events:
+                    feed(obj)
+        except Failure as failure:
+            # A connection lost after the finish chunk (while usage or [DONE] was due)
+            # loses nothing the turn needs.
+            if collected is None or collected.finish is None or failure.kind != "http" or failure.status:
+                raise
+        assert collected is not None
+        return collected.answer()

@@ -1,0 +1,158 @@
+"""Shared fixtures: an isolated uji home, the real `uji` command run as a subprocess,
+and a fake OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAI
+
+# Points the built-in "custom" provider at the fake server from init.lua.
+PROVIDER_LUA = """
+uji.provider.add({{ id = "test", name = "Test", wire = "openai-chat", base_url = "{base_url}",
+  models = {{ {{ id = "m", context = 100000, images = true }} }} }})
+uji.model.use({{ provider = "test", model = "m" }})
+"""
+
+
+@dataclass
+class Run:
+    rc: int
+    stdout: str
+    stderr: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("type") == kind]
+
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        return self.of("call")
+
+    @property
+    def notices(self) -> list[str]:
+        return [e["text"] for e in self.of("notice")]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return [e["message"] for e in self.of("message")]
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == "tool"]
+
+    @property
+    def done(self) -> dict[str, Any]:
+        done = self.of("done")
+        assert done, f"no done event; stderr:\n{self.stderr}\nstdout:\n{self.stdout}"
+        return done[-1]
+
+    @property
+    def session_id(self) -> str:
+        return self.of("session")[0]["id"]
+
+
+class Home:
+    """A user's machine in miniature: config, data and a working directory."""
+
+    def __init__(self, root: Path, fake: FakeOpenAI | None) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.config = self.home / ".config" / "uji"
+        self.data = self.home / ".local" / "share" / "uji"
+        self.work = root / "work"
+        for d in (self.home, self.config, self.data, self.work):
+            d.mkdir(parents=True, exist_ok=True)
+        self.fake = fake
+        self.db = self.data / "uji.db"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.endswith("_API_KEY") and not k.startswith(("UJI_", "XDG_"))
+        }
+        env.update(HOME=str(self.home), PYTHONUNBUFFERED="1", NO_PROXY="*", no_proxy="*")
+        env.pop("HTTP_PROXY", None)
+        env.pop("HTTPS_PROXY", None)
+        env.update(extra)
+        return env
+
+    def init(self, lua: str, provider: bool = True) -> None:
+        text = textwrap.dedent(lua)
+        if provider and self.fake is not None:
+            text = PROVIDER_LUA.format(base_url=self.fake.base_url) + text
+        (self.config / "init.lua").write_text(text)
+
+    def line_of(self, snippet: str, file: str = "init.lua") -> int:
+        """The line number of the first line of a config file containing `snippet`."""
+        lines = (self.config / file).read_text().splitlines()
+        return next(i for i, line in enumerate(lines, 1) if snippet in line)
+
+    def plugin(self, name: str, lua: str) -> None:
+        (self.config / "plugin").mkdir(exist_ok=True)
+        (self.config / "plugin" / name).write_text(textwrap.dedent(lua))
+
+    def command(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "uji", *args]
+
+    def uji(
+        self, *args: str, timeout: float = 60, env: dict[str, str] | None = None, check: bool = False
+    ) -> Run:
+        proc = subprocess.run(
+            self.command(*args),
+            cwd=self.work,
+            env=self.env(**(env or {})),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        events = []
+        for line in proc.stdout.splitlines():
+            if line.startswith("{"):
+                try:
+                    events.append(json.loads(line))
+                except json.JSONDecodeError:
+                    pass
+        run = Run(proc.returncode, proc.stdout, proc.stderr, events)
+        if check:
+            assert run.rc == 0, f"rc={run.rc}\nstderr:\n{run.stderr}\nstdout:\n{run.stdout}"
+        return run
+
+    def run(self, prompt: str, *flags: str, **kw: Any) -> Run:
+        return self.uji("run", "--json", *flags, prompt, **kw)
+
+    def db_messages(self, session_id: str) -> list[dict[str, Any]]:
+        con = sqlite3.connect(self.db)
+        try:
+            rows = con.execute(
+                "SELECT type, data FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            ).fetchall()
+        finally:
+            con.close()
+        return [{"type": t, **json.loads(d)} for t, d in rows]
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def home(tmp_path: Path, fake: FakeOpenAI) -> Home:
+    return Home(tmp_path, fake)
+
+
+def tool_schemas(request_body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {t["function"]["name"]: t["function"] for t in request_body.get("tools", [])}

@@ -1,0 +1,149 @@
+"""Rules, matching, precedence and the compound-command split, tested directly."""
+
+from __future__ import annotations
+
+import pytest
+
+from uji.tools.policy import Policy, split_command
+
+
+def decide(policy: Policy, tool: str, subject: str, declared: str | None = "ask") -> str:
+    if tool == "run_command":
+        return policy.decide_command(tool, subject, declared).decision
+    return policy.decide(tool, [subject], declared).decision
+
+
+@pytest.mark.parametrize(
+    ("rule", "subject", "hit"),
+    [
+        ("git status", "git status", True),
+        ("git status", "git status ", False),
+        ("git status", "Git status", False),  # exact is case-sensitive
+        ("git diff *", "git diff --stat", True),
+        ("git diff *", "git diff", False),
+        ("cargo test*", "cargo test -p x", True),
+        ("src/*", "src/a/b/c.py", True),  # * crosses /
+        ("*.py", "dir with space/x.py", True),  # and spaces
+        ("src/**/x.py", "src/a/b/x.py", True),
+        ("file?.txt", "file1.txt", True),
+        ("file?.txt", "file10.txt", False),
+        ("[ab].txt", "a.txt", True),
+        ("[!ab].txt", "a.txt", False),
+        ("[!ab].txt", "c.txt", True),
+        ("ls *", "xls -l", False),  # globs are anchored to the whole subject
+        ("/^rm\\s+-rf/", "rm -rf /", True),
+        ("/^rm\\s+-rf/", "echo rm -rf", False),
+        ("/rm/", "echo rm -rf", True),  # regexes search unanchored
+        ("/(?i)DROP/", "drop table", True),
+        ("/secret/", "SECRET", False),  # case-sensitive unless (?i)
+    ],
+)
+def test_rule_kinds(rule: str, subject: str, hit: bool) -> None:
+    policy = Policy()
+    policy.set({"t": {"deny": [rule], "default": "allow"}})
+    assert decide(policy, "t", subject) == ("deny" if hit else "allow")
+
+
+def test_deny_beats_allow_beats_ask() -> None:
+    policy = Policy()
+    policy.set({"t": {"ask": ["x*"], "allow": ["x*"], "deny": ["x*"]}})
+    assert decide(policy, "t", "xy", "allow") == "deny"
+    policy.set({"t": {"ask": ["x*"], "allow": ["x*"]}})
+    assert decide(policy, "t", "xy", "deny") == "allow"
+    policy.set({"t": {"ask": ["x*"]}})
+    assert decide(policy, "t", "xy", "allow") == "ask"
+
+
+def test_precedence_without_a_match() -> None:
+    policy = Policy()
+    # nothing anywhere: ask
+    assert decide(policy, "t", "s", None) == "ask"
+    # the top-level default
+    policy.set({"default": "deny"})
+    assert decide(policy, "t", "s", None) == "deny"
+    # the declared policy beats the top-level default
+    assert decide(policy, "t", "s", "allow") == "allow"
+    # the tool's default beats its declared policy
+    policy.set({"t": {"default": "ask"}})
+    assert decide(policy, "t", "s", "allow") == "ask"
+
+
+def test_top_level_default_allow_does_not_allow_a_tool_that_declares_ask() -> None:
+    policy = Policy()
+    policy.set({"default": "allow"})
+    assert decide(policy, "write_file", "a.txt", "ask") == "ask"
+
+
+def test_each_call_replaces_only_the_tools_it_names() -> None:
+    policy = Policy()
+    policy.set({"a": {"deny": ["x"]}, "b": {"deny": ["x"]}})
+    policy.set({"a": {"allow": ["x"]}})
+    assert decide(policy, "a", "x") == "allow"
+    assert decide(policy, "b", "x") == "deny"
+
+
+def test_invalid_patterns_raise_the_tool_to_ask_with_a_notice() -> None:
+    policy = Policy()
+    notices = policy.set({"t": {"allow": ["/([/", "ok"], "default": "allow"}}, "init.lua:3")
+    assert notices and "invalid regular expression" in notices[0] and "init.lua:3" in notices[0]
+    assert decide(policy, "t", "other", "allow") == "ask"
+    assert decide(policy, "t", "ok", "allow") == "allow"  # the readable rule still works
+    notices = policy.set({"t": {"default": "sometimes"}})
+    assert "default must be allow, ask or deny" in notices[0]
+    assert decide(policy, "t", "x", "allow") == "ask"
+
+
+def test_home_in_rules_is_expanded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/u")
+    policy = Policy()
+    policy.set({"t": {"deny": ["~/secret/*"], "default": "allow"}})
+    assert decide(policy, "t", "/home/u/secret/k") == "deny"
+    assert decide(policy, "t", "~/secret/k") == "deny"
+
+
+def test_verdicts_name_the_rule_and_where_it_was_set() -> None:
+    policy = Policy()
+    policy.set({"run_command": {"allow": ["git diff *"]}}, "/cfg/init.lua:7")
+    v = policy.decide_command("run_command", "git diff --stat", "ask")
+    assert (v.decision, v.by, v.rule, v.origin) == ("allow", "rule", "git diff *", "/cfg/init.lua:7")
+
+
+@pytest.mark.parametrize(
+    ("line", "parts"),
+    [
+        ("git status", ["git status"]),
+        ("a; b", ["a", "b"]),
+        ("a && b || c", ["a", "b", "c"]),
+        ("a | b & c", ["a", "b", "c"]),
+        ("a\nb", ["a", "b"]),
+        ("cmd 2>&1 | tail", ["cmd 2>&1", "tail"]),
+        ("cmd >&2", ["cmd >&2"]),
+        ("cmd &> log", ["cmd &> log"]),
+        ("echo 'a; b' \"c | d\"", ["echo 'a; b' \"c | d\""]),
+        ("echo a\\;b", ["echo a\\;b"]),
+        ("echo $(rm -rf x; ls)", ["rm -rf x", "ls", "echo $(rm -rf x; ls)"]),
+        ("echo `whoami`", ["whoami", "echo `whoami`"]),
+        ("(cd x && make)", ["cd x", "make"]),
+        ('echo "$(id)"', ["id", 'echo "$(id)"']),
+    ],
+)
+def test_split_command(line: str, parts: list[str]) -> None:
+    assert sorted(split_command(line)) == sorted(parts)
+
+
+def test_compound_commands_take_the_strictest_part() -> None:
+    policy = Policy()
+    policy.set({"run_command": {"allow": ["git diff*", "ls"], "deny": ["/^rm\\s+-rf/"]}})
+    assert decide(policy, "run_command", "git diff --stat") == "allow"
+    assert decide(policy, "run_command", "git diff; rm -rf ~") == "deny"
+    assert decide(policy, "run_command", "git diff && curl x | sh") == "ask"
+    assert decide(policy, "run_command", "ls; ls") == "allow"
+    assert decide(policy, "run_command", "echo $(rm -rf /)") == "deny"
+    # `cmd 2>&1 | tail` also needs a rule for tail
+    assert decide(policy, "run_command", "git diff 2>&1 | tail") == "ask"
+
+
+def test_a_deny_rule_on_the_whole_line_still_applies() -> None:
+    policy = Policy()
+    policy.set({"run_command": {"allow": ["echo *"], "deny": ["*curl*"]}})
+    assert decide(policy, "run_command", "echo a; echo curl") == "deny"
