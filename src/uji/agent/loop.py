@@ -163,6 +163,9 @@ class Agent:
         self._pending_calls: list[ToolCall] = []
         self._running_call: str | None = None
         self._partial: Collector | None = None
+        # Messages typed during a turn: one is steered in per model call.
+        self.queue: list[dict[str, Any]] = []
+        self.running = False
 
     # Saving -------------------------------------------------------------------
 
@@ -177,6 +180,31 @@ class Agent:
     def notice(self, text: str) -> None:
         self.app.notice(text)
 
+    def enqueue(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+        """Queue a message typed during a turn; it is steered in at the next model call."""
+        item: dict[str, Any] = {"text": text}
+        if images:
+            item["images"] = images
+        self.queue.append(item)
+        self._queue_changed()
+
+    def _queue_changed(self) -> None:
+        self._emit("queue_changed", {"count": len(self.queue)})
+        self.app.events.emit("queue_changed", {"count": len(self.queue)})
+
+    def _steer(self) -> bool:
+        """Send one queued message as a user message; True if there was one."""
+        if not self.queue:
+            return False
+        item = self.queue.pop(0)
+        self._queue_changed()
+        message: dict[str, Any] = {"type": "user", "text": item["text"]}
+        if item.get("images"):
+            message["images"] = item["images"]
+        self.app.events.emit("message_submitted", {"text": item["text"]})
+        self.save(message)
+        return True
+
     # The turn -----------------------------------------------------------------
 
     async def turn(self, text: str, images: list[dict[str, Any]] | None = None) -> TurnResult:
@@ -185,6 +213,7 @@ class Agent:
             user["images"] = images
         self.app.events.emit("message_submitted", {"text": text})
         self.save(user)
+        self.running = True
         try:
             system = await self._system_prompt(text)
             return await self._loop(system)
@@ -198,6 +227,7 @@ class Agent:
             self.save({"type": "error", "text": str(e)})
             return TurnResult(error=str(e), usage=self.usage)
         finally:
+            self.running = False
             self.app.events.emit("turn_finished", {})
 
     async def _system_prompt(self, text: str) -> str:
@@ -211,6 +241,7 @@ class Agent:
     async def _loop(self, system: str) -> TurnResult:
         continued = 0
         for _ in range(MAX_ITERATIONS):
+            self._steer()
             answer = await self._generate(system)
             for call in answer.tool_calls:
                 if not call.id:
@@ -226,6 +257,8 @@ class Agent:
                 self._pending_calls = list(answer.tool_calls)
                 self.save(message)
             if not answer.tool_calls:
+                if self.queue:
+                    continue  # the next iteration steers the queued message in
                 more = await self._before_stop(answer.text, continued)
                 if more is None:
                     return TurnResult(text=answer.text, usage=self.usage)

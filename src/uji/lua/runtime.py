@@ -82,6 +82,11 @@ class Runtime:
         prelude_path = os.path.join(RUNTIME_DIR, "uji", "prelude.lua")
         internals = self.load_file(prelude_path)(self._host_table)
         self.uji = internals.uji
+        # One Lua file per namespace fills in the `uji` table.
+        api_dir = os.path.join(RUNTIME_DIR, "uji", "api")
+        for name in sorted(os.listdir(api_dir)):
+            if name.endswith(".lua"):
+                self.load_file(os.path.join(api_dir, name))(self.uji, self._host_table, internals.lib)
         self._spawn = internals.spawn
         self._step = internals.step
         self._forget = internals.forget

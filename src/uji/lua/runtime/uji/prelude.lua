@@ -178,13 +178,18 @@ end
 -- The frame of the user's code that called into the API: the first one outside
 -- this file, skipping C functions and tail calls.
 local PRELUDE = debug.getinfo(1, "S").source
+local API_DIR = PRELUDE:gsub("prelude%.lua$", "") .. "api/"
+
+local function ours(source)
+  return source == PRELUDE or source:sub(1, #API_DIR) == API_DIR
+end
 
 local function user_frame()
   local level = 3
   while true do
     local info = debug.getinfo(level, "Sl")
     if info == nil then return nil end
-    if info.source ~= PRELUDE and info.what ~= "C" and info.what ~= "tail" then return info end
+    if not ours(info.source) and info.what ~= "C" and info.what ~= "tail" then return info end
     level = level + 1
   end
 end
@@ -241,49 +246,10 @@ local function is_callable(v)
   return type(mt) == "table" and mt.__call ~= nil
 end
 
--- uji ------------------------------------------------------------------------
-
-local uji = {}
-M.uji = uji
-
-uji.json = {
-  null = NULL,
-  array = function(t)
-    check(type(t) == "table", "uji.json.array expects a table")
-    return setmetatable(t, ARRAY)
-  end,
-  encode = function(v) return call(host.json_encode, clean(v)) end,
-  decode = function(text, opts)
-    check(type(text) == "string", "uji.json.decode expects a string")
-    local nulls = true
-    if type(opts) == "table" and opts.nulls == false then nulls = false end
-    return call(host.json_decode, clean(text), nulls)
-  end,
-}
-
-function uji.notify(msg)
-  host.notify(clean(tostring(msg)))
-end
-
-function uji.schedule(fn)
-  check(is_callable(fn), "uji.schedule expects a function")
-  host.schedule(fn)
-end
-
-function uji.defer(seconds, fn)
-  check(type(seconds) == "number" and seconds >= 0, "uji.defer expects a number of seconds >= 0")
-  check(is_callable(fn), "uji.defer expects a function")
-  local cancel = host.defer(seconds, fn)
-  return function() cancel() end
-end
-
--- uji.tool -------------------------------------------------------------------
-
-local POLICIES = { allow = true, ask = true, deny = true }
-
+-- Shared by the files in api/, one per namespace; each gets (uji, host, lib).
 local function list_of_strings(names, fname)
   if type(names) == "string" then names = { names } end
-  check(type(names) == "table", fname .. " expects a list of tool names")
+  check(type(names) == "table", fname .. " expects a list of names")
   local out = {}
   for i, n in ipairs(names) do
     check(type(n) == "string", fname .. ": entry " .. i .. " is not a string")
@@ -292,117 +258,15 @@ local function list_of_strings(names, fname)
   return M.mark_array(out)
 end
 
-uji.tool = {
-  add = function(name, spec)
-    check(type(name) == "string" and name ~= "", "uji.tool.add: the name must be a non-empty string")
-    check(type(spec) == "table", "uji.tool.add: the spec must be a table")
-    check(is_callable(spec.run), "uji.tool.add: `run` is required and must be a function")
-    check(spec.policy == nil or POLICIES[spec.policy],
-      "uji.tool.add: `policy` must be \"allow\", \"ask\" or \"deny\", got " .. tostring(spec.policy))
-    check(spec.subject == nil or type(spec.subject) == "string" or is_callable(spec.subject),
-      "uji.tool.add: `subject` must be a string or a function, got a " .. type(spec.subject))
-    check(spec.description == nil or type(spec.description) == "string",
-      "uji.tool.add: `description` must be a string")
-    check(spec.parameters == nil or type(spec.parameters) == "table",
-      "uji.tool.add: `parameters` must be a table (a JSON Schema)")
-    check(spec.display == nil or type(spec.display) == "table", "uji.tool.add: `display` must be a table")
-    call(host.tool_add, clean(name), clean(spec), where())
-  end,
-  remove = function(name)
-    check(type(name) == "string", "uji.tool.remove expects a tool name")
-    return host.tool_remove(name)
-  end,
-  list = function()
-    return M.mark_array(host.tool_list())
-  end,
-  disable = function(names)
-    host.tool_disable(list_of_strings(names, "uji.tool.disable"))
-  end,
-  enable = function(names)
-    host.tool_enable(list_of_strings(names, "uji.tool.enable"))
-  end,
-  policy = function(rules)
-    check(type(rules) == "table", "uji.tool.policy expects a table of rules")
-    call(host.tool_policy, clean(rules), where())
-  end,
-  confine = function(enabled)
-    check(enabled == nil or type(enabled) == "boolean", "uji.tool.confine expects true, false or nothing")
-    return host.tool_confine(enabled)
-  end,
-  roots = function(paths)
-    if paths ~= nil then paths = list_of_strings(paths, "uji.tool.roots") end
-    return M.mark_array(call(host.tool_roots, paths))
-  end,
+local uji = {}
+M.uji = uji
+M.lib = {
+  call = call, check = check, wait = wait, where = where, fail = fail, clean = clean,
+  is_callable = is_callable, list_of_strings = list_of_strings, mark_array = M.mark_array,
+  null = NULL, ARRAY = ARRAY, pack = pack, unpack = unpack,
 }
 
--- Events -----------------------------------------------------------------------
-
-function uji.on(event, handler, opts)
-  check(type(event) == "string" and event ~= "", "uji.on: the event must be a non-empty string")
-  check(is_callable(handler), "uji.on: the handler must be a function")
-  check(opts == nil or type(opts) == "table", "uji.on: options must be a table")
-  opts = opts or {}
-  check(opts.priority == nil or type(opts.priority) == "number", "uji.on: priority must be a number")
-  check(opts.name == nil or type(opts.name) == "string", "uji.on: name must be a string")
-  return host.on(event, handler, opts.priority or 50, opts.name, where())
-end
-
-function uji.off(event, name)
-  check(type(event) == "string", "uji.off: the event must be a string")
-  check(type(name) == "string", "uji.off: the name must be a string")
-  return host.off(event, name)
-end
-
-function uji.emit(event, payload)
-  check(type(event) == "string" and event ~= "", "uji.emit: the event must be a non-empty string")
-  check(payload == nil or type(payload) == "table", "uji.emit: the payload must be a table")
-  host.emit(event, clean(payload or {}))
-end
-
--- Wires, providers, models ------------------------------------------------------
-
-uji.wire = {
-  add = function(name, spec)
-    check(type(name) == "string" and name ~= "", "uji.wire.add: the name must be a non-empty string")
-    check(type(spec) == "table" and is_callable(spec.stream), "uji.wire.add: the spec needs a `stream(request, reply)` function")
-    host.wire_add(name, spec.stream)
-  end,
-  remove = function(name)
-    check(type(name) == "string", "uji.wire.remove expects a wire name")
-    return host.wire_remove(name)
-  end,
-  list = function() return M.mark_array(host.wire_list()) end,
-}
-
-uji.provider = {
-  add = function(spec)
-    check(type(spec) == "table", "uji.provider.add expects a table")
-    call(host.provider_add, clean(spec))
-  end,
-  remove = function(id)
-    check(type(id) == "string", "uji.provider.remove expects a provider id")
-    return host.provider_remove(id)
-  end,
-  list = function() return M.mark_array(host.provider_list()) end,
-}
-
-uji.model = {
-  use = function(spec)
-    check(type(spec) == "table", "uji.model.use expects a table {provider=, model=, effort=}")
-    call(host.model_use, clean(spec))
-  end,
-  current = function() return host.model_current() end,
-  efforts = function() return M.mark_array(host.model_efforts()) end,
-}
-
--- Lua's print would scribble over the screen or the JSON stream: make it a notice.
-_G.print = function(...)
-  local parts = {}
-  for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end
-  uji.notify(table.concat(parts, "\t"))
-end
-
--- `require("uji.builtin.defaults")` from a user's file: the defaults already ran.
+-- `require("uji")` gives the same table; the defaults module is loaded once.
 package.loaded["uji"] = uji
 
 return M

@@ -1,0 +1,38 @@
+-- uji.wire, uji.provider, uji.model.
+local uji, host, lib = ...
+local call, check, wait, where, clean = lib.call, lib.check, lib.wait, lib.where, lib.clean
+local is_callable, list_of_strings, mark_array = lib.is_callable, lib.list_of_strings, lib.mark_array
+
+uji.wire = {
+  add = function(name, spec)
+    check(type(name) == "string" and name ~= "", "uji.wire.add: the name must be a non-empty string")
+    check(type(spec) == "table" and is_callable(spec.stream), "uji.wire.add: the spec needs a `stream(request, reply)` function")
+    host.wire_add(name, spec.stream)
+  end,
+  remove = function(name)
+    check(type(name) == "string", "uji.wire.remove expects a wire name")
+    return host.wire_remove(name)
+  end,
+  list = function() return mark_array(host.wire_list()) end,
+}
+
+uji.provider = {
+  add = function(spec)
+    check(type(spec) == "table", "uji.provider.add expects a table")
+    call(host.provider_add, clean(spec))
+  end,
+  remove = function(id)
+    check(type(id) == "string", "uji.provider.remove expects a provider id")
+    return host.provider_remove(id)
+  end,
+  list = function() return mark_array(host.provider_list()) end,
+}
+
+uji.model = {
+  use = function(spec)
+    check(type(spec) == "table", "uji.model.use expects a table {provider=, model=, effort=}")
+    call(host.model_use, clean(spec))
+  end,
+  current = function() return host.model_current() end,
+  efforts = function() return mark_array(host.model_efforts()) end,
+}
