@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from uji.commands import Commands
 from uji.events import Events, Handler
 from uji.paths import Paths
 from uji.providers.catalog import DEFAULT_EFFORTS, EFFORTS, Catalog, Provider
@@ -39,6 +40,7 @@ class App:
         self.roots: list[str] = []
         self.catalog = Catalog()
         self.wires: dict[str, Any] = {}
+        self.commands = Commands()
         self.events = Events(self._invoke_handler, self.notice)
         self.provider_id: str | None = None
         self.model_id: str | None = None
@@ -101,6 +103,10 @@ class App:
             await load_config(self)
         finally:
             self._loading_config = False
+        if self.provider_id is None:
+            # The config chose no model: the one saved last time (its provider may be
+            # one the config just added).
+            self.restore_model()
         scheduled, self._scheduled = self._scheduled, []
         for fn in scheduled:
             self.spawn_lua(fn)

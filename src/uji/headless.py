@@ -94,7 +94,6 @@ async def run(paths: Paths, opts: Any) -> int:
     printer: Printer = JsonPrinter() if opts.json else Printer()
     app = App(paths, notice=printer.notice)
     try:
-        app.restore_model()
         await app.load_config()
         if opts.model:
             provider, _, model = opts.model.partition("/")

@@ -112,7 +112,7 @@ class Runtime:
         loader = self.lua.globals().load
         result = loader(source, "@" + path)
         if isinstance(result, tuple):  # (nil, message): a syntax error
-            raise LuaError(str(result[1]))
+            raise LuaError(_full_path(str(result[1]), path))
         return result
 
     # Running ------------------------------------------------------------------
@@ -207,6 +207,15 @@ class Runtime:
     def close(self) -> None:
         for task in list(self.tasks):
             task.cancel()
+
+
+def _full_path(message: str, path: str) -> str:
+    """Lua shortens long chunk names to "...tail"; put the whole path back."""
+    if message.startswith("..."):
+        head, sep, rest = message.partition(":")
+        if sep and path.endswith(head[3:]):
+            return f"{path}:{rest}"
+    return message
 
 
 def _errtext(e: Any) -> str:
