@@ -462,3 +462,7 @@ def test_sigint_while_lua_loops_forever(home: Home) -> None:
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
+    events = [json.loads(line) for line in out.splitlines()]
+    assert events[-1]["type"] == "done" and events[-1]["error"] == "interrupted"
+    tool = [e["message"] for e in events if e["type"] == "message" and e["message"]["type"] == "tool"]
+    assert tool and "interrupted" in tool[0]["content"]

@@ -9,9 +9,9 @@ if TYPE_CHECKING:
 
 
 def install_all(app: App) -> dict[str, Any]:
-    from uji.lua.api import core, events, provider, tool
+    from uji.lua.api import command, core, events, provider, tool
 
     host: dict[str, Any] = {}
-    for module in (core, tool, events, provider):
+    for module in (core, tool, events, provider, command):
         host.update(module.install(app))
     return host
