@@ -22,7 +22,6 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from tests.fakes.openai_server import FakeOpenAI, call, text, text_deltas, tool_call, tool_calls  # noqa: E402
 
-
 # A normal install has bytecode; this machine sets PYTHONDONTWRITEBYTECODE, which would
 # make every start compile uji from source (~70 ms). Measure what users get.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
