@@ -172,3 +172,38 @@ async def test_interrupt_stops_a_pure_lua_loop(app: App) -> None:
     rt.break_requested = True
     with pytest.raises(LuaError, match="interrupted"):
         await lua(app, "while true do end")
+
+
+def test_lua_values_kept_by_python_outlive_their_coroutine(tmp_path: Path) -> None:
+    """lupa ties a value to the coroutine that handed it over; freeing it after Lua
+    collected that coroutine used to crash the process. Run it in a child process so a
+    crash fails this test instead of killing the run."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        f"""
+        import asyncio, gc
+        from uji.app import App
+        from uji.paths import resolve
+
+        async def main():
+            app = App(resolve({str(tmp_path / "c")!r}, {str(tmp_path / "d")!r}), cwd={str(tmp_path)!r})
+            rt = app.lua
+            src = 'uji.defer(0.01, function() end); uji.on("x", function() end); ' \\
+                  'uji.tool.add("t", {{ run = function() end, subject = function() return "s" end }})'
+            await rt.call(rt.load_source(src, "t"))
+            rt.lua.execute("collectgarbage(); collectgarbage()")
+            await asyncio.sleep(0.05)
+            app.events._handlers.clear()
+            app.registry.remove("t")
+            gc.collect()
+            rt.lua.execute("collectgarbage(); collectgarbage()")
+            print("survived")
+
+        asyncio.run(main())
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "survived", out.stderr

@@ -9,22 +9,32 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from uji.commands import Commands
 from uji.events import Events, Handler
 from uji.paths import Paths
-from uji.providers.catalog import DEFAULT_EFFORTS, EFFORTS, Catalog, Provider
+from uji.providers.catalog import EFFORTS, Catalog, Provider
 from uji.tools.builtin import builtin_tools
 from uji.tools.policy import Policy
 from uji.tools.registry import Registry
 
 if TYPE_CHECKING:
+    from uji.agent.loop import Agent
     from uji.lua.runtime import Runtime
     from uji.store.sessions import Store
     from uji.tools.confine import Sandbox
 
 Notice = Callable[[str], None]
+
+
+@dataclass
+class ContextProvider:
+    name: str
+    fn: Any
+    priority: float
+    seq: int
 
 
 class App:
@@ -41,6 +51,14 @@ class App:
         self.catalog = Catalog()
         self.wires: dict[str, Any] = {}
         self.commands = Commands()
+        self._context: dict[str, ContextProvider] = {}
+        self._context_seq = 0
+        self.cache = "short"  # prompt caching: off | short (5 min) | long (1 h)
+        self.compaction: dict[str, Any] = {"enabled": True, "reserve": None, "keep_recent": None}
+        # The frontend (uji run or the UI) fills these in.
+        self.agent: Agent | None = None
+        self.on_submit: Callable[[str], None] | None = None
+        self.on_interrupt: Callable[[], bool] | None = None
         self.events = Events(self._invoke_handler, self.notice)
         self.provider_id: str | None = None
         self.model_id: str | None = None
@@ -49,6 +67,8 @@ class App:
         self._store: Store | None = None
         self._loading_config = False
         self._scheduled: list[Any] = []
+        # Run by close() before the Lua runtime goes, e.g. to kill plugin jobs.
+        self.on_close: list[Callable[[], None]] = []
 
     # Notices ------------------------------------------------------------------
 
@@ -111,6 +131,28 @@ class App:
         for fn in scheduled:
             self.spawn_lua(fn)
 
+    # Context providers -----------------------------------------------------------
+
+    def add_context_provider(self, name: str, fn: Any, priority: float = 50) -> None:
+        old = self._context.get(name)
+        if old is None:
+            self._context_seq += 1
+        self._context[name] = ContextProvider(name, fn, priority, old.seq if old else self._context_seq)
+
+    def remove_context_provider(self, name: str) -> bool:
+        return self._context.pop(name, None) is not None
+
+    def context_providers(self) -> list[ContextProvider]:
+        return sorted(self._context.values(), key=lambda p: (p.priority, p.seq))
+
+    async def call_context_provider(self, provider: ContextProvider) -> Any:
+        if not self._is_lua(provider.fn):
+            result = provider.fn()
+            return await result if asyncio.iscoroutine(result) else result
+        rt = self.lua
+        values = await rt.call(provider.fn)
+        return rt.convert.to_python(values[0]) if values else None
+
     # Files ----------------------------------------------------------------------
 
     def sandbox(self) -> Sandbox:
@@ -129,18 +171,30 @@ class App:
 
     # Wires, providers, models --------------------------------------------------
 
+    BUILTIN_WIRES = ("anthropic", "gemini", "openai-chat")
+
     def wire_names(self) -> list[str]:
-        return sorted({"openai-chat", *self.wires})
+        return sorted({*self.BUILTIN_WIRES, *self.wires})
 
     def wire(self, name: str) -> Any:
         if name in self.wires:
             return self.wires[name]
+        # Imported on first use: a run talks to one provider, so it loads one wire.
         if name == "openai-chat":
             from uji.wires.openai_chat import OpenAIChatWire
 
             self.wires[name] = OpenAIChatWire()
-            return self.wires[name]
-        raise LookupError(f"no wire named {name!r} (known: {', '.join(self.wire_names())})")
+        elif name == "anthropic":
+            from uji.wires.anthropic import AnthropicWire
+
+            self.wires[name] = AnthropicWire()
+        elif name == "gemini":
+            from uji.wires.gemini import GeminiWire
+
+            self.wires[name] = GeminiWire()
+        else:
+            raise LookupError(f"no wire named {name!r} (known: {', '.join(self.wire_names())})")
+        return self.wires[name]
 
     def use_model(
         self, provider: str | None, model: str | None, effort: str | None = None, save: bool = True
@@ -209,14 +263,16 @@ class App:
         }
 
     def model_efforts(self) -> list[str]:
+        """What the current model accepts, least to most; empty if it does not reason."""
+        from uji.providers.efforts import accepted
+
         provider = self.provider()
-        model = provider.model(self.model_id) if provider and self.model_id else None
-        if model is None or not model.reasoning:
-            return []
-        return list(model.efforts or DEFAULT_EFFORTS)
+        return accepted(provider.model(self.model_id) if provider and self.model_id else None)
 
     async def close(self) -> None:
         await self.events.drain()
+        for hook in self.on_close:
+            hook()
         if self._lua is not None:
             self._lua.close()
         if self._store is not None:

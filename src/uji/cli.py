@@ -54,6 +54,7 @@ def _parser() -> object:
     run.add_argument("--append-prompt", help="text added to the system prompt")
     run.add_argument("--title", help="the session title (default: the prompt's first line)")
     run.add_argument("--parent", help="save the run as a child of this session")
+    run.add_argument("--session", help="continue this session instead of starting one")
     run.add_argument(
         "--on-ask",
         choices=("allow", "deny"),
@@ -98,5 +99,15 @@ def main(argv: list[str] | None = None) -> int:
         from uji.headless import run
 
         return asyncio.run(run(paths, opts))
+    if command in ("list", "delete"):
+        from uji.sessions_cli import delete, listing
+
+        return listing(paths) if command == "list" else delete(paths, opts.id)
+    if command in ("new", "resume"):
+        from uji.tui import main as screen
+
+        if command == "resume":
+            return screen(paths, resume=opts.id, latest=opts.id is None)
+        return screen(paths)
     print(f"uji: error: `uji {command}` is not available yet; use `uji run PROMPT`", file=sys.stderr)
     return 2

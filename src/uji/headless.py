@@ -90,34 +90,57 @@ def auto_approver(on_ask: str) -> Any:
     return approve
 
 
+def _usage_error(text: str) -> int:
+    print(f"uji: error: {text}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _choose_model(app: App, opts: Any) -> str | None:
+    """Apply --model and --effort; returns a usage error, if any."""
+    if opts.model:
+        provider, _, model = opts.model.partition("/")
+        if not provider or not model:
+            return "--model takes PROVIDER/MODEL"
+        try:
+            app.use_model(provider, model, save=False)
+        except ValueError as e:
+            return f"--model: {e}"
+    if opts.effort:
+        app.effort = opts.effort
+    return None
+
+
+def _open_session(app: App, opts: Any, prompt: str) -> tuple[str | None, str | None]:
+    """(session id, usage error): a new session, or with --session the one to continue."""
+    from uji.lua.api.session import UUID
+
+    store = app.store
+    for flag, value in (("--parent", opts.parent), ("--session", opts.session)):
+        if value and (not UUID.match(value) or store.get_session(value) is None):
+            return None, f"{flag}: no session {value}"
+    if opts.session:
+        store.repair(opts.session)  # calls a crash left unanswered
+        app.events.emit("session_resumed", {"session_id": opts.session})
+        return opts.session, None
+    session_id = store.create_session(app.cwd, opts.title or title_from_prompt(prompt), parent=opts.parent)
+    app.events.emit("session_created", {"session_id": session_id})
+    return session_id, None
+
+
 async def run(paths: Paths, opts: Any) -> int:
     printer: Printer = JsonPrinter() if opts.json else Printer()
     app = App(paths, notice=printer.notice)
     try:
         await app.load_config()
-        if opts.model:
-            provider, _, model = opts.model.partition("/")
-            if not provider or not model:
-                print("uji: error: --model takes PROVIDER/MODEL", file=sys.stderr)
-                return EXIT_USAGE
-            try:
-                app.use_model(provider, model, save=False)
-            except ValueError as e:
-                print(f"uji: error: --model: {e}", file=sys.stderr)
-                return EXIT_USAGE
-        if opts.effort:
-            app.effort = opts.effort
+        problem = _choose_model(app, opts)
+        if problem:
+            return _usage_error(problem)
         tools = [t for t in opts.tools.split(",") if t] if opts.tools is not None else None
         prompt = " ".join(opts.prompt)
-        store = app.store
-        if opts.parent and store.get_session(opts.parent) is None:
-            print(f"uji: error: --parent: no session {opts.parent}", file=sys.stderr)
-            return EXIT_USAGE
-        session_id = store.create_session(
-            app.cwd, opts.title or title_from_prompt(prompt), parent=opts.parent
-        )
+        session_id, problem = _open_session(app, opts, prompt)
+        if problem or session_id is None:
+            return _usage_error(problem or "no session")
         printer.session(session_id)
-        app.events.emit("session_created", {"session_id": session_id})
         agent = Agent(
             app,
             session_id,
@@ -125,13 +148,40 @@ async def run(paths: Paths, opts: Any) -> int:
             auto_approver(opts.on_ask),
             TurnOptions(tools=tools, append_prompt=opts.append_prompt),
         )
-        result = await _turn_with_sigint(app, agent, prompt)
+        app.agent = agent
+        result = await _run_prompt(app, agent, prompt)
         printer.done(result)
         if result.interrupted:
             return EXIT_INTERRUPTED
         return EXIT_FAILED if result.error is not None else EXIT_OK
     finally:
         await app.close()
+
+
+async def _run_prompt(app: App, agent: Agent, prompt: str) -> TurnResult:
+    """A prompt, or a `/command args` line whose handler may submit prompts."""
+    from uji.commands import parse
+    from uji.lua.runtime import LuaError
+
+    submitted: list[str] = []
+    app.on_submit = lambda text: agent.enqueue(text) if agent.running else submitted.append(text)
+    parsed = parse(prompt)
+    command = app.commands.get(parsed[0]) if parsed else None
+    if command is None:
+        submitted.append(prompt)
+    else:
+        try:
+            await app.lua.call(command.handler, parsed[1] if parsed else "")
+        except LuaError as e:
+            return TurnResult(error=f"/{command.name}: {e}")
+        if not submitted:
+            return TurnResult(text="")
+    result = TurnResult(text="")
+    while submitted:
+        result = await _turn_with_sigint(app, agent, submitted.pop(0))
+        if result.error is not None:
+            break
+    return result
 
 
 async def _turn_with_sigint(app: App, agent: Agent, prompt: str) -> TurnResult:
@@ -145,6 +195,13 @@ async def _turn_with_sigint(app: App, agent: Agent, prompt: str) -> TurnResult:
             app._lua.break_requested = True
         loop.call_soon_threadsafe(task.cancel)
 
+    def interrupt() -> bool:
+        if task.done():
+            return False
+        task.cancel()
+        return True
+
+    app.on_interrupt = interrupt
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         return await task

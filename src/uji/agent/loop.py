@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from uji.agent import compaction, titles
 from uji.agent.approval import (
     APPROVAL_TIMEOUT,
     TIMEOUT_TEXT,
@@ -27,7 +26,9 @@ from uji.agent.approval import (
     policy_verdict,
     question_body,
 )
-from uji.agent.messages import for_model
+from uji.agent.calls import STALL_SECONDS, Collector, call_model, describe_failure
+from uji.agent.context import Budget, budget, estimate
+from uji.agent.messages import for_model, live
 from uji.agent.prompt import system_prompt
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.validate import check_arguments
@@ -38,9 +39,6 @@ if TYPE_CHECKING:
     from uji.tools.registry import Tool
 
 MAX_ITERATIONS = 100
-MAX_RETRIES = 5
-STALL_SECONDS = 120.0
-RETRY_AFTER_CAP = 60.0
 INTERRUPTED_RUNNING = "error: interrupted by the user while this tool ran"
 INTERRUPTED_BEFORE = "error: interrupted by the user before this tool ran"
 
@@ -64,69 +62,7 @@ class TurnOptions:
     tools: list[str] | None = None  # offer only these
     append_prompt: str | None = None
     max_output: int = 8192
-
-
-class Collector:
-    """The Reply a wire talks to: gathers one model call and tracks progress."""
-
-    def __init__(self, emit: Emit) -> None:
-        self._emit = emit
-        self.text_parts: list[str] = []
-        self.reasoning_parts: list[str] = []
-        self.answer: Answer | None = None
-        self.failure: Failure | None = None
-        self.last_progress = time.monotonic()
-        self.finished = asyncio.get_running_loop().create_future()
-
-    def text(self, delta: str) -> None:
-        if delta:
-            self.text_parts.append(delta)
-            self.last_progress = time.monotonic()
-            self._emit("delta", {"kind": "text", "text": delta})
-
-    def reasoning(self, delta: str) -> None:
-        if delta:
-            self.reasoning_parts.append(delta)
-            self.last_progress = time.monotonic()
-            self._emit("delta", {"kind": "reasoning", "text": delta})
-
-    def touch(self) -> None:
-        self.last_progress = time.monotonic()
-
-    def done(self, answer: Answer) -> None:
-        if self.finished.done():
-            return
-        if not answer.text and self.text_parts:
-            answer.text = "".join(self.text_parts)
-        if not answer.reasoning and self.reasoning_parts:
-            answer.reasoning = "".join(self.reasoning_parts)
-        self.answer = answer
-        self.finished.set_result(None)
-
-    def fail(self, failure: Failure) -> None:
-        if self.finished.done():
-            return
-        self.failure = failure
-        self.finished.set_result(None)
-
-
-def describe_failure(f: Failure) -> str:
-    if f.kind == "auth":
-        return f"authentication rejected ({f.status}) - check the api key for this provider"
-    if f.kind == "provider":
-        return f.message if f.message.startswith("provider:") else f"provider: {f.message}"
-    return f.message
-
-
-def backoff(attempt: int, retry_after: float | None) -> float:
-    if retry_after is not None:
-        return min(max(retry_after, 0.0), RETRY_AFTER_CAP)
-    return min(2.0 * 2**attempt, 30.0) * random.uniform(0.75, 1.25)
-
-
-def _first_line(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else text
-    return line[:160]
+    auto_title: bool = False  # the UI titles sessions with a side request; `uji run` does not
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -159,6 +95,8 @@ class Agent:
         self._approver = approver
         self.options = options or TurnOptions()
         self.usage = Usage()
+        self.last_usage = Usage()
+        self.requests = 0
         # What an interrupt must answer: the calls of the step in flight.
         self._pending_calls: list[ToolCall] = []
         self._running_call: str | None = None
@@ -166,12 +104,34 @@ class Agent:
         # Messages typed during a turn: one is steered in per model call.
         self.queue: list[dict[str, Any]] = []
         self.running = False
+        self.started_at: float | None = None
+        # Context accounting: the provider's reported input for the request that ended
+        # at message seq `_anchor_seq`; messages after it are estimated.
+        self._anchor_tokens: int | None = None
+        self._anchor_seq = 0
+        self._anchor_pending = 0
+        self._last_seq = 0
+        self._title_task: asyncio.Task[None] | None = None
+        self._history: list[dict[str, Any]] | None = None
+        self._compaction_failed = False  # within this turn: do not try again
 
     # Saving -------------------------------------------------------------------
 
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The session's messages, read once and then kept in step with every save."""
+        if self._history is None:
+            self._history = self.app.store.messages(self.session_id)
+            if self._history:
+                self._last_seq = self._history[-1]["seq"]
+        return self._history
+
     def save(self, message: dict[str, Any]) -> dict[str, Any]:
+        history = self.history
         seq = self.app.store.append(self.session_id, message)
+        self._last_seq = seq
         saved = dict(message, seq=seq)
+        history.append(saved)
         self._emit("message", saved)
         text = message.get("text") or message.get("content") or ""
         self.app.events.emit("message_appended", {"type": message["type"], "text": text})
@@ -211,10 +171,16 @@ class Agent:
         user: dict[str, Any] = {"type": "user", "text": text}
         if images:
             user["images"] = images
-        self.app.events.emit("message_submitted", {"text": text})
-        self.save(user)
         self.running = True
+        self._compaction_failed = False
+        self.started_at = asyncio.get_running_loop().time()
+        self.app.events.emit("status_changed", {"state": "working"})
         try:
+            if self._over_budget():
+                await self.compact(notice=None)
+            self.app.events.emit("message_submitted", {"text": text})
+            self.save(user)
+            self._maybe_title(text)
             system = await self._system_prompt(text)
             return await self._loop(system)
         except asyncio.CancelledError:
@@ -223,25 +189,156 @@ class Agent:
                 task.uncancel()
             self._after_interrupt()
             return TurnResult(error="interrupted", interrupted=True, usage=self.usage)
-        except TurnFailed as e:
-            self.save({"type": "error", "text": str(e)})
-            return TurnResult(error=str(e), usage=self.usage)
+        except (TurnFailed, Failure) as e:
+            text = describe_failure(e) if isinstance(e, Failure) else str(e)
+            self.save({"type": "error", "text": text})
+            return TurnResult(error=text, usage=self.usage)
         finally:
             self.running = False
+            self.started_at = None
             self.app.events.emit("turn_finished", {})
+            self.app.events.emit("status_changed", {"state": "idle"})
 
     async def _system_prompt(self, text: str) -> str:
         system = system_prompt(self.app.cwd)
+        for provider in self.app.context_providers():
+            try:
+                value = await self.app.call_context_provider(provider)
+            except Exception as e:
+                self.notice(f"context {provider.name!r} failed: {e}")
+                continue
+            if isinstance(value, str):
+                if value:
+                    system = f"{system}\n\n{value}"
+            elif isinstance(value, dict) and value.get("at") == "turn" and isinstance(value.get("text"), str):
+                self.save({"type": "context", "text": value["text"]})
+            elif value is not None:
+                self.notice(
+                    f'context {provider.name!r} returned something that is neither a string nor {{text=, at="turn"}}'
+                )
         if self.app.events.has("before_turn"):
             system = await self.app.events.chain("before_turn", {"text": text}, "system", system)
         if self.options.append_prompt:
             system = f"{system}\n\n{self.options.append_prompt}"
         return system
 
+    # Context and compaction --------------------------------------------------------
+
+    def budget(self) -> Budget:
+        provider = self.app.provider()
+        model = provider.model(self.app.model_id) if provider and self.app.model_id else None
+        window = (model.context if model else None) or (provider.context_window if provider else None)
+        settings = self.app.compaction
+        return budget(window, model.output if model else None, settings.get("reserve"))
+
+    def context(self) -> dict[str, Any]:
+        """{used, window}: the provider's last reported input plus an estimate of what
+        came after it."""
+        history = self.history
+        return {"used": self._used(history), "window": self.budget().window}
+
+    def _used(self, history: list[dict[str, Any]], system: str | None = None) -> int:
+        compacted, rest = live(history)
+        if self._anchor_tokens is not None:
+            return self._anchor_tokens + sum(estimate(m) for m in rest if m.get("seq", 0) > self._anchor_seq)
+        used = sum(estimate(m) for m in rest)
+        if compacted is not None:
+            used += estimate({"text": compacted.get("summary", "")})
+        if system is not None:
+            tools = [t.schema() for t in self.app.registry.offered(self.options.tools)]
+            used += (len(system) + len(json.dumps(tools))) // 4
+        return used
+
+    def _anchor(self, answer: Answer) -> None:
+        u = answer.usage
+        reported = u.input + u.cache_read + u.cache_write
+        if reported > 0:
+            self._anchor_tokens = reported
+            self._anchor_seq = self._anchor_pending
+
+    def _over_budget(self, system: str | None = None) -> bool:
+        usable = self.budget().usable
+        if usable is None or self._compaction_failed or not self.app.compaction.get("enabled", True):
+            return False
+        return self._used(self.history, system) >= usable
+
+    async def compact(self, notice: str | None = None, manual: bool = False) -> tuple[bool, str | None]:
+        """Fold older messages into a checkpoint summary. Returns (done, why not)."""
+        history = self.history
+        previous, rest = live(history)
+        used = self._used(history)
+        keep = self.app.compaction.get("keep_recent") or self.budget().keep_recent(used, manual)
+        cut = compaction.cut_index(rest, 0, keep)
+        if cut is None:
+            return False, "nothing to compact yet"
+        folded = rest[:cut]
+        system, text = compaction.request_text(folded, previous.get("summary") if previous else None)
+        try:
+            summary = await self.side_request(system, text)
+        except (Failure, TurnFailed) as e:
+            self._compaction_failed = True
+            self.notice(
+                f"{compaction.FAILED_NOTICE} ({describe_failure(e) if isinstance(e, Failure) else e})"
+            )
+            return False, str(e)
+        if not summary.strip():
+            self._compaction_failed = True
+            self.notice(compaction.FAILED_NOTICE)
+            return False, "the summary was empty"
+        files = compaction.files_touched(folded, (previous or {}).get("files") or [])
+        self.save(
+            {"type": "compaction", "summary": summary.strip(), "through": folded[-1]["seq"], "files": files}
+        )
+        self._anchor_tokens = None
+        if notice:
+            self.notice(notice)
+        self.app.events.emit("session_compacted", {"count": len(folded)})
+        return True, None
+
+    async def side_request(self, system: str, text: str, max_output: int = 8192) -> str:
+        """A call without tools (titles, summaries): the same model, effort off, no cache."""
+        request, wire, idle = self._request(system)
+        request.messages = [{"type": "user", "text": text}]
+        request.tools = []
+        request.effort = None
+        request.cache = "off"
+        request.max_output = min(request.max_output, max_output)
+        answer = await call_model(wire, request, idle, lambda kind, data: None, self.notice)
+        self._count(answer.usage)
+        return answer.text
+
+    # Titles ----------------------------------------------------------------------
+
+    def _maybe_title(self, text: str) -> None:
+        if not self.options.auto_title:
+            return
+        session = self.app.store.get_session(self.session_id)
+        if session is None or session["title"].strip().lower() not in titles.PLACEHOLDERS:
+            return
+        if sum(1 for m in self.history if m["type"] == "user") != 1:
+            return
+        self._title_task = asyncio.get_running_loop().create_task(self._title(text))
+
+    async def _title(self, text: str) -> None:
+        try:
+            answer = await self.side_request(titles.PROMPT, titles.clip_input(text), 64)
+        except Exception:
+            return  # a title is a nicety; the turn goes on without one
+        title = titles.sanitize(answer)
+        if title:
+            self.set_title(title)
+
+    def set_title(self, title: str) -> None:
+        self.app.store.set_title(self.session_id, title)
+        self._emit("session_titled", {"title": title})
+        self.app.events.emit("session_titled", {"title": title})
+
     async def _loop(self, system: str) -> TurnResult:
         continued = 0
         for _ in range(MAX_ITERATIONS):
             self._steer()
+            if self._over_budget(system):
+                await self.compact(notice=compaction.MID_TURN_NOTICE)
             answer = await self._generate(system)
             for call in answer.tool_calls:
                 if not call.id:
@@ -315,7 +412,9 @@ class Agent:
             raise TurnFailed(str(e)) from None
         model = provider.model(app.model_id)
         tools = [t.schema() for t in app.registry.offered(self.options.tools)]
-        history = app.store.messages(self.session_id)
+        history = self.history
+        from uji.providers.efforts import for_request
+
         request = WireRequest(
             model=app.model_id,
             system=system,
@@ -323,67 +422,46 @@ class Agent:
             tools=tools,
             provider={"id": provider.id, "base_url": provider.base_url, "compat": {}},
             auth={"key": key, "oauth": None},
-            effort=app.effort,
+            # The user's level, moved to the nearest one this model accepts.
+            effort=for_request(app.effort, model),
             reasoning=bool(model and model.reasoning),
             max_output=(model.output if model and model.output else self.options.max_output),
-            cache="short",
+            cache=getattr(app, "cache", None) or "short",
             session=self.session_id,
+            model_cache=model.cache if model else None,
+            images=model.images if model else None,
         )
         return request, wire, provider.idle or STALL_SECONDS
 
     async def _generate(self, system: str) -> Answer:
         request, wire, idle = self._request(system)
-        for attempt in range(MAX_RETRIES + 1):
-            reply = Collector(self._emit)
-            self._partial = reply
-            await self._stream(wire, request, reply, idle)
-            self._partial = None
-            if reply.answer is not None:
-                self.usage.add(reply.answer.usage)
-                return reply.answer
-            failure = reply.failure or Failure("provider", "the wire ended without an answer")
-            if not failure.retryable or attempt == MAX_RETRIES:
-                raise TurnFailed(describe_failure(failure))
-            delay = backoff(attempt, failure.retry_after)
-            self._emit("stream_cleared", {})
-            self.notice(
-                f"request failed ({_first_line(describe_failure(failure))}), "
-                f"retrying in {delay:.0f}s ({attempt + 1}/{MAX_RETRIES})"
-            )
-            await asyncio.sleep(delay)
-        raise AssertionError("unreachable")
+        self._anchor_pending = self._last_seq
+        answer = await call_model(wire, request, idle, self._emit, self.notice, self._track)
+        self._count(answer.usage)
+        self._anchor(answer)
+        return answer
 
-    async def _stream(self, wire: Any, request: WireRequest, reply: Collector, idle: float) -> None:
-        """Run the wire with a stall watchdog: no progress for `idle` seconds fails it."""
-        task = asyncio.ensure_future(wire.stream(request, reply))
-        try:
-            while not reply.finished.done():
-                remaining = reply.last_progress + idle - time.monotonic()
-                if remaining <= 0:
-                    reply.fail(Failure("http", f"stream stalled: no data for {idle:.0f}s"))
-                    break
-                await asyncio.wait(
-                    {task, reply.finished}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
-                )
-                if task.done() and not reply.finished.done():
-                    exc = task.exception()
-                    reply.fail(
-                        exc
-                        if isinstance(exc, Failure)
-                        else Failure(
-                            "provider",
-                            f"the wire failed: {exc}" if exc else "the wire ended without an answer",
-                        )
-                    )
-        finally:
-            if not task.done():
-                task.cancel()
-                try:
-                    await task
-                except (asyncio.CancelledError, Exception):
-                    pass
-            elif not task.cancelled():
-                task.exception()  # retrieved, so asyncio does not log it
+    def _count(self, usage: Usage) -> None:
+        self.usage.add(usage)
+        self.last_usage = usage
+        self.requests += 1
+
+    def usage_report(self) -> dict[str, Any]:
+        u = self.usage
+        return {
+            **u.as_dict(),
+            "total": u.input + u.output + u.cache_read + u.cache_write,
+            "last": self.last_usage.as_dict(),
+            "requests": self.requests,
+        }
+
+    def elapsed(self) -> float | None:
+        if self.started_at is None:
+            return None
+        return asyncio.get_running_loop().time() - self.started_at
+
+    def _track(self, reply: Collector | None) -> None:
+        self._partial = reply
 
     # Tool calls ---------------------------------------------------------------
 

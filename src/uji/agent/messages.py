@@ -22,18 +22,26 @@ def summary_message(compaction: dict[str, Any]) -> dict[str, Any]:
     return {"type": "user", "text": text}
 
 
-def for_model(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages a wire sends: everything after the last compaction (which becomes
-    a summary), `context` as user text; shell, job, system and error rows never go."""
-    start = 0
-    out: list[dict[str, Any]] = []
-    for i in range(len(history) - 1, -1, -1):
-        if history[i]["type"] == "compaction":
-            out.append(summary_message(history[i]))
-            start = i + 1
+def live(history: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The latest compaction (or None) and the messages it did not fold."""
+    last = None
+    for m in reversed(history):
+        if m["type"] == "compaction":
+            last = m
             break
-    answered = {m.get("tool_call_id") for m in history[start:] if m["type"] == "tool"}
-    for m in history[start:]:
+    if last is None:
+        return None, list(history)
+    through = last.get("through", 0)
+    return last, [m for m in history if m.get("seq", 0) > through and m["type"] != "compaction"]
+
+
+def for_model(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages a wire sends: a summary for what the latest compaction folded, then
+    the rest, with `context` as user text; shell, job, system and error rows never go."""
+    compaction, rest = live(history)
+    out: list[dict[str, Any]] = [summary_message(compaction)] if compaction is not None else []
+    answered = {m.get("tool_call_id") for m in rest if m["type"] == "tool"}
+    for m in rest:
         kind = m["type"]
         if kind == "user":
             item: dict[str, Any] = {"type": "user", "text": m.get("text", "")}

@@ -66,10 +66,16 @@ class Runtime:
         # interrupt reaches a Lua loop that never returns.
         self.lua.execute("if jit then jit.off() end")
         self.break_requested = False
-        host = dict(host)
+        # lupa ties a Lua value that reaches Python to the coroutine running at the time,
+        # and freeing it after Lua collected that coroutine crashes the process. Passing
+        # the arguments of every host function through a function of the main state ties
+        # them to the runtime instead, so Python may keep them (handlers, tools, ...).
+        self._rehome = self.lua.eval("function(...) return ... end")
+        self._lua_type = lupa.lua_type
+        host = {name: self._anchored(fn) for name, fn in host.items()}
         host["check_interrupt"] = self._check_interrupt
         host["errtext"] = _errtext
-        host["settle"] = self._settle
+        host["settle"] = self._anchored(self._settle)
         host["cancel"] = self._cancel
         self._host_table = self.lua.table_from(host)
         search = ";".join(
@@ -99,6 +105,17 @@ class Runtime:
         self.make_reply = internals.make_reply
         g.uji = self.uji
         self.tasks: set[asyncio.Task[Any]] = set()
+
+    def _anchored(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        lua_type, rehome = self._lua_type, self._rehome
+
+        def host_function(*args: Any) -> Any:
+            if any(lua_type(a) is not None for a in args):
+                moved = rehome(*args)
+                args = moved if isinstance(moved, tuple) else (moved,)
+            return fn(*args)
+
+        return host_function
 
     # Loading ----------------------------------------------------------------
 

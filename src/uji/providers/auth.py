@@ -1,10 +1,21 @@
 """API keys: `<data>/auth.toml` (mode 0600, one table per provider) and the provider's
-`auth_env` variables. A saved key wins; an empty variable counts as unset."""
+`auth_env` variables. A saved key wins; an empty variable counts as unset.
+
+The file holds `[<provider id>]` tables with `type = "api_key"` and `key = "…"` (other
+types, such as OAuth data, are kept as they are); a bare string value means an API key.
+It is read with the stdlib `tomllib` and written by the small writer below, which only
+needs to round-trip what `tomllib` gives back, so no TOML dependency is needed.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
+import tempfile
+import tomllib
+from datetime import date, datetime, time
 from typing import Any
 
 from uji.providers.catalog import Provider
@@ -24,8 +35,6 @@ def _read_auth_file(path: str) -> dict[str, Any]:
             f"{path} is readable by others (mode {stat.S_IMODE(st.st_mode):o}); "
             f"run `chmod 600 {path}` so uji will use it"
         )
-    import tomllib
-
     with open(path, "rb") as f:
         try:
             return tomllib.load(f)
@@ -43,15 +52,53 @@ def saved_key(path: str, provider_id: str) -> str | None:
     return None
 
 
-def find_key(path: str, provider: Provider) -> str | None:
-    key = saved_key(path, provider.id)
-    if key:
-        return key
+def env_key(provider: Provider) -> str | None:
     for var in provider.auth_env:
         value = os.environ.get(var)
-        if value:
+        if value:  # an empty variable counts as unset
             return value
     return None
+
+
+def find_key(path: str, provider: Provider) -> str | None:
+    return saved_key(path, provider.id) or env_key(provider)
+
+
+def authenticated(path: str, provider: Provider) -> bool:
+    """A saved key or an `auth_env` hit. Raises AuthError for an unusable auth.toml."""
+    return find_key(path, provider) is not None
+
+
+def save_key(path: str, provider_id: str, key: str) -> None:
+    """Save an API key for a provider, keeping the file's other entries.
+
+    The file is replaced atomically, and the new one is created with mode 0600 from the
+    start (`mkstemp`), so the key is never readable by others, not even briefly.
+    Raises AuthError if the existing file cannot be used or the write fails.
+    """
+    if not key:
+        raise AuthError("the key must be a non-empty string")
+    data = _read_auth_file(path)
+    data[provider_id] = {"type": "api_key", "key": key}
+    text = dumps(data)
+    folder = os.path.dirname(path) or "."
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".auth-", suffix=".toml", dir=folder)
+    except OSError as e:
+        raise AuthError(f"could not write {path}: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise AuthError(f"could not write {path}: {e.strerror or e}") from None
 
 
 def missing_key_message(provider: Provider) -> str:
@@ -59,3 +106,60 @@ def missing_key_message(provider: Provider) -> str:
         names = " or ".join(provider.auth_env)
         return f"no API key for {provider.name}: set {names}, or save one with /login"
     return f"no API key for {provider.name}: save one with /login"
+
+
+# --------------------------------------------------------------------------- TOML writer
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """TOML text for what `tomllib` reads: plain values first, then one table each."""
+    lines: list[str] = []
+    _write_table([], data, lines)
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _write_table(path: list[str], table: dict[str, Any], lines: list[str]) -> None:
+    plain = [(k, v) for k, v in table.items() if not isinstance(v, dict)]
+    nested = [(k, v) for k, v in table.items() if isinstance(v, dict)]
+    if path and (plain or not nested):
+        lines += ["", "[" + ".".join(_key(p) for p in path) + "]"]
+    lines += [f"{_key(k)} = {_value(v)}" for k, v in plain]
+    for k, v in nested:
+        _write_table([*path, k], v, lines)
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else _string(key)
+
+
+def _string(s: str) -> str:
+    # JSON's escapes are valid TOML basic-string escapes; TOML also forbids a raw DEL.
+    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return _string(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if v != v:
+            return "nan"
+        if v in (float("inf"), float("-inf")):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, (datetime, date, time)):
+        return v.isoformat()
+    if isinstance(v, list):
+        return "[" + ", ".join(_inline(x) for x in v) + "]"
+    raise AuthError(f"auth.toml: cannot write a value of type {type(v).__name__}")
+
+
+def _inline(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_inline(x)}" for k, x in v.items()) + "}"
+    return _value(v)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-DEFAULT_EFFORTS = ("off", "minimal", "low", "medium", "high")
+from uji.providers.efforts import DEFAULT_EFFORTS, EFFORTS
+
+__all__ = ["BUILTIN", "DEFAULT_EFFORTS", "EFFORTS", "Catalog", "CatalogError", "Model", "Provider"]
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Provider:
             "id": self.id,
             "name": self.name,
             "wire": self.wire,
+            "api": self.wire,  # the late era's name for the same field
             "base_url": self.base_url,
             "auth_env": list(self.auth_env),
             "context_window": self.context_window,
@@ -93,7 +95,7 @@ def _model(spec: Any, where: str) -> Model:
         reasoning=bool(spec.get("reasoning", False)),
         cache=bool(spec.get("cache", False)),
         images=spec.get("images"),
-        efforts=efforts,
+        efforts=list(efforts) if efforts is not None else None,
     )
 
 
@@ -168,8 +170,184 @@ class Catalog:
         return provider
 
 
-# The built-in providers. Model lists hold what is known to work well; any model id
-# the provider serves can be used with `uji.model.use` or `--model`.
+# Model tables: a *starting list* as of early 2026, not a promise that it is complete
+# or current. Any id the provider serves works with `uji.model.use` or `--model`; a
+# model missing here just gets no capability hints (its effort is sent as asked). The
+# first model of a provider is the one picked when a user names only the provider, so it
+# is a widely available choice rather than the newest.
+BUDGET_EFFORTS = ["off", "minimal", "low", "medium", "high", "xhigh"]
+
+
+def _m(
+    id: str,
+    context: int,
+    output: int,
+    *,
+    reasoning: bool = False,
+    cache: bool = False,
+    images: bool = True,
+    efforts: list[str] | None = None,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "id": id,
+        "context": context,
+        "output": output,
+        "reasoning": reasoning,
+        "cache": cache,
+        "images": images,
+    }
+    if efforts is not None:
+        spec["efforts"] = efforts
+    return spec
+
+
+# Claude before 4.6 thinks on a token budget (any level up to the output limit works);
+# 4.6 and later think adaptively at an effort of low, medium, high (and max on Opus).
+ANTHROPIC_MODELS = [
+    _m("claude-sonnet-4-5", 200_000, 64_000, reasoning=True, cache=True, efforts=BUDGET_EFFORTS),
+    _m(
+        "claude-opus-4-6",
+        200_000,
+        128_000,
+        reasoning=True,
+        cache=True,
+        efforts=["off", "low", "medium", "high", "max"],
+    ),
+    _m(
+        "claude-sonnet-4-6",
+        200_000,
+        64_000,
+        reasoning=True,
+        cache=True,
+        efforts=["off", "low", "medium", "high"],
+    ),
+    _m("claude-opus-4-5", 200_000, 64_000, reasoning=True, cache=True, efforts=BUDGET_EFFORTS),
+    _m("claude-haiku-4-5", 200_000, 64_000, reasoning=True, cache=True, efforts=BUDGET_EFFORTS),
+    _m("claude-opus-4-1", 200_000, 32_000, reasoning=True, cache=True),
+    _m("claude-sonnet-4-0", 200_000, 64_000, reasoning=True, cache=True),
+]
+
+# OpenAI caches long prompts by itself; `cache` here means "benefits from a cache key".
+# "off" is listed only for models whose lowest `reasoning_effort` is "none".
+OPENAI_MODELS = [
+    _m("gpt-5", 400_000, 128_000, reasoning=True, cache=True, efforts=["minimal", "low", "medium", "high"]),
+    _m(
+        "gpt-5.2",
+        400_000,
+        128_000,
+        reasoning=True,
+        cache=True,
+        efforts=["off", "low", "medium", "high", "xhigh"],
+    ),
+    _m("gpt-5.1", 400_000, 128_000, reasoning=True, cache=True, efforts=["off", "low", "medium", "high"]),
+    _m(
+        "gpt-5-mini",
+        400_000,
+        128_000,
+        reasoning=True,
+        cache=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+    _m(
+        "gpt-5-nano",
+        400_000,
+        128_000,
+        reasoning=True,
+        cache=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+    _m("gpt-4.1", 1_047_576, 32_768, cache=True),
+    _m("gpt-4.1-mini", 1_047_576, 32_768, cache=True),
+    _m("o3", 200_000, 100_000, reasoning=True, cache=True, efforts=["low", "medium", "high"]),
+    _m("o4-mini", 200_000, 100_000, reasoning=True, cache=True, efforts=["low", "medium", "high"]),
+]
+
+# Gemini 2.5 Pro cannot switch thinking off; 3.x thinks at named levels (see the wire).
+GOOGLE_MODELS = [
+    _m(
+        "gemini-2.5-pro",
+        1_048_576,
+        65_536,
+        reasoning=True,
+        efforts=["minimal", "low", "medium", "high", "xhigh"],
+    ),
+    _m(
+        "gemini-2.5-flash",
+        1_048_576,
+        65_536,
+        reasoning=True,
+        efforts=["off", "minimal", "low", "medium", "high"],
+    ),
+    _m(
+        "gemini-2.5-flash-lite",
+        1_048_576,
+        65_536,
+        reasoning=True,
+        efforts=["off", "minimal", "low", "medium", "high"],
+    ),
+    _m("gemini-3-pro-preview", 1_048_576, 65_536, reasoning=True, efforts=["low", "high"]),
+    _m(
+        "gemini-3-flash-preview",
+        1_048_576,
+        65_536,
+        reasoning=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+]
+
+OPENROUTER_MODELS = [
+    _m(
+        "anthropic/claude-sonnet-4.5",
+        200_000,
+        64_000,
+        reasoning=True,
+        efforts=["off", "low", "medium", "high"],
+    ),
+    _m("openai/gpt-5", 400_000, 128_000, reasoning=True, efforts=["minimal", "low", "medium", "high"]),
+    _m("google/gemini-2.5-pro", 1_048_576, 65_536, reasoning=True, efforts=["low", "medium", "high"]),
+    _m("deepseek/deepseek-chat", 163_840, 16_384, images=False),
+]
+
+GROQ_MODELS = [
+    _m(
+        "openai/gpt-oss-120b",
+        131_072,
+        65_536,
+        reasoning=True,
+        images=False,
+        efforts=["low", "medium", "high"],
+    ),
+    _m(
+        "openai/gpt-oss-20b", 131_072, 65_536, reasoning=True, images=False, efforts=["low", "medium", "high"]
+    ),
+    _m("llama-3.3-70b-versatile", 131_072, 32_768, images=False),
+    _m("moonshotai/kimi-k2-instruct-0905", 262_144, 16_384, images=False),
+]
+
+# deepseek-chat thinks when asked (`thinking.type`); deepseek-reasoner always thinks.
+DEEPSEEK_MODELS = [
+    _m("deepseek-chat", 128_000, 8_192, reasoning=True, cache=True, images=False, efforts=["off", "high"]),
+    _m("deepseek-reasoner", 128_000, 64_000, reasoning=True, cache=True, images=False, efforts=["high"]),
+]
+
+# Mistral rejects unknown body fields, so no effort is ever sent to it (see the dialect).
+MISTRAL_MODELS = [
+    _m("mistral-medium-latest", 131_072, 32_768),
+    _m("mistral-large-latest", 131_072, 32_768),
+    _m("devstral-medium-latest", 131_072, 32_768, images=False),
+    _m("codestral-latest", 256_000, 32_768, images=False),
+]
+
+# grok-4 reasons but refuses a `reasoning_effort`; listing it as not reasoning keeps
+# uji from sending one.
+XAI_MODELS = [
+    _m("grok-4", 256_000, 32_768),
+    _m("grok-code-fast-1", 256_000, 32_768, images=False),
+    _m("grok-3-mini", 131_072, 32_768, reasoning=True, images=False, efforts=["low", "high"]),
+]
+
+
+# The built-in providers (SPEC §4).
 BUILTIN: list[dict[str, Any]] = [
     {
         "id": "anthropic",
@@ -177,6 +355,7 @@ BUILTIN: list[dict[str, Any]] = [
         "wire": "anthropic",
         "base_url": "https://api.anthropic.com/v1",
         "auth_env": ["ANTHROPIC_API_KEY"],
+        "models": ANTHROPIC_MODELS,
     },
     {
         "id": "openai",
@@ -184,6 +363,7 @@ BUILTIN: list[dict[str, Any]] = [
         "wire": "openai-chat",
         "base_url": "https://api.openai.com/v1",
         "auth_env": ["OPENAI_API_KEY"],
+        "models": OPENAI_MODELS,
     },
     {
         "id": "google",
@@ -191,6 +371,7 @@ BUILTIN: list[dict[str, Any]] = [
         "wire": "gemini",
         "base_url": "https://generativelanguage.googleapis.com/v1beta",
         "auth_env": ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        "models": GOOGLE_MODELS,
     },
     {
         "id": "openrouter",
@@ -198,6 +379,7 @@ BUILTIN: list[dict[str, Any]] = [
         "wire": "openai-chat",
         "base_url": "https://openrouter.ai/api/v1",
         "auth_env": ["OPENROUTER_API_KEY"],
+        "models": OPENROUTER_MODELS,
     },
     {
         "id": "groq",
@@ -205,6 +387,7 @@ BUILTIN: list[dict[str, Any]] = [
         "wire": "openai-chat",
         "base_url": "https://api.groq.com/openai/v1",
         "auth_env": ["GROQ_API_KEY"],
+        "models": GROQ_MODELS,
     },
     {
         "id": "deepseek",
@@ -212,6 +395,7 @@ BUILTIN: list[dict[str, Any]] = [
         "wire": "openai-chat",
         "base_url": "https://api.deepseek.com/v1",
         "auth_env": ["DEEPSEEK_API_KEY"],
+        "models": DEEPSEEK_MODELS,
     },
     {
         "id": "mistral",
@@ -219,6 +403,7 @@ BUILTIN: list[dict[str, Any]] = [
         "wire": "openai-chat",
         "base_url": "https://api.mistral.ai/v1",
         "auth_env": ["MISTRAL_API_KEY"],
+        "models": MISTRAL_MODELS,
     },
     {
         "id": "xai",
@@ -226,6 +411,7 @@ BUILTIN: list[dict[str, Any]] = [
         "wire": "openai-chat",
         "base_url": "https://api.x.ai/v1",
         "auth_env": ["XAI_API_KEY"],
+        "models": XAI_MODELS,
     },
     {"id": "ollama", "name": "Ollama", "wire": "openai-chat", "base_url": "http://localhost:11434/v1"},
     {"id": "lmstudio", "name": "LM Studio", "wire": "openai-chat", "base_url": "http://localhost:1234/v1"},

@@ -1,0 +1,48 @@
+"""The terminal UI (`uji`, `uji new`, `uji resume`).
+
+This package's `__init__` and the modules `uji run` reaches (`keys`, `host`) import no
+Textual: Textual costs about 155 ms to import, and only the screen needs it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from uji.paths import Paths
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def main(paths: Paths, resume: str | None = None, latest: bool = False) -> int:
+    """Open the screen on a new session, the latest one of the cwd (`latest`), or `resume`."""
+    if resume is not None:
+        problem = _check_session(paths, resume)
+        if problem:
+            print(f"uji: error: {problem}", file=sys.stderr)
+            return 1
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        print("uji: error: the screen needs a terminal; use `uji run PROMPT` without one", file=sys.stderr)
+        return 1
+    from uji.tui.app import UjiApp
+    from uji.tui.terminal import enable_alt_enter
+
+    enable_alt_enter()
+    app = UjiApp(paths, resume=resume, latest=latest)
+    code = app.run()
+    return code or 0
+
+
+def _check_session(paths: Paths, session_id: str) -> str | None:
+    if not UUID.match(session_id):
+        return f"not a session id: {session_id!r} (ids look like 0190a1b2-…; `uji list` shows them)"
+    from uji.store.sessions import Store, StoreError
+
+    try:
+        with Store(paths.db) as store:
+            if store.get_session(session_id) is None:
+                return f"no session {session_id}"
+    except StoreError as e:
+        return str(e)
+    return None

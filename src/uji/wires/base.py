@@ -97,6 +97,10 @@ class WireRequest:
     max_output: int = 8192
     cache: str = "short"  # off | short | long
     session: str = ""
+    # What the catalog knows of the model (None: not listed). Not part of the Lua
+    # request table: Lua wires read the provider's own settings instead.
+    model_cache: bool | None = None  # takes prompt-cache breakpoints (Anthropic)
+    images: bool | None = None  # False: text-only, images are left out with a note
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -11,8 +11,9 @@ from the I/O in `OpenAIChatWire.stream`, so golden tests need no server.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,13 +21,15 @@ from urllib.parse import urlsplit
 import httpx2
 
 from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
-from .sse import open_sse, shared_client
+from .sse import DRAIN_SECONDS, open_sse, shared_client
 
 STALL_SECONDS = 120.0  # no progress for this long fails the stream (internals §1)
 MIN_OUTPUT = 1024
 MAX_IMAGES = 20  # per request, newest first (internals §4)
 MAX_IMAGE_BYTES = 16 * 1024 * 1024  # base64 bytes per request, newest first
 TOOL_IMAGES_TEXT = "These are the images the tool calls above returned."
+# Mistral refuses a user message right after tool messages: an assistant line goes between.
+BRIDGE_TEXT = "The tool calls returned images; they follow."
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -40,15 +43,23 @@ class Dialect:
 
     max_tokens_field: str | None = "max_tokens"  # None: no output limit is sent
     cache_key: bool = False  # send the session id as `prompt_cache_key`
-    effort: str | None = "reasoning_effort"  # "reasoning_effort" | "reasoning" | None
+    effort: str | None = "reasoning_effort"  # how the level is sent: see `add_effort`
     finish_reason: bool = True  # a stream that ends without one is a failure
     tool_result_name: bool = False  # tool messages carry the tool's `name`
+    bridge_tool_images: bool = False  # an assistant line before the tool-images message
 
 
 # Matched on the host and its subdomains. Everything else gets `Dialect()`.
 DIALECTS: dict[str, Dialect] = {
     "api.openai.com": Dialect(max_tokens_field="max_completion_tokens", cache_key=True),
     "openrouter.ai": Dialect(effort="reasoning"),
+    "api.deepseek.com": Dialect(effort="thinking"),
+    "api.z.ai": Dialect(effort="thinking_only"),
+    "open.bigmodel.cn": Dialect(effort="thinking_only"),
+    "dashscope.aliyuncs.com": Dialect(effort="enable_thinking"),
+    "dashscope-intl.aliyuncs.com": Dialect(effort="enable_thinking"),
+    # Mistral answers 422 to any body field it does not know, `reasoning_effort` included.
+    "api.mistral.ai": Dialect(effort=None, bridge_tool_images=True),
 }
 
 
@@ -88,7 +99,11 @@ def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str
     body: dict[str, Any] = {
         "model": request.model,
         "messages": build_messages(
-            request.system, request.messages, tool_result_name=dialect.tool_result_name
+            request.system,
+            request.messages,
+            tool_result_name=dialect.tool_result_name,
+            images=request.images is not False,
+            bridge=dialect.bridge_tool_images,
         ),
         "stream": True,
         "stream_options": {"include_usage": True},
@@ -97,7 +112,7 @@ def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str
         body["tools"] = [_tool_spec(t) for t in request.tools]
     if dialect.max_tokens_field:
         body[dialect.max_tokens_field] = max(request.max_output or 0, MIN_OUTPUT)
-    _add_effort(body, request.effort, dialect.effort)
+    add_effort(body, request.effort, dialect.effort)
     if dialect.cache_key and request.cache != "off" and request.session:
         body["prompt_cache_key"] = request.session
     return body
@@ -112,9 +127,30 @@ def _tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def _add_effort(body: dict[str, Any], effort: str | None, style: str | None) -> None:
-    if not effort or effort == "off" or style is None:
-        return  # "off" and the provider default both mean: send no level
+def add_effort(body: dict[str, Any], effort: str | None, style: str | None) -> None:
+    """Put the effort level where this server reads it (reference internals §6).
+
+    `reasoning_effort` (OpenAI and most others) and `reasoning` (OpenRouter's
+    `{effort}`) send no level for "off"; the thinking switches say "off" explicitly:
+    `thinking` (DeepSeek: `thinking.type` plus the level), `thinking_only` (z.ai: the
+    switch alone) and `enable_thinking` (Qwen: a boolean plus the level). Any other
+    style is taken as the name of a top-level field for the level.
+    """
+    if not effort or style is None:
+        return  # the provider's default
+    off = effort == "off"
+    if style in ("thinking", "thinking_only"):
+        body["thinking"] = {"type": "disabled" if off else "enabled"}
+        if style == "thinking" and not off:
+            body["reasoning_effort"] = effort
+        return
+    if style == "enable_thinking":
+        body["enable_thinking"] = not off
+        if not off:
+            body["reasoning_effort"] = effort
+        return
+    if off:
+        return
     if style == "reasoning":
         body["reasoning"] = {"effort": effort}
     else:
@@ -122,18 +158,24 @@ def _add_effort(body: dict[str, Any], effort: str | None, style: str | None) -> 
 
 
 def build_messages(
-    system: str, messages: list[dict[str, Any]], *, tool_result_name: bool = False
+    system: str,
+    messages: list[dict[str, Any]],
+    *,
+    tool_result_name: bool = False,
+    images: bool = True,
+    bridge: bool = False,
 ) -> list[dict[str, Any]]:
-    """Stored messages → Chat messages, images placed and budgeted (internals §4)."""
-    plan = plan_images(messages)
+    """Stored messages → Chat messages, images placed and budgeted (internals §4).
+    `images=False` (a text-only model) leaves every image out with a note."""
+    plan = plan_images(messages, images=images)
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     tool_images: list[dict[str, Any]] = []  # of the current run of tool messages
     for i, m in enumerate(messages):
         kind = m.get("type")
         if kind != "tool" and tool_images:
-            out.append(_tool_images_message(tool_images))
+            out += _tool_images_messages(tool_images, bridge)
             tool_images = []
-        kept, left_out = plan.get(i, ([], 0))
+        kept, left_out = plan.get(i, ([], ""))
         if kind == "user":
             out.append(_user_message(m, kept, left_out))
         elif kind == "assistant":
@@ -142,26 +184,30 @@ def build_messages(
             out.append(_tool_message(m, left_out, tool_result_name))
             tool_images += [_image_part(img) for img in kept]
     if tool_images:
-        out.append(_tool_images_message(tool_images))
+        out += _tool_images_messages(tool_images, bridge)
     return out
 
 
-def plan_images(messages: list[dict[str, Any]]) -> dict[int, tuple[list[dict[str, Any]], int]]:
+ImagePlan = dict[int, tuple[list[dict[str, Any]], str]]
+
+
+def plan_images(messages: list[dict[str, Any]], *, images: bool = True) -> ImagePlan:
     """Which images each message may send, counting back from the newest.
 
-    Returns {message index: (kept images in their order, how many were left out)}. Once
-    one image does not fit, every older one is left out too: the budget keeps the
-    *newest* images, not the most images.
+    Returns {message index: (kept images in their order, the note for the ones left
+    out, or "")}. Once one image does not fit, every older one is left out too: the
+    budget keeps the *newest* images, not the most images. With `images=False` (a
+    text-only model) every image is left out. Shared by every HTTP wire.
     """
-    plan: dict[int, tuple[list[dict[str, Any]], int]] = {}
+    plan: ImagePlan = {}
     count = total = 0
-    full = False
+    full = not images
     for i in range(len(messages) - 1, -1, -1):
-        images = messages[i].get("images") or []
-        if not images or messages[i].get("type") not in ("user", "tool"):
+        found = messages[i].get("images") or []
+        if not found or messages[i].get("type") not in ("user", "tool"):
             continue
         kept: list[dict[str, Any]] = []
-        for img in reversed(images):
+        for img in reversed(found):
             size = len(img.get("data") or "")
             full = full or count >= MAX_IMAGES or total + size > MAX_IMAGE_BYTES
             if not full:
@@ -169,18 +215,20 @@ def plan_images(messages: list[dict[str, Any]]) -> dict[int, tuple[list[dict[str
                 count += 1
                 total += size
         kept.reverse()
-        plan[i] = (kept, len(images) - len(kept))
+        missing = len(found) - len(kept)
+        plan[i] = (kept, left_out_note(missing, text_only=not images) if missing else "")
     return plan
 
 
-def left_out_note(n: int) -> str:
-    return f"[{n} image(s) left out: only the newest images fit in a request]"
+def left_out_note(n: int, *, text_only: bool = False) -> str:
+    why = "this model does not take images" if text_only else "only the newest images fit in a request"
+    return f"[{n} image(s) left out: {why}]"
 
 
-def _with_note(text: str, left_out: int) -> str:
-    if not left_out:
+def with_note(text: str, note: str) -> str:
+    if not note:
         return text
-    return f"{text}\n\n{left_out_note(left_out)}" if text else left_out_note(left_out)
+    return f"{text}\n\n{note}" if text else note
 
 
 def _image_part(image: Mapping[str, Any]) -> dict[str, Any]:
@@ -188,8 +236,8 @@ def _image_part(image: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": url}}
 
 
-def _user_message(m: Mapping[str, Any], kept: list[dict[str, Any]], left_out: int) -> dict[str, Any]:
-    text = _with_note(m.get("text") or "", left_out)
+def _user_message(m: Mapping[str, Any], kept: list[dict[str, Any]], left_out: str) -> dict[str, Any]:
+    text = with_note(m.get("text") or "", left_out)
     if not kept:
         return {"role": "user", "content": text}
     parts = [{"type": "text", "text": text}] if text else []
@@ -230,22 +278,28 @@ def reencode_arguments(arguments: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _tool_message(m: Mapping[str, Any], left_out: int, with_name: bool) -> dict[str, Any]:
+def tool_text(m: Mapping[str, Any]) -> str:
+    """A tool message's content as text (a Lua tool may have stored a table)."""
     content = m.get("content")
-    if not isinstance(content, str):
-        content = "" if content is None else json.dumps(content, ensure_ascii=False)
+    if isinstance(content, str):
+        return content
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def _tool_message(m: Mapping[str, Any], left_out: str, with_name: bool) -> dict[str, Any]:
     msg: dict[str, Any] = {
         "role": "tool",
         "tool_call_id": m.get("tool_call_id") or "",
-        "content": _with_note(content, left_out),
+        "content": with_note(tool_text(m), left_out),
     }
     if with_name:
         msg["name"] = m.get("name") or ""
     return msg
 
 
-def _tool_images_message(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_TEXT}, *parts]}
+def _tool_images_messages(parts: list[dict[str, Any]], bridge: bool) -> list[dict[str, Any]]:
+    images = {"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_TEXT}, *parts]}
+    return [{"role": "assistant", "content": BRIDGE_TEXT}, images] if bridge else [images]
 
 
 # --------------------------------------------------------------------------- response
@@ -337,24 +391,102 @@ class ChatStream:
 
     def answer(self) -> Answer:
         """The final answer, or the `Failure` the stream ended in."""
-        if self.finish is None and self.need_finish:
-            raise Failure("http", "stream ended before the model finished")
         calls = [ToolCall(p.id, p.name, "".join(p.arguments)) for _, p in sorted(self.calls.items())]
-        text = "".join(self.text)
-        if self.finish == "length":
-            if not calls:
-                raise Failure("provider", "the model hit its output limit before it finished its answer")
-            if not all(_is_json(c.arguments) for c in calls):
-                raise Failure(
-                    "provider",
-                    "the model hit its output limit: tool call arguments were cut off; "
-                    "raise the model's max output",
-                )
-        if not text and not calls:
-            raise Failure("provider", "empty reply")
-        return Answer(
-            text=text, reasoning="".join(self.reasoning), tool_calls=calls, usage=self.usage or Usage()
+        return finish_answer(
+            text="".join(self.text),
+            reasoning="".join(self.reasoning),
+            calls=calls,
+            usage=self.usage,
+            finished=self.finish is not None or not self.need_finish,
+            hit_limit=self.finish == "length",
         )
+
+
+def finish_answer(
+    *,
+    text: str,
+    reasoning: str,
+    calls: list[ToolCall],
+    usage: Usage | None,
+    finished: bool,
+    hit_limit: bool,
+    replay: Any = None,
+) -> Answer:
+    """The checks every wire makes at the end of a stream (reference internals §6): it
+    finished, the output limit did not cut the answer or a call short, it is not empty."""
+    if not finished:
+        raise Failure("http", "stream ended before the model finished")
+    if hit_limit:
+        if not calls:
+            raise Failure("provider", "the model hit its output limit before it finished its answer")
+        if not all(_is_json(c.arguments) for c in calls):
+            raise Failure(
+                "provider",
+                "the model hit its output limit: tool call arguments were cut off; "
+                "raise the model's max output",
+            )
+    if not text and not calls:
+        raise Failure("provider", "empty reply")
+    return Answer(text=text, reasoning=reasoning, tool_calls=calls, usage=usage or Usage(), replay=replay)
+
+
+async def drain_into(events: AsyncIterator[dict[str, Any]], feed: Callable[[dict[str, Any]], None]) -> None:
+    """After the finish event, read what is left of the body for at most DRAIN_SECONDS.
+
+    Servers end the body right after their finish, so this takes no time and hands the
+    connection back to the pool; one that holds the stream open costs half a second,
+    not a stall timeout. Late events (usage) still count; errors after the finish
+    change nothing.
+    """
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for obj in events:
+                feed(obj)
+    except (TimeoutError, httpx2.HTTPError, Failure):
+        pass
+
+
+# --------------------------------------------------------------------------- secrets
+
+REDACTED = "[redacted]"
+MIN_SECRET = 4  # shorter "keys" (test stubs, "x") would only garble the message
+
+
+def secrets_of(request: WireRequest) -> list[str]:
+    """Every credential a request carries: the key, OAuth strings, a password or query
+    values in the base_url. Longest first, so a key containing another goes whole."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, Mapping):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+
+    walk(request.auth or {})
+    parts = urlsplit(str(request.provider.get("base_url") or ""))
+    if parts.password:
+        found.append(parts.password)
+    found += [kv.partition("=")[2] for kv in parts.query.split("&")]
+    return sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def scrubbed(failure: Failure, request: WireRequest) -> Failure:
+    """The failure with every credential of the request cut out of its message: an
+    error body may echo the request back, `Authorization` header and all."""
+    failure.message = scrub(failure.message, secrets_of(request))
+    return failure
 
 
 def _is_json(text: str) -> bool:
@@ -421,9 +553,9 @@ class OpenAIChatWire:
         try:
             answer = await self._call(request, reply)
         except Failure as failure:
-            reply.fail(failure)
+            reply.fail(scrubbed(failure, request))
         except Exception as e:  # a bug or an unforeseen payload must still end the call
-            reply.fail(Failure("provider", f"openai-chat: {type(e).__name__}: {e}"))
+            reply.fail(scrubbed(Failure("provider", f"openai-chat: {type(e).__name__}: {e}"), request))
         else:
             reply.done(answer)
 

@@ -9,9 +9,14 @@ if TYPE_CHECKING:
 
 
 def install_all(app: App) -> dict[str, Any]:
-    from uji.lua.api import command, core, events, provider, tool
+    from uji.lua.api import auth, command, context, core, events, fs, http, job, provider, session, tool
 
     host: dict[str, Any] = {}
-    for module in (core, tool, events, provider, command):
+    for module in (core, tool, events, provider, command, auth, fs, job, http, context, session):
+        host.update(module.install(app))
+    # The screen's namespaces; their state lives in uji.tui.host (no Textual).
+    from uji.lua.api import input, keymap, ui
+
+    for module in (keymap, ui, input):
         host.update(module.install(app))
     return host

@@ -1,0 +1,141 @@
+"""One model call with the loop's retries and stall watchdog (reference internals §1)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from uji.wires.base import Answer, Failure, WireRequest
+
+MAX_RETRIES = 5
+STALL_SECONDS = 120.0
+RETRY_AFTER_CAP = 60.0
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+class Collector:
+    """The Reply a wire talks to: gathers one model call and tracks progress."""
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self.text_parts: list[str] = []
+        self.reasoning_parts: list[str] = []
+        self.answer: Answer | None = None
+        self.failure: Failure | None = None
+        self.last_progress = time.monotonic()
+        self.finished = asyncio.get_running_loop().create_future()
+
+    def text(self, delta: str) -> None:
+        if delta:
+            self.text_parts.append(delta)
+            self.last_progress = time.monotonic()
+            self._emit("delta", {"kind": "text", "text": delta})
+
+    def reasoning(self, delta: str) -> None:
+        if delta:
+            self.reasoning_parts.append(delta)
+            self.last_progress = time.monotonic()
+            self._emit("delta", {"kind": "reasoning", "text": delta})
+
+    def touch(self) -> None:
+        self.last_progress = time.monotonic()
+
+    def done(self, answer: Answer) -> None:
+        if self.finished.done():
+            return
+        if not answer.text and self.text_parts:
+            answer.text = "".join(self.text_parts)
+        if not answer.reasoning and self.reasoning_parts:
+            answer.reasoning = "".join(self.reasoning_parts)
+        self.answer = answer
+        self.finished.set_result(None)
+
+    def fail(self, failure: Failure) -> None:
+        if self.finished.done():
+            return
+        self.failure = failure
+        self.finished.set_result(None)
+
+
+def describe_failure(f: Failure) -> str:
+    if f.kind == "auth":
+        return f"authentication rejected ({f.status}) - check the api key for this provider"
+    if f.kind == "provider":
+        return f.message if f.message.startswith("provider:") else f"provider: {f.message}"
+    return f.message
+
+
+def backoff(attempt: int, retry_after: float | None) -> float:
+    if retry_after is not None:
+        return min(max(retry_after, 0.0), RETRY_AFTER_CAP)
+    return min(2.0 * 2**attempt, 30.0) * random.uniform(0.75, 1.25)
+
+
+def first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else text
+    return line[:160]
+
+
+async def call_model(
+    wire: Any,
+    request: WireRequest,
+    idle: float,
+    emit: Emit,
+    notice: Callable[[str], None],
+    track: Callable[[Collector | None], None] = lambda reply: None,
+) -> Answer:
+    """Stream one answer, retrying what can be retried. Raises Failure when it gives up.
+    `track` sees the reply in flight, so an interrupt can keep its partial text."""
+    for attempt in range(MAX_RETRIES + 1):
+        reply = Collector(emit)
+        track(reply)
+        await stream_once(wire, request, reply, idle)
+        track(None)
+        if reply.answer is not None:
+            return reply.answer
+        failure = reply.failure or Failure("provider", "the wire ended without an answer")
+        if not failure.retryable or attempt == MAX_RETRIES:
+            raise failure
+        delay = backoff(attempt, failure.retry_after)
+        emit("stream_cleared", {})
+        notice(
+            f"request failed ({first_line(describe_failure(failure))}), "
+            f"retrying in {delay:.0f}s ({attempt + 1}/{MAX_RETRIES})"
+        )
+        await asyncio.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+async def stream_once(wire: Any, request: WireRequest, reply: Collector, idle: float) -> None:
+    """Run the wire with a stall watchdog: no progress for `idle` seconds fails it."""
+    task = asyncio.ensure_future(wire.stream(request, reply))
+    try:
+        while not reply.finished.done():
+            remaining = reply.last_progress + idle - time.monotonic()
+            if remaining <= 0:
+                reply.fail(Failure("http", f"stream stalled: no data for {idle:.0f}s"))
+                break
+            await asyncio.wait({task, reply.finished}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            if task.done() and not reply.finished.done():
+                exc = task.exception()
+                reply.fail(
+                    exc
+                    if isinstance(exc, Failure)
+                    else Failure(
+                        "provider",
+                        f"the wire failed: {exc}" if exc else "the wire ended without an answer",
+                    )
+                )
+    finally:
+        if not task.done():
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        elif not task.cancelled():
+            task.exception()  # retrieved, so asyncio does not log it

@@ -1,0 +1,325 @@
+"""uji.job.start: background processes for plugins.
+
+A job runs in its own session (so `stop()` and a timeout kill its whole process group),
+with stdin a pipe the plugin writes with `send`/`close`. Its output is split into lines
+and handed to `on_stdout`/`on_stderr`; `on_exit(code[, "timeout"|"stopped"])` comes last.
+
+The callbacks of one job run one after another as Lua tasks, in the order the lines
+arrived: a callback may wait (read a file, make a request) without a later line or the
+exit overtaking it. A callback that raises becomes a notice; the next one still runs.
+Jobs still running when the App closes (or the Lua runtime is closed) are killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from uji.lua.api.fs import Anchor
+from uji.lua.runtime import LuaError
+from uji.tools.confine import expand_user
+
+if TYPE_CHECKING:
+    from uji.app import App
+
+SHELL = "/bin/sh" if os.path.exists("/bin/sh") else "sh"
+READ_CHUNK = 65536
+# A line longer than this is handed over in pieces, so a stream without newlines cannot
+# grow a buffer without bound.
+MAX_LINE = 1024 * 1024
+# After the process exits, children it left behind may hold the pipes open forever: read
+# what is already on its way for this long, then report the exit.
+EXIT_GRACE = 0.2
+SPAWN_FAILED = -1
+
+
+def install(app: App) -> dict[str, Any]:
+    live: set[Job] = set()
+    keep = Anchor()
+
+    def stop_all() -> None:
+        for job in list(live):
+            job.kill_quietly()
+
+    app.on_close.append(stop_all)
+
+    def job_start(
+        cmd: Any, cwd: str | None, timeout: float | None, on_stdout: Any, on_stderr: Any, on_exit: Any
+    ) -> Job:
+        argv = [SHELL, "-c", cmd] if isinstance(cmd, str) else list(app.lua.convert.to_python(cmd))
+        where = os.path.join(app.cwd, expand_user(cwd)) if cwd else app.cwd
+        calls = Callbacks(app, keep(on_stdout), keep(on_stderr), keep(on_exit))
+        job = Job(app, argv, where, timeout, calls)
+        live.add(job)
+        job.start(lambda: live.discard(job))
+        return job
+
+    def job_send(job: Job, text: str) -> bool:
+        return job.send(text.encode() + b"\n")
+
+    def job_close(job: Job) -> bool:
+        return job.close_stdin()
+
+    def job_stop(job: Job) -> bool:
+        return job.stop()
+
+    return {
+        "job_bind": keep.bind,
+        "job_start": job_start,
+        "job_send": job_send,
+        "job_close": job_close,
+        "job_stop": job_stop,
+    }
+
+
+class Callbacks:
+    """One job's callbacks, run in order by a single consumer task."""
+
+    def __init__(self, app: App, on_stdout: Any, on_stderr: Any, on_exit: Any) -> None:
+        self._app = app
+        self.on_stdout = on_stdout
+        self.on_stderr = on_stderr
+        self.on_exit = on_exit
+        self._queue: asyncio.Queue[tuple[Any, tuple[Any, ...]] | None] = asyncio.Queue()
+        self._task = _track(app, self._consume())
+
+    def push(self, fn: Any, *args: Any) -> None:
+        if fn is not None:
+            self._queue.put_nowait((fn, args))
+
+    def finish(self) -> None:
+        """No more callbacks: the consumer ends once the queue is empty."""
+        self._queue.put_nowait(None)
+
+    def drop(self) -> None:
+        """Run nothing more (the App is closing)."""
+        self._task.cancel()
+
+    async def _consume(self) -> None:
+        rt = self._app.lua
+        while (item := await self._queue.get()) is not None:
+            fn, args = item
+            try:
+                await rt.call(fn, *args)
+            except LuaError as e:
+                self._app.notice(str(e))
+
+
+class Job:
+    def __init__(self, app: App, argv: list[str], cwd: str, timeout: float | None, calls: Callbacks) -> None:
+        self._app = app
+        self._argv = argv
+        self._cwd = cwd
+        self._timeout = timeout
+        self._calls = calls
+        self._proc: asyncio.subprocess.Process | None = None
+        self._reason: str | None = None  # "timeout" or "stopped", once decided
+        self._input: list[bytes] = []  # sent before the process was up
+        self._stdin_closed = False
+        self._ended = False
+
+    # The plugin's handle ---------------------------------------------------------
+
+    def start(self, on_end: Callable[[], None]) -> None:
+        task = _track(self._app, self._run())
+        task.add_done_callback(lambda _t: on_end())
+
+    def send(self, data: bytes) -> bool:
+        """Queue `data` for stdin; False once stdin is closed or the job has ended."""
+        if self._stdin_closed or self._ended:
+            return False
+        if self._proc is None:
+            self._input.append(data)
+            return True
+        stdin = self._proc.stdin
+        if stdin is None or stdin.is_closing():
+            return False
+        stdin.write(data)
+        return True
+
+    def close_stdin(self) -> bool:
+        if self._stdin_closed:
+            return False
+        self._stdin_closed = True
+        if self._proc is not None and self._proc.stdin is not None:
+            self._proc.stdin.close()
+        return True
+
+    def stop(self) -> bool:
+        """Kill the process group; on_exit then says "stopped". False if already ended."""
+        if self._ended or self._reason is not None:
+            return False
+        self._reason = "stopped"
+        if self._proc is not None:
+            _kill_group(self._proc.pid)
+        return True  # not spawned yet: _run kills it as soon as it is
+
+    def kill_quietly(self) -> None:
+        """At close: kill now, call nothing back."""
+        self._calls.drop()
+        self._reason = self._reason or "stopped"
+        if self._proc is not None and not self._ended:
+            _kill_group(self._proc.pid)
+
+    # The process -----------------------------------------------------------------
+
+    async def _run(self) -> None:
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            self._proc = await self._spawn(out_w, err_w)
+        except OSError as e:
+            for fd in (out_r, err_r):
+                os.close(fd)
+            self._fail_spawn(e)
+            return
+        finally:
+            os.close(out_w)  # the child has its own copies; ours would keep EOF away
+            os.close(err_w)
+        pipes = [
+            _Lines(out_r, lambda line: self._calls.push(self._calls.on_stdout, line)),
+            _Lines(err_r, lambda line: self._calls.push(self._calls.on_stderr, line)),
+        ]
+        try:
+            code = await self._wait(self._proc, pipes)
+        except asyncio.CancelledError:  # the runtime is closing: nothing may outlive it
+            _kill_group(self._proc.pid)
+            raise
+        finally:
+            self._ended = True
+            for pipe in pipes:
+                pipe.close()
+            if self._proc.stdin is not None:
+                self._proc.stdin.close()
+        self._calls.push(self._calls.on_exit, code, *([self._reason] if self._reason else []))
+        self._calls.finish()
+
+    async def _spawn(self, out_w: int, err_w: int) -> asyncio.subprocess.Process:
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+        proc = await asyncio.create_subprocess_exec(
+            *self._argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=out_w,
+            stderr=err_w,
+            cwd=self._cwd,
+            env=env,
+            start_new_session=True,  # its own process group, killed as a whole
+        )
+        if self._reason == "stopped":  # stop() came before the process was up
+            _kill_group(proc.pid)
+        stdin = proc.stdin
+        if stdin is not None:
+            for data in self._input:
+                stdin.write(data)
+            self._input.clear()
+            if self._stdin_closed:
+                stdin.close()
+        return proc
+
+    def _fail_spawn(self, e: OSError) -> None:
+        self._ended = True
+        what = e.filename if e.filename is not None else self._argv[0]
+        self._calls.push(self._calls.on_stderr, f"spawn: {what}: {e.strerror or e}")
+        self._calls.push(self._calls.on_exit, SPAWN_FAILED)
+        self._calls.finish()
+
+    async def _wait(self, proc: asyncio.subprocess.Process, pipes: list[_Lines]) -> int:
+        try:
+            code = await asyncio.wait_for(proc.wait(), self._timeout)
+        except TimeoutError:
+            self._reason = self._reason or "timeout"
+            _kill_group(proc.pid)
+            code = await proc.wait()
+        await _drain(pipes)
+        return _exit_code(code)
+
+
+async def _drain(pipes: list[_Lines]) -> None:
+    """Wait briefly for the end of output; children holding the pipes are not waited for."""
+    waits = [asyncio.ensure_future(p.eof.wait()) for p in pipes]
+    try:
+        await asyncio.wait(waits, timeout=EXIT_GRACE)
+    finally:
+        for w in waits:
+            w.cancel()
+
+
+class _Lines:
+    """A pipe read from the event loop and split into lines (bytes, without the ending)."""
+
+    def __init__(self, fd: int, emit: Callable[[bytes], None]) -> None:
+        self._fd = fd
+        self._emit = emit
+        self._buffer = bytearray()
+        self._closed = False
+        self.eof = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        os.set_blocking(fd, False)
+        self._loop.add_reader(fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        try:
+            data = os.read(self._fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._loop.remove_reader(self._fd)
+            self._flush()
+            self.eof.set()
+            return
+        self._buffer += data
+        self._split()
+
+    def _split(self) -> None:
+        buffer = self._buffer
+        start = 0
+        while (nl := buffer.find(b"\n", start)) != -1:
+            self._emit(_strip_cr(bytes(buffer[start:nl])))
+            start = nl + 1
+        del buffer[:start]
+        while len(buffer) > MAX_LINE:
+            self._emit(bytes(buffer[:MAX_LINE]))
+            del buffer[:MAX_LINE]
+
+    def _flush(self) -> None:
+        if self._buffer:  # a last line without a newline
+            self._emit(_strip_cr(bytes(self._buffer)))
+            self._buffer.clear()
+
+    def close(self) -> None:
+        """Stop reading (output still buffered is handed over); safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self._loop.remove_reader(self._fd)
+        os.close(self._fd)
+        self._flush()
+
+
+def _strip_cr(line: bytes) -> bytes:
+    return line[:-1] if line.endswith(b"\r") else line
+
+
+def _exit_code(code: int) -> int:
+    """A death by signal N is reported as 128 + N, the way a shell reports it."""
+    return 128 - code if code < 0 else code
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _track(app: App, coro: Any) -> asyncio.Task[Any]:
+    """A task of the Lua runtime: closing the runtime cancels it."""
+    tasks = app.lua.tasks
+    task = asyncio.get_running_loop().create_task(coro)
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
+    return task

@@ -1,0 +1,135 @@
+"""uji.session: the open session, its messages and usage, and the session list."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from uji.lua.runtime import ApiError, Pending
+
+if TYPE_CHECKING:
+    from uji.app import App
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def short_directory(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
+
+
+def install(app: App) -> dict[str, Any]:
+    def to_lua(value: Any) -> Any:
+        return app.lua.convert.to_lua(value, json_null=False)
+
+    def agent() -> Any:
+        return app.agent
+
+    def session_info() -> Any:
+        a = agent()
+        if a is None:
+            return None
+        row = app.store.get_session(a.session_id) or {}
+        directory = row.get("directory", app.cwd)
+        return to_lua(
+            {
+                "id": a.session_id,
+                "title": row.get("title", ""),
+                "directory": directory,
+                "short_directory": short_directory(directory),
+            }
+        )
+
+    def session_messages() -> Any:
+        a = agent()
+        out = []
+        for m in a.history if a else []:
+            item = {"type": m["type"], "text": m.get("text") or m.get("content") or m.get("summary") or ""}
+            if m.get("name"):
+                item["name"] = m["name"]
+            out.append(item)
+        return to_lua(out)
+
+    def session_usage() -> Any:
+        a = agent()
+        return to_lua(a.usage_report() if a else None)
+
+    def session_context() -> Any:
+        a = agent()
+        return to_lua(a.context() if a else None)
+
+    def session_queue() -> Any:
+        a = agent()
+        return to_lua([q["text"] for q in a.queue] if a else [])
+
+    def session_state() -> str:
+        a = agent()
+        return "working" if a is not None and a.running else "idle"
+
+    def session_elapsed() -> float | None:
+        a = agent()
+        return a.elapsed() if a else None
+
+    def session_set_title(title: str) -> None:
+        a = agent()
+        if a is None:
+            raise ApiError("uji.session.set_title: no session is open")
+        a.set_title(title)
+
+    def session_submit(text: str) -> None:
+        if app.on_submit is None:
+            raise ApiError("uji.session.submit: no session is open")
+        app.on_submit(text)
+
+    def session_interrupt() -> bool:
+        if app.on_interrupt is None:
+            return False
+        return bool(app.on_interrupt())
+
+    def session_compact() -> Pending:
+        async def run() -> Any:
+            a = agent()
+            if a is None:
+                return to_lua({"ok": False, "why": "no session is open"})
+            if a.running:
+                return to_lua({"ok": False, "why": "a turn is running"})
+            done, why = await a.compact(manual=True)
+            return to_lua({"ok": done, "why": why})
+
+        return Pending(run())
+
+    def session_list(directory: str | None) -> Any:
+        rows = app.store.list_sessions(directory)
+        return to_lua(
+            [
+                {"id": r["id"], "title": r["title"], "directory": r["directory"], "updated": r["updated"]}
+                for r in rows
+            ]
+        )
+
+    def session_delete(session_id: str) -> tuple[Any, ...]:
+        if not UUID.match(session_id):
+            return None, f"not a session id: {session_id!r}"
+        a = agent()
+        if a is not None and a.session_id == session_id:
+            return None, "cannot delete the open session"
+        if not app.store.delete_session(session_id):
+            return None, f"no session {session_id}"
+        return (True,)
+
+    return {
+        "session_info": session_info,
+        "session_messages": session_messages,
+        "session_usage": session_usage,
+        "session_context": session_context,
+        "session_queue": session_queue,
+        "session_state": session_state,
+        "session_elapsed": session_elapsed,
+        "session_set_title": session_set_title,
+        "session_submit": session_submit,
+        "session_interrupt": session_interrupt,
+        "session_compact": session_compact,
+        "session_list": session_list,
+        "session_delete": session_delete,
+    }

@@ -1,0 +1,67 @@
+"""The reasoning-effort scale and the mapping of a wanted level to one a model accepts.
+
+Users pick one level from `EFFORTS`; each model accepts a subset. `nearest` picks the
+level sent: the wanted one if accepted, else the closest one above it, else the closest
+below (reference internals §6). Going up first means a tie goes up too: with only
+`low` and `high` accepted, `medium` becomes `high`, so asking for more thought never
+quietly gets less when more is available.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from uji.providers.catalog import Model
+
+EFFORTS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+DEFAULT_EFFORTS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high")
+RANK: dict[str, int] = {e: i for i, e in enumerate(EFFORTS)}
+
+# Thinking budgets in tokens, shared by Anthropic's budget models and Gemini 2.x.
+BUDGETS: dict[str, int] = {
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 16384,
+    "xhigh": 32768,
+    "max": 65536,
+}
+
+
+def ordered(levels: Iterable[str]) -> list[str]:
+    """Known levels only, least to most, each once."""
+    return sorted({e for e in levels if e in RANK}, key=RANK.__getitem__)
+
+
+def nearest(wanted: str, accepted: Sequence[str]) -> str | None:
+    """The accepted level to send for `wanted`; None when nothing is accepted."""
+    levels = ordered(accepted)
+    if not levels or wanted not in RANK:
+        return None
+    if wanted in levels:
+        return wanted
+    rank = RANK[wanted]
+    above = [e for e in levels if RANK[e] > rank]
+    return above[0] if above else levels[-1]
+
+
+def accepted(model: Model | None) -> list[str]:
+    """The levels a catalog model accepts, least to most; empty if it does not reason."""
+    if model is None or not model.reasoning:
+        return []
+    return ordered(model.efforts or DEFAULT_EFFORTS)
+
+
+def for_request(wanted: str | None, model: Model | None) -> str | None:
+    """The effort a request carries: the user's level mapped for a known model.
+
+    None means the provider's default. A model missing from the catalog gets the level
+    as asked (its wire decides), and a known model that does not reason gets none.
+    """
+    if wanted is None:
+        return None
+    if model is None:
+        return wanted if wanted in RANK else None
+    return nearest(wanted, accepted(model))

@@ -1,0 +1,55 @@
+"""`uji list` and `uji delete ID`: sessions from the command line."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from uji.paths import Paths
+
+
+def _when(ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
+
+
+def listing(paths: Paths) -> int:
+    """The sessions of this directory, newest first: title, updated, id. A picker opens
+    when stdout is a terminal and the UI is available; a plain listing otherwise."""
+    from uji.store.sessions import Store
+
+    store = Store(paths.db)
+    try:
+        rows = store.list_sessions(os.path.realpath(os.getcwd()))
+    finally:
+        store.close()
+    if sys.stdout.isatty():
+        try:
+            from uji.tui.picker import pick_session  # type: ignore[import-not-found]
+        except ImportError:
+            pick_session = None
+        if pick_session is not None and rows:
+            return pick_session(paths, rows)
+    width = max((len(r["title"]) for r in rows), default=5)
+    width = min(max(width, 5), 60)
+    for r in rows:
+        print(f"{r['title'][:60]:<{width}}  {_when(r['updated'])}  {r['id']}")
+    return 0
+
+
+def delete(paths: Paths, session_id: str) -> int:
+    from uji.lua.api.session import UUID
+    from uji.store.sessions import Store
+
+    if not UUID.match(session_id):
+        print(f"uji: error: not a session id: {session_id}", file=sys.stderr)
+        return 2
+    store = Store(paths.db)
+    try:
+        if not store.delete_session(session_id):
+            print(f"uji: error: no session {session_id}", file=sys.stderr)
+            return 1
+    finally:
+        store.close()
+    print(f"deleted {session_id}")
+    return 0

@@ -1,0 +1,472 @@
+"""The Textual app: the default screen of reference §6, top to bottom — transcript,
+queued messages, activity ("Working (Ns)"), questions, command suggestions, the
+composer, the bottom bar — and the one place keys are decided.
+
+Every key goes through the keymap first (`on_event`), for the mode of what is on
+top: a question, the suggestions, or the composer. What the keymap does not take goes
+on to the focused widget as usual (typing, arrows in the text)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from textual import events
+from textual.app import App as TextualApp
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, TextArea
+
+from uji.agent.approval import Answer, Question
+from uji.commands import parse as parse_command
+from uji.paths import Paths
+from uji.tui import commands, host
+from uji.tui.approval import ApprovalPanel
+from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
+from uji.tui.conversation import Conversation
+from uji.tui.footer import WORKING, Activity, QueueView, Status, StatusBar
+from uji.tui.keys import Binding, Keymap, from_textual
+from uji.tui.modals import Modal, PromptPanel, SelectPanel
+from uji.tui.transcript import Entry, Transcript
+
+T = TypeVar("T")
+TICK = 0.08  # the spinner's frame time (reference limits)
+DENIED_PLACEHOLDER = "Tell uji what to do instead — Enter sends"
+
+
+class UjiApp(TextualApp[int]):
+    ENABLE_COMMAND_PALETTE = False
+    TITLE = "uji"
+    CSS = """
+    Screen { layout: vertical; }
+    #modals { height: auto; }
+    """
+
+    def __init__(
+        self, paths: Paths, cwd: str | None = None, resume: str | None = None, latest: bool = False
+    ) -> None:
+        super().__init__()
+        self.conversation = Conversation(paths, cwd, self)
+        self._resume, self._latest = resume, latest
+        self.ring = KillRing()
+        self._early: list[str] = []  # typed before the config finished loading
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._quitting = False
+        self._shown = False  # has a session been shown yet
+        self._ticks = 0
+        self._shell_started = 0.0
+        self._spare_keymap = Keymap()  # the defaults, until the App exists
+        self.transcript = Transcript(self.conversation.describe, id="transcript")
+        self.queue_view = QueueView(id="queue")
+        self.activity = Activity(id="activity")
+        self.modals = Vertical(id="modals")
+        self.suggestions = Suggestions(id="suggestions")
+        self.composer = Composer(id="composer")
+        self.status = StatusBar(id="status")
+
+    def compose(self) -> ComposeResult:
+        yield self.transcript
+        yield self.queue_view
+        yield self.activity
+        yield self.modals
+        yield self.suggestions
+        yield self.composer
+        yield self.status
+
+    def on_mount(self) -> None:
+        self.composer.focus()
+        self.status.show(Status(model="loading config…"))
+        self.set_interval(TICK, self._tick)
+        # Paint the first frame, then load the config (Lua, plugins) behind it.
+        self.call_after_refresh(self._spawn, self._start())
+
+    async def _start(self) -> None:
+        try:
+            await self.conversation.start(self._resume, self._latest)
+        except Exception as e:
+            self.show_notice(f"uji could not open the session: {e}")
+            return
+        self.transcript.set_thinking(self._ui().show_thinking)
+        early, self._early = self._early, []
+        for text in early:
+            self.submit_line(text)
+        self.state_changed()
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run work in the background (commands, questions); a failure is a notice."""
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                self.show_notice(f"{type(e).__name__}: {e}")
+
+        task = asyncio.get_running_loop().create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _ui(self) -> host.UiState:
+        app = self.conversation.app
+        return host.ui_state(app) if app is not None else host.UiState(keymap=self._spare_keymap)
+
+    # What the conversation asks of the screen -------------------------------------
+
+    def show_notice(self, text: str) -> None:
+        self.transcript.notice(text)
+
+    def agent_event(self, kind: str, data: dict[str, Any]) -> None:
+        t = self.transcript
+        if kind == "delta":
+            t.delta(data.get("kind", "text"), data.get("text", ""))
+        elif kind == "message":
+            t.message(data)
+        elif kind == "call":
+            t.call(data)
+        elif kind == "tool_started":
+            t.tool_started(data)
+        elif kind == "progress":
+            t.progress(data)
+        elif kind == "stream_cleared":
+            t.stream_cleared()
+        elif kind == "queue_changed":
+            self.queue_view.show(self.conversation.queued())
+
+    async def approve(self, question: Question) -> Answer:
+        allowed = await self.confirm(question.title, question.body, question.preview)
+        if allowed:
+            return Answer(True, "user")
+        # The turn goes on with the denial; what the user types now is steered in.
+        self.composer.placeholder = DENIED_PLACEHOLDER
+        return Answer(False, "user", "user denied")
+
+    def show_session(self, messages: list[dict[str, Any]]) -> None:
+        # The first time, notices from loading the config stay (after the history).
+        kept = [] if self._shown else [e.data["text"] for e in self.transcript.entries if e.kind == "notice"]
+        self._shown = True
+        self.transcript.clear()
+        self.transcript.load(messages)
+        for text in kept:
+            self.transcript.notice(text)
+        self.composer.sent.items = [m.get("text", "") for m in messages if m.get("type") == "user"]
+        self.queue_view.show([])
+
+    def state_changed(self) -> None:
+        self._refresh_status()
+        self._tick(advance=False)
+
+    def shell_started(self, command: str) -> Entry:
+        self._shell_started = asyncio.get_running_loop().time()
+        return self.transcript.add("shell", command=command, output="", code=None)
+
+    def shell_output(self, entry: Entry, text: str) -> None:
+        entry.data["output"] = (entry.data.get("output", "") + text)[-200_000:]
+        self.transcript.update(entry)
+
+    def shell_finished(self, entry: Entry, output: str, code: int) -> None:
+        entry.data.update(output=output, code=code)
+        self.transcript.update(entry)
+
+    # uji.ui and uji.input (host.Surface) --------------------------------------------
+
+    async def ask(self, modal: Modal) -> Any:
+        """Show a question above the composer and wait for its answer."""
+        self.suggestions.close()
+        await self.modals.mount(modal)
+        modal.focus_field()
+        try:
+            return await modal.answer
+        finally:
+            modal.remove()
+            self.call_after_refresh(self._focus_top)
+
+    def _focus_top(self) -> None:
+        top = self.top_modal()
+        if top is not None:
+            top.focus_field()
+        else:
+            self.composer.focus()
+
+    def top_modal(self) -> Modal | None:
+        for child in reversed(self.modals.children):
+            if isinstance(child, Modal) and not child.answer.done():
+                return child
+        return None
+
+    async def select(self, title: str, labels: list[str], current: int | None = None) -> int | None:
+        return await self.ask(SelectPanel(title, labels, current))
+
+    async def prompt(self, title: str, value: str = "", hidden: bool = False) -> str | None:
+        return await self.ask(PromptPanel(title, value, hidden))
+
+    async def confirm(self, title: str, body: str, preview: str | None = None) -> bool:
+        return bool(await self.ask(ApprovalPanel(title, body, preview)))
+
+    def set_thinking(self, shown: bool) -> None:
+        self.transcript.set_thinking(shown)
+
+    def input_get(self) -> str:
+        return self.composer.text
+
+    def input_set(self, text: str) -> None:
+        self.composer.set_text(text)
+        self.composer.focus()
+
+    def screen_size(self) -> tuple[int, int]:
+        return self.size.width, self.size.height
+
+    # Keys ---------------------------------------------------------------------------
+
+    def mode(self) -> str:
+        top = self.top_modal()
+        if top is not None:
+            return top.mode
+        if self.suggestions.open:
+            return "suggest"
+        return "normal"
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self._handle_key(event):
+            return
+        await super().on_event(event)
+
+    def _handle_key(self, event: events.Key) -> bool:
+        """True when the keymap took the key."""
+        mode = self.mode()
+        found = self._ui().keymap.lookup(mode, from_textual(event.key, event.character))
+        if found is None:
+            # A question owns the keyboard: stray typing must not reach the composer.
+            return mode == "confirm" and event.is_printable
+        if isinstance(found, str):
+            self.run_named(found)
+        elif found.kind == "action":
+            self.run_named(found.value)
+        elif found.kind == "command":
+            self._spawn(commands.run(self, found.value, ""))
+        elif found.kind == "function":
+            app = self.conversation.app
+            if app is not None:
+                app.spawn_lua(found.value)
+        return True  # "unbound" keys do nothing at all
+
+    def run_named(self, action: str) -> None:
+        """One of the reference's action names (or an implicit key's)."""
+        if action in EDIT_ACTIONS:
+            target = self.active_field()
+            if target is not None:
+                edit(target, action, self.ring)
+            return
+        handler = getattr(self, f"do_{action}", None)
+        if handler is not None:
+            handler()
+
+    def active_field(self) -> TextArea | Input | None:
+        top = self.top_modal()
+        if top is not None:
+            return top.field()
+        return self.composer
+
+    # Actions ------------------------------------------------------------------------
+
+    def do_nothing(self) -> None:
+        pass
+
+    def do_quit(self) -> None:
+        self._spawn(self.quit())
+
+    def do_interrupt(self) -> None:
+        self.conversation.interrupt()
+
+    def do_toggle_thinking(self) -> None:
+        app = self.conversation.app
+        if app is not None:
+            host.toggle_thinking(app)
+
+    def do_submit(self) -> None:
+        text = self.composer.text
+        if not text.strip():
+            return
+        self.composer.sent.add(text)
+        self.composer.text = ""
+        self.composer.placeholder = PLACEHOLDER
+        self.suggestions.close()
+        self.submit_line(text)
+
+    def do_escape(self) -> None:
+        """Esc clears the input; on an empty input it interrupts the turn."""
+        if self.composer.text:
+            self.composer.text = ""
+        else:
+            self.conversation.interrupt()
+
+    def do_clear_input(self) -> None:
+        self.composer.text = ""
+
+    def do_paste_image(self) -> None:
+        self.show_notice("pasting images is not supported yet")
+
+    def do_history_prev(self) -> None:
+        text = self.composer.sent.prev(self.composer.text)
+        if text is not None:
+            self.composer.set_text(text)
+
+    def do_history_next(self) -> None:
+        text = self.composer.sent.next()
+        if text is not None:
+            self.composer.set_text(text)
+
+    def do_modal_up(self) -> None:
+        top = self.top_modal()
+        if top is not None:
+            top.modal_up()
+        elif self.suggestions.open:
+            self.suggestions.move(-1)
+
+    def do_modal_down(self) -> None:
+        top = self.top_modal()
+        if top is not None:
+            top.modal_down()
+        elif self.suggestions.open:
+            self.suggestions.move(1)
+
+    def do_modal_accept(self) -> None:
+        top = self.top_modal()
+        if top is not None:
+            top.modal_accept()
+        elif self.suggestions.open:
+            chosen = self.suggestions.current()
+            if chosen is not None:
+                self.composer.set_text(f"/{chosen.name}")
+            self.do_submit()
+
+    def do_modal_cancel(self) -> None:
+        top = self.top_modal()
+        if top is not None:
+            top.modal_cancel()
+        elif self.suggestions.open:
+            self.suggestions.dismissed_for = self.composer.text
+            self.suggestions.close()
+
+    def do_suggest_complete(self) -> None:
+        chosen = self.suggestions.current()
+        if chosen is not None:
+            self.composer.set_text(f"/{chosen.name} ")
+
+    def _confirm(self, name: str) -> None:
+        top = self.top_modal()
+        if isinstance(top, ApprovalPanel):
+            getattr(top, name)()
+
+    def do_confirm_allow(self) -> None:
+        self._confirm("confirm_allow")
+
+    def do_confirm_deny(self) -> None:
+        self._confirm("confirm_deny")
+
+    def do_confirm_toggle(self) -> None:
+        self._confirm("confirm_toggle")
+
+    def do_scroll_up(self) -> None:
+        self.transcript.scroll_up(animate=False)
+
+    def do_scroll_down(self) -> None:
+        self.transcript.scroll_down(animate=False)
+
+    def do_page_up(self) -> None:
+        self.transcript.scroll_page_up(animate=False)
+
+    def do_page_down(self) -> None:
+        self.transcript.scroll_page_down(animate=False)
+
+    def do_scroll_top(self) -> None:
+        self.transcript.scroll_home(animate=False)
+
+    def do_scroll_bottom(self) -> None:
+        self.transcript.follow()
+
+    # The composer -------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is self.composer:
+            self._update_suggestions()
+
+    def _update_suggestions(self) -> None:
+        text = self.composer.text
+        sugg = self.suggestions
+        if sugg.dismissed_for is not None and text != sugg.dismissed_for:
+            sugg.dismissed_for = None
+        wants = text.startswith("/") and not any(c in text for c in " \n") and sugg.dismissed_for is None
+        if wants and self.conversation.app is not None:
+            sugg.show(matching(text, commands.suggestions(self)))
+        else:
+            sugg.close()
+
+    def submit_line(self, text: str) -> None:
+        """A line from the composer (or uji.session.submit): a command, `!`, or a message."""
+        conv = self.conversation
+        if not conv.ready.is_set():
+            self._early.append(text)
+            self.show_notice("still loading the config; this goes out once it has loaded")
+            return
+        if text.startswith("!"):
+            command = text[1:].strip()
+            if command:
+                conv.run_shell(command)
+            return
+        parsed = parse_command(text.strip())
+        if parsed is not None:
+            self._spawn(commands.run(self, *parsed))
+            return
+        conv.submit(text)
+        if conv.working:
+            self.queue_view.show(conv.queued())
+        self.transcript.follow()
+
+    # Ticking: spinner, elapsed time, the bottom bar ------------------------------------
+
+    def _tick(self, advance: bool = True) -> None:
+        conv = self.conversation
+        if conv.working:
+            self.activity.tick(WORKING, conv.elapsed(), "Esc to interrupt")
+        elif conv.shell_running:
+            elapsed = asyncio.get_running_loop().time() - self._shell_started
+            self.activity.tick("Running a shell command ({}s)", elapsed, "Esc to stop it")
+        else:
+            self.activity.tick(None, 0)
+        if advance:
+            self._ticks += 1
+            if self._ticks % 6 == 0:  # the bottom bar about twice a second
+                self._refresh_status()
+
+    def _refresh_status(self) -> None:
+        conv = self.conversation
+        app = conv.app
+        if app is None:
+            return
+        used, window = conv.context()
+        model = f"{app.provider_id}/{app.model_id}" if app.provider_id and app.model_id else ""
+        self.status.show(Status(model=model, effort=app.effort, used=used, window=window, directory=app.cwd))
+
+    # Quitting -----------------------------------------------------------------------
+
+    async def quit(self) -> None:
+        """Ctrl+C or /quit: before_quit, stop the turn, close, restore the terminal."""
+        if self._quitting:
+            return
+        self._quitting = True
+        for modal in list(self.modals.children):
+            if isinstance(modal, Modal):
+                modal.finish(None)
+        await self.conversation.quit()
+        for task in list(self._tasks):
+            if task is not asyncio.current_task():
+                task.cancel()
+        with contextlib.suppress(Exception):
+            self.exit(0)
+
+
+__all__ = ["Binding", "UjiApp"]

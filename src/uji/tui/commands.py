@@ -1,0 +1,212 @@
+"""The built-in slash commands (reference §1). A `uji.command` of the same name
+replaces one: `run()` looks at `app.commands` first."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from uji.lua.runtime import LuaError
+from uji.providers import auth
+from uji.tui import host
+from uji.tui.composer import Suggestion
+from uji.tui.login import login
+
+if TYPE_CHECKING:
+    from uji.tui.app import UjiApp
+
+Handler = Callable[["UjiApp", str], Awaitable[None]]
+
+
+@dataclass
+class Builtin:
+    desc: str
+    run: Handler
+
+
+async def models(tui: UjiApp, args: str) -> None:
+    app = tui.conversation.app
+    assert app is not None
+    choices: list[tuple[str, str]] = []
+    for provider in app.catalog.list():
+        try:
+            ready = not provider.needs_key or auth.find_key(app.paths.auth_file, provider) is not None
+        except auth.AuthError:
+            ready = False
+        if ready or provider.id == app.provider_id:
+            choices += [(provider.id, m.id) for m in provider.models]
+    current_pair = (app.provider_id or "", app.model_id or "")
+    if app.provider_id and app.model_id and current_pair not in choices:
+        choices.insert(0, current_pair)
+    if not choices:
+        tui.show_notice("no models to pick from: sign in to a provider with /login first")
+        return
+    labels = [f"{p}/{m}" for p, m in choices]
+    wanted = args.strip()
+    index = labels.index(wanted) if wanted in labels else None
+    if index is None:
+        current = choices.index(current_pair) if current_pair in choices else None
+        index = await tui.select("Pick the model", labels, current)
+    if index is None:
+        return
+    provider_id, model_id = choices[index]
+    try:
+        app.use_model(provider_id, model_id)
+    except ValueError as e:
+        tui.show_notice(str(e))
+        return
+    tui.show_notice(f"model: {provider_id}/{model_id}")
+    tui.state_changed()
+
+
+async def effort(tui: UjiApp, args: str) -> None:
+    app = tui.conversation.app
+    assert app is not None
+    efforts = app.model_efforts()
+    if not efforts:
+        name = f"{app.provider_id}/{app.model_id}" if app.model_id else "this model"
+        tui.show_notice(f"{name} has no reasoning effort to pick")
+        return
+    wanted = args.strip()
+    index = efforts.index(wanted) if wanted in efforts else None
+    if index is None:
+        current = efforts.index(app.effort) if app.effort in efforts else None
+        index = await tui.select("Reasoning effort", efforts, current)
+    if index is None:
+        return
+    app.use_model(app.provider_id, app.model_id, efforts[index])
+    tui.show_notice(f"effort: {efforts[index]}")
+    tui.state_changed()
+
+
+async def thinking(tui: UjiApp, args: str) -> None:
+    app = tui.conversation.app
+    assert app is not None
+    host.toggle_thinking(app)
+
+
+async def compact(tui: UjiApp, args: str) -> None:
+    conv = tui.conversation
+    agent = conv.agent
+    if agent is None or not hasattr(agent, "compact"):
+        tui.show_notice("compaction is not available yet")
+        return
+    problem = conv.refusal()
+    if problem:
+        tui.show_notice(f"/compact: {problem}")
+        return
+    tui.show_notice("compacting the conversation…")
+    result = await agent.compact(manual=True)
+    done, why = result if isinstance(result, tuple) else (bool(result), None)
+    tui.show_notice("compacted: older messages are now a summary" if done else f"nothing compacted: {why}")
+    tui.state_changed()
+
+
+async def new(tui: UjiApp, args: str) -> None:
+    problem = tui.conversation.new_session()
+    if problem:
+        tui.show_notice(f"/new: {problem}")
+    else:
+        tui.show_notice("new session")
+
+
+def _ago(ms: int) -> str:
+    seconds = max(0, time.time() - ms / 1000)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+async def sessions(tui: UjiApp, args: str) -> None:
+    conv = tui.conversation
+    app = conv.app
+    assert app is not None
+    rows = app.store.list_sessions(app.cwd)
+    if not rows:
+        tui.show_notice("no sessions in this directory yet")
+        return
+    labels = [f"{r['title'][:60]:<60}  {_ago(r['updated']):>9}  {r['id'][:8]}" for r in rows]
+    current = next((i for i, r in enumerate(rows) if r["id"] == conv.session_id), None)
+    index = await tui.select("Sessions in this directory", labels, current)
+    if index is None:
+        return
+    chosen = rows[index]
+    if chosen["id"] == conv.session_id:
+        tui.show_notice("that is the open session")
+        return
+    action = await tui.select(f"“{chosen['title']}”", ["Resume it", "Delete it"])
+    if action == 0:
+        problem = conv.resume(chosen["id"])
+        tui.show_notice(f"/sessions: {problem}" if problem else f"resumed “{chosen['title']}”")
+    elif action == 1:
+        app.store.delete_session(chosen["id"])
+        tui.show_notice(f"deleted “{chosen['title']}”")
+
+
+async def reload(tui: UjiApp, args: str) -> None:
+    problem = await tui.conversation.reload()
+    if problem:
+        tui.show_notice(f"/reload: {problem}")
+    tui.state_changed()
+
+
+async def help_(tui: UjiApp, args: str) -> None:
+    lines = ["commands:"]
+    lines += [f"  /{s.name:<12} {s.desc}" for s in suggestions(tui)]
+    lines += [
+        "keys: Enter send · Shift/Alt+Enter, Ctrl+J new line · Ctrl+P/N history · Esc clear, or interrupt",
+        "      PageUp/PageDown scroll · Ctrl+C quit · ! runs a shell line · y/n answer a question",
+    ]
+    tui.show_notice("\n".join(lines))
+
+
+async def quit_(tui: UjiApp, args: str) -> None:
+    await tui.quit()
+
+
+BUILTINS: dict[str, Builtin] = {
+    "login": Builtin("add a provider's API key, or sign out", login),
+    "models": Builtin("pick the model", models),
+    "effort": Builtin("pick the reasoning effort", effort),
+    "thinking": Builtin("show or hide the model's reasoning", thinking),
+    "compact": Builtin("summarise older messages now", compact),
+    "new": Builtin("start a fresh session (keeps the draft)", new),
+    "sessions": Builtin("resume or delete a session of this directory", sessions),
+    "reload": Builtin("reload the config on the same session", reload),
+    "help": Builtin("list the commands and keys", help_),
+    "quit": Builtin("exit uji", quit_),
+}
+
+
+def suggestions(tui: UjiApp) -> list[Suggestion]:
+    """Every command, built-in or from Lua, sorted by name."""
+    app = tui.conversation.app
+    found = {name: Suggestion(name, b.desc) for name, b in BUILTINS.items()}
+    if app is not None:
+        for command in app.commands.all():
+            found[command.name] = Suggestion(command.name, command.desc or "")
+    return [found[name] for name in sorted(found)]
+
+
+async def run(tui: UjiApp, name: str, args: str) -> None:
+    app = tui.conversation.app
+    assert app is not None
+    command = app.commands.get(name)
+    if command is not None:
+        try:
+            if command.lua:
+                await app.lua.call(command.handler, args)
+            else:
+                await command.handler(args)
+        except LuaError as e:
+            tui.show_notice(f"/{name}: {e}")
+        tui.state_changed()
+        return
+    builtin = BUILTINS.get(name)
+    if builtin is None:
+        tui.show_notice(f"unknown command /{name} — /help lists them")
+        return
+    await builtin.run(tui, args)

@@ -1,0 +1,295 @@
+"""The uji side of the screen: the App with its config, the open session, its agent,
+the turn being run, the queue and `!` commands. The Textual app shows what this does;
+this module holds no widgets, so its rules (what is refused while a turn runs, what
+starts the next turn) are in one place."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import TYPE_CHECKING, Any, Protocol
+
+from uji.agent.approval import Answer, Question
+from uji.agent.loop import Agent, TurnOptions
+from uji.app import App
+from uji.headless import title_from_prompt
+from uji.paths import Paths
+from uji.tui.host import Surface, ui_state
+from uji.tui.shell import ShellRun
+
+if TYPE_CHECKING:
+    from uji.tui.transcript import Entry
+
+BUSY = "finish or interrupt the turn first (Esc)"
+
+
+class View(Surface, Protocol):
+    """What the conversation asks of the screen."""
+
+    def show_notice(self, text: str) -> None: ...
+
+    def agent_event(self, kind: str, data: dict[str, Any]) -> None: ...
+
+    async def approve(self, question: Question) -> Answer: ...
+
+    def show_session(self, messages: list[dict[str, Any]]) -> None: ...
+
+    def state_changed(self) -> None: ...
+
+    def shell_started(self, command: str) -> Entry: ...
+
+    def shell_output(self, entry: Entry, text: str) -> None: ...
+
+    def shell_finished(self, entry: Entry, output: str, code: int) -> None: ...
+
+
+class Conversation:
+    def __init__(self, paths: Paths, cwd: str | None, view: View) -> None:
+        self.paths = paths
+        self.cwd = cwd
+        self.view = view
+        self.app: App | None = None
+        self.agent: Agent | None = None
+        self.session_id: str | None = None
+        self.turn: asyncio.Task[Any] | None = None
+        self.shell: ShellRun | None = None
+        self._shell_task: asyncio.Task[Any] | None = None
+        self.ready = asyncio.Event()
+
+    # Start-up -------------------------------------------------------------------
+
+    async def start(self, resume: str | None = None, latest: bool = False) -> None:
+        """Load the config, then open a new session, the latest one, or `resume`."""
+        self.app = await self._make_app()
+        store = self.app.store
+        session_id = resume
+        if latest:
+            session_id = store.latest_session(self.app.cwd)
+            if session_id is None:
+                self.view.show_notice("no earlier session in this directory; starting a new one")
+        if session_id is not None:
+            self._open(session_id, resumed=True)
+        else:
+            self._open(self._create_session(), resumed=False)
+        self.ready.set()
+
+    async def _make_app(self) -> App:
+        app = App(self.paths, self.cwd, notice=self.view.show_notice)
+        ui_state(app).surface = self.view
+        await app.load_config()
+        # For uji.session.submit / interrupt (the fields exist once sessions land).
+        app.on_submit = self.submit
+        app.on_interrupt = self.interrupt
+        return app
+
+    def _create_session(self) -> str:
+        assert self.app is not None
+        session_id = self.app.store.create_session(self.app.cwd, "untitled")
+        self.app.events.emit("session_created", {"session_id": session_id})
+        return session_id
+
+    def _open(self, session_id: str, resumed: bool) -> None:
+        app = self.app
+        assert app is not None
+        messages: list[dict[str, Any]] = []
+        if resumed:
+            app.store.repair(session_id)  # answer calls a crash left open
+            messages = app.store.messages(session_id)
+            app.events.emit("session_resumed", {"session_id": session_id})
+        self.session_id = session_id
+        options = TurnOptions()
+        if hasattr(options, "auto_title"):
+            options.auto_title = True  # the screen titles sessions; `uji run` does not
+        self.agent = Agent(app, session_id, self.view.agent_event, self.view.approve, options)
+        app.agent = self.agent
+        self.view.show_session(messages)
+        self.view.state_changed()
+
+    # State ----------------------------------------------------------------------
+
+    @property
+    def working(self) -> bool:
+        return self.turn is not None and not self.turn.done()
+
+    @property
+    def shell_running(self) -> bool:
+        return self._shell_task is not None and not self._shell_task.done()
+
+    def queued(self) -> list[str]:
+        return [q["text"] for q in self.agent.queue] if self.agent else []
+
+    def elapsed(self) -> float:
+        agent = self.agent
+        started = getattr(agent, "started_at", None) if agent else None
+        if started is None:
+            return 0.0
+        return asyncio.get_running_loop().time() - started
+
+    def context(self) -> tuple[int | None, int | None]:
+        """(tokens used, window): the agent's estimate, else the last reported input."""
+        agent, app = self.agent, self.app
+        if agent is None or app is None:
+            return None, None
+        figures = agent.context() if hasattr(agent, "context") else None
+        if isinstance(figures, dict):
+            return figures.get("used"), figures.get("window")
+        last = getattr(agent, "last_usage", None)
+        used = (last.input + last.cache_read + last.cache_write) if last else 0
+        provider = app.provider()
+        model = provider.model(app.model_id) if provider and app.model_id else None
+        window = (model.context if model else None) or (provider.context_window if provider else None)
+        return (used or None), window
+
+    def describe(self, name: str, arguments: str) -> tuple[str, str]:
+        """A call's verb and subject before its `call` event says them (and in history)."""
+        from uji.tui.render import describe_arguments
+
+        tool = self.app.registry.get(name) if self.app else None
+        if tool is None:
+            return name, describe_arguments(arguments)
+        verb = tool.verb or tool.name
+        try:
+            args = json.loads(arguments) if arguments else {}
+        except ValueError:
+            args = None
+        if isinstance(args, dict) and tool.subject_key is not None:
+            value = args.get(tool.subject_key)
+            return verb, value if isinstance(value, str) else ""
+        if isinstance(tool.subject, str):
+            return verb, tool.subject
+        return verb, describe_arguments(arguments)
+
+    # Input ------------------------------------------------------------------------
+
+    def submit(self, text: str) -> None:
+        """A message for the model: now, or queued while a turn runs."""
+        if self.agent is None:
+            return
+        if self.working:
+            self.agent.enqueue(text)
+            return
+        self._start_turn(text)
+
+    def _start_turn(self, text: str) -> None:
+        assert self.agent is not None
+        self.turn = asyncio.get_running_loop().create_task(self._run_turn(self.agent, text))
+        self.view.state_changed()
+
+    async def _run_turn(self, agent: Agent, text: str) -> None:
+        try:
+            await agent.turn(text)
+        except Exception as e:  # a bug must not take the screen down with it
+            self.view.show_notice(f"the turn failed: {type(e).__name__}: {e}")
+        finally:
+            self._title_fallback(agent, text)
+            self.view.state_changed()
+        # Typed too late to be steered in: it starts the next turn.
+        if agent is self.agent and agent.queue:
+            item = agent.queue.pop(0)
+            self.view.agent_event("queue_changed", {"count": len(agent.queue)})
+            self._start_turn(item["text"])
+
+    def _title_fallback(self, agent: Agent, text: str) -> None:
+        """Before automatic titles exist: the first line of the first prompt."""
+        if hasattr(agent.options, "auto_title") or self.app is None:
+            return
+        with contextlib.suppress(Exception):
+            session = self.app.store.get_session(agent.session_id)
+            if session and session["title"] == "untitled":
+                self.app.store.set_title(agent.session_id, title_from_prompt(text))
+
+    def interrupt(self) -> bool:
+        """Esc on an empty composer: a running `!` command first, else the turn."""
+        if self.shell_running and self.shell is not None:
+            self.shell.kill()
+            return True
+        if self.working and self.turn is not None:
+            if self.app is not None and self.app._lua is not None:
+                self.app._lua.break_requested = True  # a Lua tool looping in pure Lua
+            self.turn.cancel()
+            return True
+        return False
+
+    # ! lines ------------------------------------------------------------------------
+
+    def run_shell(self, command: str) -> None:
+        if self.shell_running:
+            self.view.show_notice("a shell command is already running (Esc stops it)")
+            return
+        assert self.app is not None
+        entry = self.view.shell_started(command)
+        run = ShellRun(command, self.app.cwd, lambda text: self.view.shell_output(entry, text))
+        self.shell = run
+        self._shell_task = asyncio.get_running_loop().create_task(self._shell(run, entry))
+        self.view.state_changed()
+
+    async def _shell(self, run: ShellRun, entry: Entry) -> None:
+        app, agent = self.app, self.agent
+        assert app is not None and agent is not None
+        app.events.emit("shell_started", {"command": run.command})
+        output, code = await run.run()
+        self.view.shell_finished(entry, output, code)
+        # Saved for the record; `for_model` never sends shell messages.
+        app.store.append(
+            agent.session_id, {"type": "shell", "command": run.command, "output": output, "code": code}
+        )
+        app.events.emit("shell_finished", {"command": run.command, "code": code})
+        self.shell = None
+        self.view.state_changed()
+
+    # Sessions -----------------------------------------------------------------------
+
+    def refusal(self) -> str | None:
+        if self.working:
+            return BUSY
+        if self.shell_running:
+            return "a shell command is running (Esc stops it)"
+        if self.agent is not None and self.agent.queue:
+            return "messages are still queued"
+        return None
+
+    def new_session(self) -> str | None:
+        problem = self.refusal()
+        if problem:
+            return problem
+        self._open(self._create_session(), resumed=False)
+        return None
+
+    def resume(self, session_id: str) -> str | None:
+        problem = self.refusal()
+        if problem:
+            return problem
+        self._open(session_id, resumed=True)
+        return None
+
+    async def reload(self) -> str | None:
+        """A fresh App and config on the same session (the screen keeps the draft)."""
+        problem = self.refusal()
+        if problem:
+            return problem
+        old = self.app
+        assert old is not None and self.session_id is not None
+        session_id = self.session_id
+        await old.close()
+        self.app = await self._make_app()
+        self._open(session_id, resumed=True)
+        self.view.show_notice("reloaded the config")
+        return None
+
+    async def quit(self) -> None:
+        """before_quit, then stop whatever runs and close the App."""
+        app = self.app
+        if app is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(app.events.notify("before_quit", {}), 5)
+        if self.shell is not None:
+            self.shell.kill()
+        for task in (self.turn, self._shell_task):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(task, 5)
+        if app is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(app.close(), 5)

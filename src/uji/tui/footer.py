@@ -1,0 +1,112 @@
+"""What sits around the composer: the queued messages, the activity line
+("⠋ Working (12s)") and the bottom bar (model, effort, context used, directory)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from uji.tui import render
+
+WORKING = "Working ({}s)"
+
+
+@dataclass
+class Status:
+    model: str = ""
+    effort: str | None = None
+    used: int | None = None
+    window: int | None = None
+    directory: str = ""
+    session_title: str = ""
+
+
+def tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def short_path(path: str, limit: int = 40) -> str:
+    home = os.path.expanduser("~")
+    if path == home or path.startswith(home + os.sep):
+        path = "~" + path[len(home) :]
+    return path if len(path) <= limit else "…" + path[-(limit - 1) :]
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = "StatusBar { height: 1; padding: 0 1; color: $text-muted; }"
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__("", **kw)  # type: ignore[arg-type]
+        self._last: Text | None = None
+
+    def show(self, status: Status) -> None:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(
+            status.model or "no model — /models or /login",
+            style=render.ACCENT if status.model else render.NOTICE,
+        )
+        if status.effort:
+            out.append(f" · effort {status.effort}", style=render.MUTED)
+        if status.used is not None:
+            if status.window:
+                pct = 100 * status.used // status.window
+                out.append(
+                    f" · context {tokens(status.used)}/{tokens(status.window)} ({pct}%)", style=render.MUTED
+                )
+            else:
+                out.append(f" · context {tokens(status.used)}", style=render.MUTED)
+        if status.directory:
+            out.append(f" · {short_path(status.directory)}", style=render.MUTED)
+        if out != self._last:  # the bar is refreshed often; repaint only on change
+            self._last = out
+            self.update(out)
+
+
+class Activity(Static):
+    """Shown while a turn or a `!` command runs."""
+
+    DEFAULT_CSS = "Activity { height: 1; padding: 0 1; display: none; }"
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__("", **kw)  # type: ignore[arg-type]
+        self._frame = 0
+
+    def tick(self, label: str | None, seconds: float, hint: str = "") -> None:
+        if label is None:
+            self.display = False
+            return
+        self.display = True
+        self._frame = (self._frame + 1) % len(render.SPINNER)
+        out = Text(render.SPINNER[self._frame] + " ", style=render.CODE)
+        out.append(label.format(int(seconds)), style=render.TEXT)
+        if hint:
+            out.append(f"  {hint}", style=render.MUTED)
+        self.update(out)
+
+
+class QueueView(Static):
+    """Messages typed during a turn, waiting to be sent."""
+
+    DEFAULT_CSS = "QueueView { height: auto; max-height: 6; padding: 0 1; display: none; }"
+
+    def show(self, texts: list[str]) -> None:
+        if not texts:
+            self.display = False
+            return
+        out = Text()
+        for text in texts[-5:]:
+            first = text.strip().splitlines()[0] if text.strip() else text
+            out.append("queued ", style=render.MUTED)
+            out.append(f"{render.PROMPT} {first}\n", style=render.TEXT)
+        if len(texts) > 5:
+            out.append(f"+{len(texts) - 5} more queued", style=render.MUTED)
+        out.rstrip()
+        self.update(out)
+        self.display = True

@@ -1,0 +1,151 @@
+"""Questions asked above the composer: pickers (`uji.ui.select`) and text prompts
+(`uji.ui.prompt`). They stack; only the top one gets keys (its mode decides which
+bindings apply). Each resolves a future with its answer, or None when cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from uji.tui import render
+
+SELECT_ROWS = 13
+
+
+class Modal(Vertical):
+    mode = "overlay"
+
+    DEFAULT_CSS = """
+    Modal {
+        height: auto; border: round $accent 60%; padding: 0 1; margin: 0 1;
+        border-title-color: $text; border-title-style: bold;
+    }
+    Modal Input { border: none; height: 1; padding: 0; background: $surface; }
+    Modal .hint { color: $text-muted; }
+    """
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.border_title = title
+        self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def finish(self, value: Any) -> None:
+        if not self.answer.done():
+            self.answer.set_result(value)
+
+    def field(self) -> Input | None:
+        return None
+
+    def focus_field(self) -> None:
+        target = self.field()
+        (target or self).focus()
+
+    # Actions the keymap sends to the top modal.
+    def modal_up(self) -> None: ...
+
+    def modal_down(self) -> None: ...
+
+    def modal_accept(self) -> None: ...
+
+    def modal_cancel(self) -> None:
+        self.finish(None)
+
+
+class SelectPanel(Modal):
+    """A list to pick from, filtered by typing."""
+
+    mode = "select"
+
+    def __init__(self, title: str, labels: list[str], current: int | None = None) -> None:
+        super().__init__(title)
+        self.labels = labels
+        self.current = current
+        self._filter = Input(placeholder="type to filter", compact=True)
+        self._list = Static("")
+        self.shown: list[int] = list(range(len(labels)))
+        self.index = current if current is not None and 0 <= current < len(labels) else 0
+
+    def compose(self) -> Any:
+        yield self._filter
+        yield self._list
+        yield Static("↑/↓ move · Enter choose · Esc cancel", classes="hint")
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def field(self) -> Input:
+        return self._filter
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        word = event.value.lower()
+        chosen = self.shown[self.index] if self.shown else None
+        self.shown = [i for i, label in enumerate(self.labels) if word in label.lower()]
+        self.index = self.shown.index(chosen) if chosen in self.shown else 0
+        self._draw()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.modal_accept()
+
+    def modal_up(self) -> None:
+        if self.shown:
+            self.index = (self.index - 1) % len(self.shown)
+            self._draw()
+
+    def modal_down(self) -> None:
+        if self.shown:
+            self.index = (self.index + 1) % len(self.shown)
+            self._draw()
+
+    def modal_accept(self) -> None:
+        if self.shown:
+            self.finish(self.shown[self.index])
+
+    def _draw(self) -> None:
+        if not self.shown:
+            self._list.update(Text("  nothing matches", style=render.MUTED))
+            return
+        first = max(0, min(self.index - SELECT_ROWS // 2, len(self.shown) - SELECT_ROWS))
+        out = Text()
+        for pos in range(first, min(first + SELECT_ROWS, len(self.shown))):
+            i = self.shown[pos]
+            chosen = pos == self.index
+            out.append("› " if chosen else "  ", style=render.ACCENT)
+            out.append(self.labels[i], style=f"bold {render.ACCENT}" if chosen else render.TEXT)
+            if i == self.current:
+                out.append(" (current)", style=render.MUTED)
+            out.append("\n")
+        hidden = len(self.shown) - SELECT_ROWS
+        if hidden > 0:
+            out.append(f"  {len(self.shown)} items", style=render.MUTED)
+        out.rstrip()
+        self._list.update(out)
+
+
+class PromptPanel(Modal):
+    """One line of text; `hidden` masks it (API keys)."""
+
+    mode = "prompt"
+
+    def __init__(self, title: str, value: str = "", hidden: bool = False) -> None:
+        super().__init__(title)
+        self._input = Input(value=value, password=hidden, compact=True)
+
+    def compose(self) -> Any:
+        yield self._input
+        yield Static("Enter accept · Esc cancel", classes="hint")
+
+    def field(self) -> Input:
+        return self._input
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.modal_accept()
+
+    def modal_accept(self) -> None:
+        self.finish(self._input.value)

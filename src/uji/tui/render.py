@@ -1,0 +1,202 @@
+"""How each transcript entry looks, as Rich renderables (reference §6: symbols ⏺ ⎿,
+limits tool_preview 8 and diff_preview 20, the "+%d lines" text).
+
+Kept apart from the widgets so the look is in one place and testable without a screen.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.text import Text
+
+TOOL = "⏺"
+BRANCH = "⎿"
+PROMPT = ">"
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+TOOL_PREVIEW = 8
+DIFF_PREVIEW = 20
+MORE = "+{} lines"
+CODE_THEME = "monokai"
+
+# Colours of the reference's default theme.
+TEXT, MUTED, CODE, ACCENT = "#d4d4d4", "#808080", "#e0af68", "cyan"
+USER_BG, ERROR, NOTICE = "#343541", "#e06c75", "#d19a66"
+ADDED, REMOVED, HUNK = "#98c379", "#e06c75", "cyan"
+
+
+def user(text: str) -> Text:
+    out = Text(f"{PROMPT} ", style=f"bold {ACCENT}")
+    out.append(text, style=TEXT)
+    return out
+
+
+def markdown(text: str) -> Markdown:
+    return Markdown(text, code_theme=CODE_THEME)
+
+
+def thinking(text: str) -> Text:
+    return Text(text.strip("\n"), style=f"italic {MUTED}")
+
+
+def notice(text: str) -> Text:
+    return Text(text, style=NOTICE)
+
+
+def error(text: str) -> Text:
+    if text == "interrupted":
+        return Text(f"  {BRANCH} Interrupted — tell uji what to do instead", style=MUTED)
+    return Text(f"error: {text}", style=ERROR)
+
+
+def info(label: str, text: str) -> Text:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return Text(f"{label}: {first}", style=MUTED, no_wrap=True, overflow="ellipsis")
+
+
+def more(n: int) -> Text:
+    return Text("    " + MORE.format(n), style=MUTED)
+
+
+def preview_lines(text: str, limit: int = TOOL_PREVIEW, tail: bool = False) -> tuple[list[str], int]:
+    """At most `limit` lines of `text`, and how many were left out."""
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) <= limit:
+        return lines, 0
+    kept = lines[-limit:] if tail else lines[:limit]
+    return kept, len(lines) - limit
+
+
+def diff(text: str, limit: int = DIFF_PREVIEW) -> list[Text]:
+    """A unified diff, coloured, without its ---/+++ header."""
+    rows = [r for r in text.splitlines() if not r.startswith(("--- ", "+++ "))]
+    out: list[Text] = []
+    for row in rows[:limit]:
+        style = ADDED if row.startswith("+") else REMOVED if row.startswith("-") else HUNK
+        if not row.startswith(("+", "-", "@@")):
+            style = MUTED
+        out.append(Text("    " + row, style=style, no_wrap=True, overflow="ellipsis"))
+    if len(rows) > limit:
+        out.append(more(len(rows) - limit))
+    return out
+
+
+def tool_call(state: dict[str, Any]) -> Group:
+    """`⏺ <verb> <subject>`, then the progress line while it runs, then the result.
+
+    `state` keys: verb, subject, status (pending|running|done|failed|denied), progress,
+    content, summary, diff."""
+    status = state.get("status", "pending")
+    dot = {
+        "pending": MUTED,
+        "running": CODE,
+        "done": ADDED,
+        "failed": ERROR,
+        "denied": ERROR,
+    }.get(status, MUTED)
+    head = Text(f"{TOOL} ", style=dot)
+    head.append(state.get("verb") or state.get("name") or "tool", style=f"bold {TEXT}")
+    subject = state.get("subject") or ""
+    if subject:
+        head.append(" " + _one_line(subject), style=TEXT)
+    head.no_wrap, head.overflow = True, "ellipsis"
+    parts: list[RenderableType] = [head]
+    if status == "running":
+        line = state.get("progress") or "running…"
+        parts.append(Text(f"  {BRANCH} {_one_line(line)}", style=MUTED, no_wrap=True, overflow="ellipsis"))
+    elif status in ("done", "failed", "denied"):
+        parts.extend(_result(state))
+    return Group(*parts)
+
+
+def _result(state: dict[str, Any]) -> list[RenderableType]:
+    content = state.get("content") or ""
+    summary = state.get("summary")
+    failed = state.get("status") in ("failed", "denied")
+    if failed:
+        lines, hidden = preview_lines(content)
+        out: list[RenderableType] = [
+            Text(f"  {BRANCH} " + (lines[0] if lines else ""), style=ERROR, no_wrap=True, overflow="ellipsis")
+        ]
+        out += [Text("    " + x, style=ERROR, no_wrap=True, overflow="ellipsis") for x in lines[1:]]
+        if hidden:
+            out.append(more(hidden))
+        return out
+    out = []
+    if summary:
+        out.append(Text(f"  {BRANCH} {summary}", style=MUTED, no_wrap=True, overflow="ellipsis"))
+    if state.get("diff"):
+        out.extend(diff(state["diff"]))
+        return out
+    name = state.get("name")
+    if name == "write_file":
+        created = _argument(state.get("arguments"), "content")
+        if created is not None:  # a new file has no diff: show its first lines as added
+            out.extend(diff("\n".join("+" + x for x in created.splitlines())))
+        return out
+    if summary and name in ("read_file", "edit_file"):
+        return out  # the file's text is for the model; the summary says enough
+    lines, hidden = preview_lines(content)
+    for i, line in enumerate(lines):
+        lead = f"  {BRANCH} " if i == 0 and not summary else "    "
+        out.append(Text(lead + line, style=MUTED, no_wrap=True, overflow="ellipsis"))
+    if hidden:
+        out.append(more(hidden))
+    return out
+
+
+def shell(state: dict[str, Any]) -> Group:
+    """A `!` line: the command, its output (a short preview) and a non-zero exit code."""
+    head = Text("! ", style=f"bold {CODE}")
+    head.append(state.get("command", ""), style=TEXT)
+    parts: list[RenderableType] = [head]
+    output = state.get("output") or ""
+    running = state.get("code") is None
+    lines, hidden = preview_lines(output, tail=running)
+    for i, line in enumerate(lines):
+        lead = f"  {BRANCH} " if i == 0 else "    "
+        parts.append(Text(lead + line, style=MUTED, no_wrap=True, overflow="ellipsis"))
+    if hidden:
+        parts.append(more(hidden))
+    code = state.get("code")
+    if running:
+        parts.append(Text(f"  {BRANCH} running… (Esc stops it)", style=MUTED))
+    elif code:
+        parts.append(Text(f"  {BRANCH} exit code {code}", style=ERROR))
+    elif not lines:
+        parts.append(Text(f"  {BRANCH} (no output)", style=MUTED))
+    return Group(*parts)
+
+
+def _argument(arguments: Any, key: str) -> str | None:
+    try:
+        args = json.loads(arguments) if isinstance(arguments, str) and arguments else {}
+    except ValueError:
+        return None
+    value = args.get(key) if isinstance(args, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _one_line(text: str) -> str:
+    line = text.strip().replace("\n", " ⏎ ")
+    return line if len(line) <= 300 else line[:300] + "…"
+
+
+def describe_arguments(arguments: str) -> str:
+    """A short subject for a call we know nothing else about."""
+    try:
+        args = json.loads(arguments) if arguments else {}
+    except ValueError:
+        return _one_line(arguments)
+    if isinstance(args, dict):
+        return ", ".join(f"{k}={_short(v)}" for k, v in sorted(args.items()))
+    return _one_line(str(args))
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", " ")
+    return text if len(text) <= 60 else text[:60] + "…"

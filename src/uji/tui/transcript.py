@@ -1,0 +1,420 @@
+"""The transcript: one widget per entry, in a scrolling column that follows the end.
+
+Long sessions stay smooth because the widget count is bounded: finished entries are
+plain widgets rendered once (Rich renderables, see `render.py`); only the answer being
+streamed is a Textual `Markdown` fed through `MarkdownStream` (append only, never a
+whole re-render); older streamed answers become plain widgets; and beyond
+`MAX_MOUNTED` entries the oldest leave the screen (their data stays) and come back in
+steps when the user scrolls to the top.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import RenderableType
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
+
+from uji.tui import render
+
+MAX_MOUNTED = 150  # entries on screen before the oldest are let go
+KEEP_MOUNTED = 100  # how many stay after letting go
+LOAD_STEP = 50  # entries brought back per scroll to the top
+LIVE_MARKDOWN = 6  # streamed answers kept as Markdown widgets
+THINKING_LIVE_LINES = 12  # reasoning lines shown while it streams
+
+# (name, arguments JSON) → (verb, subject): how a call is described before its
+# `call` event arrives (and for calls loaded from history).
+Describe = Callable[[str, str], tuple[str, str]]
+
+
+@dataclass
+class Entry:
+    kind: str  # user | answer | thinking | tool | shell | notice | error | info
+    data: dict[str, Any] = field(default_factory=dict)
+    widget: Widget | None = None
+    live: bool = False
+
+    def renderable(self) -> RenderableType:
+        d = self.data
+        if self.kind == "user":
+            return render.user(d.get("text", ""))
+        if self.kind == "answer":
+            return render.markdown(d.get("text", ""))
+        if self.kind == "thinking":
+            text = d.get("text", "")
+            if self.live:
+                text = "\n".join(text.rstrip("\n").splitlines()[-THINKING_LIVE_LINES:])
+            return render.thinking(text)
+        if self.kind == "tool":
+            return render.tool_call(d)
+        if self.kind == "shell":
+            return render.shell(d)
+        if self.kind == "error":
+            return render.error(d.get("text", ""))
+        if self.kind == "info":
+            return render.info(d.get("label", ""), d.get("text", ""))
+        return render.notice(d.get("text", ""))
+
+
+class EntryView(Widget):
+    """A finished entry (or a small live one, such as a running tool call)."""
+
+    DEFAULT_CSS = "EntryView { height: auto; }"
+
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(classes=f"entry {entry.kind}")
+        self.entry = entry
+
+    def render(self) -> RenderableType:
+        return self.entry.renderable()
+
+    def changed(self) -> None:
+        self.refresh(layout=True)
+
+
+class LiveAnswer(Markdown):
+    """The answer being streamed: deltas go to a MarkdownStream, which batches them
+    when they come faster than the screen can take them."""
+
+    DEFAULT_CSS = "LiveAnswer { padding: 0; }"
+
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(classes="entry answer")
+        self.entry = entry
+        self._parts: list[str] = []
+        self._wake = asyncio.Event()
+        self._ending = False
+        self.finished = asyncio.Event()
+
+    def on_mount(self) -> None:
+        self.run_worker(self._pump(), exit_on_error=False, group="stream")
+
+    def feed(self, text: str) -> None:
+        self._parts.append(text)
+        self._wake.set()
+
+    def close(self) -> None:
+        self._ending = True
+        self._wake.set()
+
+    async def _pump(self) -> None:
+        stream = Markdown.get_stream(self)
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                if self._parts:
+                    text = "".join(self._parts)
+                    self._parts.clear()
+                    await stream.write(text)
+                if self._ending and not self._parts:
+                    break
+        finally:
+            with contextlib.suppress(Exception):
+                await stream.stop()
+            self.finished.set()
+
+
+class Transcript(VerticalScroll):
+    DEFAULT_CSS = """
+    Transcript { height: 1fr; padding: 0 1; }
+    Transcript .entry { margin: 1 0 0 0; }
+    Transcript.-hide-thinking .thinking { display: none; }
+    Transcript #earlier { color: $text-muted; text-align: center; }
+    """
+
+    def __init__(self, describe: Describe, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.describe = describe
+        self.entries: list[Entry] = []
+        self._first = 0  # index of the first entry with a widget
+        self._calls: dict[str, Entry] = {}
+        self._answer: Entry | None = None
+        self._thinking: Entry | None = None
+        self._markdowns: list[LiveAnswer] = []
+        self._earlier = Static("", id="earlier")
+        self._loading = False
+        self._deferred = False  # while loading history: entries get widgets at the end
+
+    def on_mount(self) -> None:
+        self.mount(self._earlier)
+        self._earlier.display = False
+        self.anchor()
+
+    # Showing and hiding ---------------------------------------------------------
+
+    def set_thinking(self, shown: bool) -> None:
+        self.set_class(not shown, "-hide-thinking")
+
+    def clear(self) -> None:
+        for entry in self.entries:
+            if entry.widget is not None:
+                entry.widget.remove()
+        self.entries.clear()
+        self._first = 0
+        self._calls.clear()
+        self._answer = self._thinking = None
+        self._markdowns.clear()
+        self._update_earlier()
+        self.anchor()
+
+    # Adding ------------------------------------------------------------------
+
+    def add(self, kind: str, live: bool = False, **data: Any) -> Entry:
+        entry = Entry(kind, data, live=live)
+        self.entries.append(entry)
+        if not self._deferred:
+            entry.widget = self._build(entry)
+            self.mount(entry.widget)
+            self._trim()
+        return entry
+
+    def _build(self, entry: Entry) -> Widget:
+        if entry.kind == "answer" and entry.live:
+            return LiveAnswer(entry)
+        return EntryView(entry)
+
+    def update(self, entry: Entry) -> None:
+        widget = entry.widget
+        if isinstance(widget, EntryView):
+            widget.changed()
+
+    def notice(self, text: str) -> Entry:
+        return self.add("notice", text=text)
+
+    # Agent events --------------------------------------------------------------
+
+    def delta(self, kind: str, text: str) -> None:
+        if kind == "reasoning":
+            if self._thinking is None:
+                self._thinking = self.add("thinking", live=True, text="")
+            self._thinking.data["text"] += text
+            self.update(self._thinking)
+            return
+        if self._answer is None:
+            self._answer = self.add("answer", live=True, text="")
+        widget = self._answer.widget
+        if isinstance(widget, LiveAnswer):
+            widget.feed(text)
+
+    def stream_cleared(self) -> None:
+        """A retry: the partial answer and reasoning are dropped."""
+        for entry in (self._answer, self._thinking):
+            if entry is not None:
+                self._drop(entry)
+        self._answer = self._thinking = None
+
+    def _drop(self, entry: Entry) -> None:
+        if entry.widget is not None:
+            entry.widget.remove()
+            if entry.widget in self._markdowns:
+                self._markdowns.remove(entry.widget)  # type: ignore[arg-type]
+        with contextlib.suppress(ValueError):
+            self.entries.remove(entry)
+
+    def assistant(self, message: dict[str, Any]) -> None:
+        """A saved assistant message: finish what streamed, add its tool calls."""
+        reasoning = message.get("reasoning") or ""
+        if self._thinking is not None:
+            self._thinking.live = False
+            if reasoning:
+                self._thinking.data["text"] = reasoning
+            self.update(self._thinking)
+        elif reasoning:
+            self.add("thinking", text=reasoning)
+        text = message.get("text") or ""
+        if self._answer is not None:
+            self._answer.data["text"] = text
+            self._answer.live = False
+            widget = self._answer.widget
+            if isinstance(widget, LiveAnswer):
+                widget.close()
+                self._markdowns.append(widget)
+                self._settle_markdowns()
+        elif text.strip():
+            self.add("answer", text=text)
+        self._answer = self._thinking = None
+        for call in message.get("tool_calls") or []:
+            self._add_call(call)
+
+    def _add_call(self, call: dict[str, Any]) -> Entry:
+        verb, subject = self.describe(call.get("name", ""), call.get("arguments", ""))
+        entry = self.add(
+            "tool",
+            id=call.get("id"),
+            name=call.get("name"),
+            verb=verb,
+            subject=subject,
+            status="pending",
+            arguments=call.get("arguments", ""),
+        )
+        if call.get("id"):
+            self._calls[call["id"]] = entry
+        return entry
+
+    def call(self, data: dict[str, Any]) -> None:
+        entry = self._calls.get(data.get("id", ""))
+        if entry is None:
+            return
+        entry.data["verb"] = data.get("verb") or entry.data.get("verb")
+        entry.data["subject"] = data.get("subject", entry.data.get("subject"))
+        self.update(entry)
+
+    def tool_started(self, data: dict[str, Any]) -> None:
+        entry = self._calls.get(data.get("id", ""))
+        if entry is not None:
+            entry.data["status"] = "running"
+            self.update(entry)
+
+    def progress(self, data: dict[str, Any]) -> None:
+        entry = self._calls.get(data.get("id", ""))
+        if entry is not None:
+            entry.data["progress"] = data.get("line", "")
+            self.update(entry)
+
+    def tool_result(self, message: dict[str, Any]) -> None:
+        entry = self._calls.pop(message.get("tool_call_id", ""), None)
+        if entry is None:
+            entry = self.add("tool", name=message.get("name"), verb=message.get("name"), subject="")
+        self._fill_result(entry, message)
+        self.update(entry)
+
+    @staticmethod
+    def _fill_result(entry: Entry, message: dict[str, Any]) -> None:
+        content = message.get("content") or ""
+        status = "done"
+        if content.startswith("denied:"):
+            status = "denied"
+        elif content.startswith("error:"):
+            status = "failed"
+        entry.data.update(
+            status=status, content=content, summary=message.get("summary"), diff=message.get("diff")
+        )
+
+    def message(self, message: dict[str, Any]) -> None:
+        """A saved message from the agent (or from history)."""
+        kind = message.get("type")
+        if kind == "user":
+            self.add("user", text=message.get("text", ""))
+        elif kind == "assistant":
+            self.assistant(message)
+        elif kind == "tool":
+            self.tool_result(message)
+        elif kind == "error":
+            self.add("error", text=message.get("text", ""))
+        elif kind == "shell":
+            self.add(
+                "shell",
+                command=message.get("command", ""),
+                output=message.get("output", ""),
+                code=message.get("code", 0),
+            )
+        elif kind == "compaction":
+            self.add("info", label="compacted", text="earlier messages were summarised")
+        elif kind == "context":
+            self.add("info", label="context", text=message.get("text", ""))
+        elif kind == "system":
+            self.add("info", label="system", text=message.get("text", ""))
+
+    # History -------------------------------------------------------------------
+
+    def load(self, messages: list[dict[str, Any]]) -> None:
+        """Show a session's saved messages; only the newest get widgets now."""
+        self._deferred = True
+        try:
+            for m in messages:
+                self.message(m)
+        finally:
+            self._deferred = False
+        # Calls without answers in the history were cut off: nothing is running now.
+        for entry in self._calls.values():
+            entry.data["status"] = "failed"
+        self._calls.clear()
+        for entry in self.entries:
+            entry.live = False
+        self._answer = self._thinking = None
+        self._first = max(0, len(self.entries) - KEEP_MOUNTED)
+        widgets = []
+        for entry in self.entries[self._first :]:
+            entry.widget = self._build(entry)
+            widgets.append(entry.widget)
+        if widgets:
+            self.mount_all(widgets)
+        self._update_earlier()
+        self.anchor()
+
+    # Bounding the widget count ---------------------------------------------------
+
+    def _following(self) -> bool:
+        # Textual keeps the anchor until the user scrolls away (`_anchor_released`).
+        return self.is_anchored and not getattr(self, "_anchor_released", False)
+
+    def _trim(self) -> None:
+        mounted = len(self.entries) - self._first
+        if mounted <= MAX_MOUNTED or not self._following():
+            return
+        stop = len(self.entries) - KEEP_MOUNTED
+        for entry in self.entries[self._first : stop]:
+            if entry.live or entry in self._calls.values():
+                break  # never let go of something still changing
+            if entry.widget is not None:
+                entry.widget.remove()
+                if entry.widget in self._markdowns:
+                    self._markdowns.remove(entry.widget)  # type: ignore[arg-type]
+                entry.widget = None
+            self._first += 1
+        self._update_earlier()
+
+    def _settle_markdowns(self) -> None:
+        """Keep few Markdown widgets: older streamed answers become plain ones."""
+        while len(self._markdowns) > LIVE_MARKDOWN:
+            old = self._markdowns.pop(0)
+            entry = old.entry
+            if entry.widget is not old or not old.is_mounted:
+                continue
+            entry.widget = EntryView(entry)
+            self.mount(entry.widget, after=old)
+            old.remove()
+
+    def _update_earlier(self) -> None:
+        hidden = self._first
+        self._earlier.display = hidden > 0
+        if hidden:
+            self._earlier.update(f"↑ {hidden} earlier entries — scroll up to show them")
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 and self._first > 0 and not self._loading:
+            self._loading = True
+            self.call_after_refresh(self._load_earlier)
+
+    def _load_earlier(self) -> None:
+        start = max(0, self._first - LOAD_STEP)
+        entries = self.entries[start : self._first]
+        widgets: list[Widget] = []
+        for entry in entries:
+            entry.widget = self._build(entry)
+            widgets.append(entry.widget)
+        self._first = start
+        if widgets:
+            self.mount_all(widgets, after=self._earlier)
+        self._update_earlier()
+
+        def keep_place() -> None:
+            # Stay on what the user was reading, now below the entries just added.
+            self.scroll_to(y=sum(w.outer_size.height + 1 for w in widgets), animate=False)
+            self._loading = False
+
+        self.call_after_refresh(keep_place)
+
+    # Scrolling --------------------------------------------------------------------
+
+    def follow(self) -> None:
+        self.anchor()

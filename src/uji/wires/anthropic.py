@@ -1,0 +1,490 @@
+"""The `anthropic` wire: the Messages API, streamed (reference internals §4, §6).
+
+    POST <base_url>/messages    x-api-key, anthropic-version: 2023-06-01
+
+Request: the system prompt as text blocks; tool calls as `tool_use` blocks; tool results
+as user messages of `tool_result` blocks, with the tool's images *inside* the result (the
+only API that takes them there). Consecutive messages of one role are merged, since a
+tool result and a following context line must share one user message.
+
+Prompt caching puts `cache_control` on the last system block, the last tool and the last
+block of the last user message: those three breakpoints cover the stable prefix and the
+conversation so far, so the next call of the turn reads it all from the cache.
+
+Thinking: models before 4.6 think on a token budget; 4.6 and later think adaptively at an
+effort. Signed and redacted thinking blocks come back in `Answer.replay` and are sent back
+only to the model that wrote them (a signature is only valid there).
+
+The pure parts (`build_body`, `build_headers`, `MessagesStream`) need no server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+
+from uji.providers.efforts import BUDGETS
+
+from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .openai_chat import (
+    NO_PARAMETERS,
+    STALL_SECONDS,
+    drain_into,
+    finish_answer,
+    plan_images,
+    reencode_arguments,
+    scrubbed,
+    tool_text,
+    with_note,
+)
+from .sse import open_sse, shared_client
+
+API_VERSION = "2023-06-01"
+MIN_OUTPUT = 1024
+ANSWER_ROOM = 1024  # tokens a thinking budget must leave for the answer itself
+MIN_BUDGET = 1024  # the API's smallest budget; below it the request thinks not at all
+ADAPTIVE_FROM = (4, 6)  # the first version that thinks adaptively
+THINKING_FROM = (3, 7)  # older models cannot think at all
+# Adaptive effort levels: the API has low, medium, high and max.
+ADAPTIVE_EFFORT = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "max",
+    "max": "max",
+}
+EMPTY_TEXT = "(empty message)"  # the API refuses empty text blocks
+# In-stream `error` events that are worth a retry, as the HTTP status they stand for.
+RETRY_ERRORS = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429}
+
+
+# --------------------------------------------------------------------------- request
+
+
+def messages_url(base_url: str) -> str:
+    return base_url.rstrip("/") + "/messages"
+
+
+def build_headers(request: WireRequest) -> dict[str, str]:
+    headers = {"Content-Type": "application/json", "anthropic-version": API_VERSION}
+    key = (request.auth or {}).get("key")
+    if key:
+        headers["x-api-key"] = key
+    return headers
+
+
+_VERSION = re.compile(r"(?<!\d)(\d)(?:[-.](\d)(?!\d))?(?!\d)")
+
+
+def claude_version(model: str) -> tuple[int, int] | None:
+    """(major, minor) from a model id: claude-opus-4-6 → (4, 6), claude-3-7-sonnet-… →
+    (3, 7), claude-sonnet-4-20250514 → (4, 0). The minor is one digit, so a date is
+    never read as one. None when the id has no version."""
+    name = model.rsplit("/", 1)[-1]
+    if "claude" in name:
+        name = name[name.index("claude") :]
+    m = _VERSION.search(name)
+    if m is None:
+        return None
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+def caches(request: WireRequest) -> bool:
+    """Whether to place cache breakpoints. An unlisted model counts as cacheable when it
+    is a Claude: every current Claude model takes them, and a wrong guess elsewhere
+    would be a 400."""
+    if request.cache == "off":
+        return False
+    if request.model_cache is not None:
+        return request.model_cache
+    return "claude" in request.model
+
+
+def build_body(request: WireRequest) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": max(request.max_output or 0, MIN_OUTPUT),
+        "messages": build_messages(request.messages, request.model, images=request.images is not False),
+        "stream": True,
+    }
+    if request.system:
+        body["system"] = [{"type": "text", "text": request.system}]
+    if request.tools:
+        body["tools"] = [_tool_spec(t) for t in request.tools]
+    add_thinking(body, request.effort, request.model)
+    if caches(request):
+        add_cache_breakpoints(body, request.cache)
+    return body
+
+
+def _tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "name": tool["name"],
+        "description": tool.get("description") or "",
+        "input_schema": tool.get("parameters") or NO_PARAMETERS,
+    }
+
+
+def add_thinking(body: dict[str, Any], effort: str | None, model: str) -> None:
+    """`thinking` (and `output_config`) for the effort; off or none means no thinking."""
+    if not effort or effort == "off" or effort not in BUDGETS:
+        return
+    version = claude_version(model)
+    if version is not None and version < THINKING_FROM:
+        return
+    if version is not None and version >= ADAPTIVE_FROM:
+        body["thinking"] = {"type": "adaptive"}
+        body["output_config"] = {"effort": ADAPTIVE_EFFORT[effort]}
+        return
+    # The budget counts against max_tokens: shrink it so the answer keeps its room.
+    budget = min(BUDGETS[effort], body["max_tokens"] - ANSWER_ROOM)
+    if budget >= MIN_BUDGET:
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+
+
+def add_cache_breakpoints(body: dict[str, Any], cache: str) -> None:
+    control: dict[str, Any] = {"type": "ephemeral"}
+    if cache == "long":
+        control["ttl"] = "1h"
+    targets: list[dict[str, Any]] = []
+    if body.get("system"):
+        targets.append(body["system"][-1])
+    if body.get("tools"):
+        targets.append(body["tools"][-1])
+    last_user = next((m for m in reversed(body["messages"]) if m["role"] == "user"), None)
+    if last_user is not None and last_user["content"]:
+        targets.append(last_user["content"][-1])
+    for block in targets:
+        block["cache_control"] = dict(control)
+
+
+def build_messages(
+    messages: list[dict[str, Any]], model: str, *, images: bool = True
+) -> list[dict[str, Any]]:
+    """Stored messages → Messages API messages, images placed and budgeted."""
+    plan = plan_images(messages, images=images)
+    out: list[dict[str, Any]] = []
+    for i, m in enumerate(messages):
+        kind = m.get("type")
+        kept, note = plan.get(i, ([], ""))
+        if kind == "user":
+            blocks = [image_block(img) for img in kept]
+            text = with_note(m.get("text") or "", note)
+            if text or not blocks:
+                blocks.append({"type": "text", "text": text or EMPTY_TEXT})
+            _append(out, "user", blocks)
+        elif kind == "assistant":
+            blocks = _assistant_blocks(m, model)
+            if blocks:
+                _append(out, "assistant", blocks)
+        elif kind == "tool":
+            _append(out, "user", [_tool_result(m, kept, note)])
+    return out
+
+
+def _append(out: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+    if out and out[-1]["role"] == role:
+        out[-1]["content"].extend(blocks)
+    else:
+        out.append({"role": role, "content": blocks})
+
+
+def image_block(image: Mapping[str, Any]) -> dict[str, Any]:
+    source = {
+        "type": "base64",
+        "media_type": image.get("media_type") or "image/png",
+        "data": image.get("data") or "",
+    }
+    return {"type": "image", "source": source}
+
+
+def _assistant_blocks(m: Mapping[str, Any], model: str) -> list[dict[str, Any]]:
+    text = m.get("text") or ""
+    calls = m.get("tool_calls") or []
+    if not text.strip() and not calls:
+        return []  # thinking alone cannot stand as a message
+    blocks = replay_blocks(m.get("replay"), model)
+    if text.strip():
+        blocks.append({"type": "text", "text": text})
+    for c in calls:
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": c.get("id") or "",
+                "name": c.get("name") or "",
+                "input": json.loads(reencode_arguments(c.get("arguments"))),
+            }
+        )
+    return blocks
+
+
+def replay_blocks(replay: Any, model: str) -> list[dict[str, Any]]:
+    """The signed thinking an assistant message carries, if it was this model's."""
+    if not isinstance(replay, Mapping) or replay.get("wire") != "anthropic" or replay.get("model") != model:
+        return []
+    blocks = replay.get("blocks")
+    if not isinstance(blocks, list):
+        return []
+    return [dict(b) for b in blocks if isinstance(b, Mapping) and b.get("type") in _REPLAYED]
+
+
+_REPLAYED = ("thinking", "redacted_thinking")
+
+
+def _tool_result(m: Mapping[str, Any], kept: list[dict[str, Any]], note: str) -> dict[str, Any]:
+    text = with_note(tool_text(m), note)
+    content: str | list[dict[str, Any]] = text
+    if kept:
+        content = ([{"type": "text", "text": text}] if text else []) + [image_block(img) for img in kept]
+    return {"type": "tool_result", "tool_use_id": m.get("tool_call_id") or "", "content": content}
+
+
+# --------------------------------------------------------------------------- response
+
+
+@dataclass
+class _Block:
+    type: str
+    text: list[str] = field(default_factory=list)  # text or thinking
+    signature: list[str] = field(default_factory=list)
+    data: str = ""  # redacted_thinking
+    id: str = ""
+    name: str = ""
+    input: Any = None
+    json: list[str] = field(default_factory=list)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class MessagesStream:
+    """Folds Messages API stream events into an `Answer`, reporting as it goes.
+
+    `progress` is the reader's stall-deadline push: called for text, thinking, tool
+    input and the stop, never for `ping` keep-alives or events without content.
+    """
+
+    def __init__(self, reply: Reply, progress: Callable[[], None], model: str) -> None:
+        self.reply = reply
+        self.progress = progress
+        self.model = model
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.blocks: dict[int, _Block] = {}
+        self.stop_reason: str | None = None
+        self.stopped = False  # message_stop arrived: nothing more is needed
+        self.usage = Usage()
+        self._saw_usage = False
+
+    def feed(self, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        if kind == "content_block_delta":  # the hot path: one per token or so
+            delta = obj.get("delta")
+            if isinstance(delta, dict):
+                self._delta(obj.get("index"), delta)
+        elif kind == "content_block_start":
+            self._start(obj.get("index"), obj.get("content_block"))
+        elif kind == "message_start":
+            message = obj.get("message")
+            if isinstance(message, dict):
+                self._usage(message.get("usage"))
+        elif kind == "message_delta":
+            delta = obj.get("delta")
+            if isinstance(delta, dict) and isinstance(delta.get("stop_reason"), str):
+                self.stop_reason = delta["stop_reason"]
+                self.progress()
+            self._usage(obj.get("usage"))
+        elif kind == "message_stop":
+            self.stopped = True
+            self.progress()
+        elif kind == "error":
+            raise stream_error(obj.get("error"))
+
+    def _delta(self, index: Any, delta: dict[str, Any]) -> None:
+        kind = delta.get("type")
+        if kind == "text_delta":
+            text = delta.get("text")
+            if text and isinstance(text, str):
+                self.text.append(text)
+                self.reply.text(text)
+                self.progress()
+            return
+        block = self.blocks.get(index) if isinstance(index, int) else None
+        if kind == "thinking_delta":
+            thought = delta.get("thinking")
+            if thought and isinstance(thought, str):
+                self.reasoning.append(thought)
+                self.reply.reasoning(thought)
+                if block is not None:
+                    block.text.append(thought)
+                self.progress()
+        elif kind == "input_json_delta":
+            part = delta.get("partial_json")
+            if part and isinstance(part, str) and block is not None:
+                block.json.append(part)
+                self.reply.touch()
+                self.progress()
+        elif kind == "signature_delta":
+            signature = delta.get("signature")
+            if signature and isinstance(signature, str) and block is not None:
+                block.signature.append(signature)
+                self.progress()
+
+    def _start(self, index: Any, content: Any) -> None:
+        if not isinstance(index, int) or not isinstance(content, dict):
+            return
+        kind = content.get("type")
+        if not isinstance(kind, str):
+            return
+        block = self.blocks[index] = _Block(kind)
+        if kind == "tool_use":
+            block.id = content.get("id") if isinstance(content.get("id"), str) else ""
+            block.name = content.get("name") if isinstance(content.get("name"), str) else ""
+            block.input = content.get("input")
+            self.reply.touch()
+            self.progress()
+        elif kind == "redacted_thinking":
+            block.data = content.get("data") if isinstance(content.get("data"), str) else ""
+            self.progress()
+        elif kind == "text" and content.get("text"):  # a start may carry the first text
+            self._delta(index, {"type": "text_delta", "text": content["text"]})
+        elif kind == "thinking":
+            if content.get("thinking"):
+                self._delta(index, {"type": "thinking_delta", "thinking": content["thinking"]})
+            if content.get("signature"):
+                block.signature.append(str(content["signature"]))
+
+    def _usage(self, usage: Any) -> None:
+        """message_start holds the input side, message_delta the output (and, on newer
+        servers, the input side again); a field present later replaces the earlier."""
+        if not isinstance(usage, dict):
+            return
+        for name, attr in (
+            ("input_tokens", "input"),
+            ("output_tokens", "output"),
+            ("cache_read_input_tokens", "cache_read"),
+            ("cache_creation_input_tokens", "cache_write"),
+        ):
+            value = _int(usage.get(name))
+            if value is not None:
+                setattr(self.usage, attr, value)
+                self._saw_usage = True
+
+    def calls(self) -> list[ToolCall]:
+        calls = []
+        for _, b in sorted(self.blocks.items()):
+            if b.type != "tool_use":
+                continue
+            if b.json:
+                arguments = "".join(b.json)
+            elif isinstance(b.input, dict) and b.input:
+                arguments = json.dumps(b.input, ensure_ascii=False)
+            else:
+                arguments = ""
+            calls.append(ToolCall(b.id, b.name, arguments))
+        return calls
+
+    def replay(self) -> dict[str, Any] | None:
+        """Signed and redacted thinking, in order, for the next request to this model."""
+        kept: list[dict[str, Any]] = []
+        for _, b in sorted(self.blocks.items()):
+            if b.type == "thinking" and b.signature:
+                kept.append(
+                    {"type": "thinking", "thinking": "".join(b.text), "signature": "".join(b.signature)}
+                )
+            elif b.type == "redacted_thinking" and b.data:
+                kept.append({"type": "redacted_thinking", "data": b.data})
+        return {"wire": "anthropic", "model": self.model, "blocks": kept} if kept else None
+
+    @property
+    def finished(self) -> bool:
+        return self.stop_reason is not None or self.stopped
+
+    def answer(self) -> Answer:
+        """The final answer, or the `Failure` the stream ended in."""
+        text = "".join(self.text)
+        calls = self.calls()
+        if self.stop_reason == "refusal" and not text and not calls:
+            raise Failure("provider", "the model refused to answer (stop_reason: refusal)")
+        return finish_answer(
+            text=text,
+            reasoning="".join(self.reasoning),
+            calls=calls,
+            usage=self.usage if self._saw_usage else None,
+            finished=self.finished,
+            hit_limit=self.stop_reason == "max_tokens",
+            replay=self.replay(),
+        )
+
+
+def stream_error(error: Any) -> Failure:
+    """An `error` event inside a 200 stream. Overload, rate and server errors are
+    reported as the HTTP statuses they stand for, so the loop retries them."""
+    if not isinstance(error, dict):
+        return Failure("provider", f"stream error: {error}")
+    kind = error.get("type") if isinstance(error.get("type"), str) else "error"
+    message = error.get("message") if isinstance(error.get("message"), str) else kind
+    status = RETRY_ERRORS.get(kind)
+    if status is not None:
+        return Failure("http", f"http: {status}: {kind}: {message}", status=status)
+    return Failure("provider", f"stream error: {kind}: {message}")
+
+
+# --------------------------------------------------------------------------- the wire
+
+
+class AnthropicWire:
+    name = "anthropic"
+
+    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
+        self._client = client  # None: the shared client of the running loop
+        self.idle = idle
+
+    async def stream(self, request: WireRequest, reply: Reply) -> None:
+        """One streamed call; ends with exactly one `reply.done` or `reply.fail` unless
+        the task is cancelled (then the connection is dropped and neither is called)."""
+        try:
+            answer = await self._call(request, reply)
+        except Failure as failure:
+            reply.fail(scrubbed(failure, request))
+        except Exception as e:  # a bug or an unforeseen payload must still end the call
+            reply.fail(scrubbed(Failure("provider", f"anthropic: {type(e).__name__}: {e}"), request))
+        else:
+            reply.done(answer)
+
+    async def _call(self, request: WireRequest, reply: Reply) -> Answer:
+        base_url = request.provider.get("base_url") or ""
+        if not base_url:
+            raise Failure("provider", "anthropic: the provider has no base_url")
+        client = self._client or shared_client()
+        collected: MessagesStream | None = None
+        try:
+            async with open_sse(
+                client,
+                messages_url(base_url),
+                headers=build_headers(request),
+                body=build_body(request),
+                idle=self.idle,
+            ) as events:
+                collected = MessagesStream(reply, events.progress, request.model)
+                feed = collected.feed
+                it = aiter(events)
+                async for obj in it:
+                    feed(obj)
+                    if collected.stopped:
+                        break
+                if collected.stopped:
+                    await drain_into(it, lambda obj: None)
+        except Failure as failure:
+            # A connection lost after the stop reason loses nothing the turn needs.
+            if collected is None or not collected.finished or failure.kind != "http" or failure.status:
+                raise
+        assert collected is not None
+        return collected.answer()

@@ -1,0 +1,126 @@
+"""Compaction against the fake server with a small context window."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import Home
+from tests.fakes.openai_server import status, text, tool_call
+from uji.agent.messages import SUMMARY_HEAD
+from uji.store.sessions import Store
+
+SMALL_MODEL = """
+uji.provider.add({{ id = "test", name = "Test", wire = "openai-chat", base_url = "{base_url}",
+  models = {{ {{ id = "m", context = 4000, output = 1000 }} }} }})
+uji.model.use({{ provider = "test", model = "m" }})
+"""
+
+
+def small(home: Home, extra: str = "") -> None:
+    home.init(SMALL_MODEL.format(base_url=home.fake.base_url) + extra, provider=False)
+
+
+def long_session(home: Home, rounds: int = 12) -> str:
+    """A session well over the 3,000 usable tokens, with tool calls and their results."""
+    store = Store(str(home.db))
+    sid = store.create_session(str(home.work), "long")
+    for i in range(rounds):
+        store.append(sid, {"type": "user", "text": f"step {i}: " + "please look " * 40})
+        args = json.dumps({"path": f"src/file{i}.py"})
+        store.append(
+            sid,
+            {
+                "type": "assistant",
+                "text": "",
+                "tool_calls": [{"id": f"c{i}", "name": "read_file", "arguments": args}],
+            },
+        )
+        store.append(
+            sid, {"type": "tool", "tool_call_id": f"c{i}", "name": "read_file", "content": "x = 1\n" * 100}
+        )
+        store.append(sid, {"type": "assistant", "text": f"done with step {i}"})
+    store.close()
+    return sid
+
+
+def assert_no_orphan_results(messages: list[dict]) -> None:
+    called = set()
+    for m in messages:
+        for c in m.get("tool_calls") or []:
+            called.add(c["id"])
+        if m["role"] == "tool":
+            assert m["tool_call_id"] in called, f"a tool result without its call: {m}"
+
+
+def test_compaction_before_a_turn(home: Home) -> None:
+    small(home)
+    sid = long_session(home)
+    home.fake.script(text("continuing"))
+    run = home.run("next step", "--session", sid)
+    assert run.rc == 0, run.stderr
+    (side,) = home.fake.side_requests
+    system = side.body["messages"][0]["content"]
+    assert "## Goal" in system and "## Next Steps" in system and "verbatim" in system
+    folded = side.body["messages"][1]["content"]
+    assert "[user]\nstep 0:" in folded and "[read_file]" in folded
+    assert "tools" not in side.body
+    turn = home.fake.turn_requests[-1].body["messages"]
+    summary = turn[1]
+    assert summary["role"] == "user" and summary["content"].startswith(SUMMARY_HEAD)
+    assert "SUMMARY OF EARLIER WORK" in summary["content"]
+    assert "Files touched so far: src/file0.py" in summary["content"]
+    assert turn[-1] == {"role": "user", "content": "next step"}
+    assert len(turn) < 2 + 12 * 4
+    assert_no_orphan_results(turn)
+    saved = home.db_messages(sid)
+    (marker,) = [m for m in saved if m["type"] == "compaction"]
+    assert marker["summary"] == "SUMMARY OF EARLIER WORK"
+    assert marker["files"][0] == "src/file0.py"
+    assert isinstance(marker["through"], int)
+
+
+def test_compaction_mid_turn(home: Home) -> None:
+    small(
+        home,
+        'uji.tool.add("big", { policy = "allow", run = function() return string.rep("data ", 3000) end })',
+    )
+    home.fake.script(tool_call("big", {}, id="b1"), tool_call("big", {}, id="b2"), text("fits now"))
+    run = home.run("fill it up")
+    assert run.rc == 0 and run.done["text"] == "fits now"
+    assert "context filled up mid-turn; compacted to continue" in run.notices
+    assert len(home.fake.side_requests) >= 1
+    last = home.fake.turn_requests[-1].body["messages"]
+    assert last[1]["content"].startswith(SUMMARY_HEAD)
+    assert_no_orphan_results(last)
+
+
+def test_a_failed_compaction_sends_the_full_context(home: Home) -> None:
+    small(home)
+    sid = long_session(home)
+    home.fake.side_calls = False  # the summary request takes a script step: make it fail
+    home.fake.script(status(400, {"error": {"message": "nope"}}), text("went on anyway"))
+    run = home.run("next", "--session", sid)
+    assert run.rc == 0 and run.done["text"] == "went on anyway"
+    assert any(n.startswith("could not compact; sending the full context") for n in run.notices)
+    turn = home.fake.turn_requests[-1].body["messages"]
+    assert turn[1] == {"role": "user", "content": "step 0: " + "please look " * 40}
+
+
+def test_compact_from_lua(home: Home) -> None:
+    small(
+        home,
+        'uji.command.add("squash", function() local ok, why = uji.session.compact(); uji.notify("compact " .. tostring(ok) .. " " .. tostring(why)) end)',
+    )
+    sid = long_session(home, rounds=3)
+    run = home.run("/squash", "--session", sid)
+    assert "compact true nil" in run.notices
+    saved = home.db_messages(sid)
+    assert saved[-1]["type"] == "compaction"
+
+
+def test_compaction_can_be_turned_off(home: Home) -> None:
+    small(home, "uji.context.configure({ compaction = { enabled = false } })")
+    sid = long_session(home)
+    home.fake.script(text("no compaction"))
+    run = home.run("next", "--session", sid)
+    assert run.rc == 0 and home.fake.side_requests == []

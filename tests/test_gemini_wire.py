@@ -1,0 +1,455 @@
+"""The gemini wire: golden requests, the pure builders, and recorded streams over real
+loopback HTTP against the fake Gemini API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests import golden
+from tests.fakes.base import RecordingReply
+from tests.fakes.gemini_server import (
+    FakeGemini,
+    call,
+    drip,
+    drop_after,
+    error_chunk,
+    event,
+    make_usage,
+    raw_lines,
+    status,
+    text,
+    text_deltas,
+    tool_call,
+    tool_calls,
+)
+from uji.wires.base import WireRequest
+from uji.wires.gemini import (
+    SKIP_SIGNATURE,
+    GeminiWire,
+    build_body,
+    build_contents,
+    build_headers,
+    gemini_version,
+    stream_url,
+    thinking_config,
+)
+
+MODEL = "gemini-2.5-flash"
+MODEL_3 = "gemini-3-pro-preview"
+GOLDEN_URL = "https://generativelanguage.googleapis.com/v1beta"
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeGemini]:
+    with FakeGemini() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake(server: FakeGemini) -> FakeGemini:
+    server.reset()
+    return server
+
+
+@pytest.fixture
+async def wire() -> AsyncIterator[GeminiWire]:
+    async with httpx2.AsyncClient(timeout=httpx2.Timeout(None, connect=5.0)) as client:
+        yield GeminiWire(client, idle=5.0)
+
+
+def _request(base_url: str, **kw: Any) -> WireRequest:
+    fields: dict[str, Any] = {
+        "model": MODEL,
+        "system": "You are a test.",
+        "messages": [{"type": "user", "text": "hi"}],
+        "tools": golden.TOOLS[:1],
+        "provider": {"id": "test", "base_url": base_url},
+        "auth": {"key": "AIza-test-key-1234"},
+        "session": "sess-1",
+        "reasoning": True,
+    }
+    return WireRequest(**(fields | kw))
+
+
+async def run(wire: GeminiWire, fake: FakeGemini, *steps: Any, **kw: Any) -> RecordingReply:
+    fake.script(*steps)
+    reply = RecordingReply()
+    await wire.stream(_request(fake.base_url, **kw), reply)
+    return reply
+
+
+def render(request: WireRequest) -> dict[str, Any]:
+    return {
+        "url": stream_url(request.provider["base_url"], request.model),
+        "headers": build_headers(request),
+        "body": build_body(request),
+    }
+
+
+# --------------------------------------------------------------------------- goldens
+
+
+@pytest.mark.parametrize("conversation", list(golden.conversations(MODEL)))
+def test_golden_requests(conversation: str) -> None:
+    messages = golden.conversations(MODEL)[conversation]
+    golden.check(f"gemini/{conversation}", golden.render_all(MODEL, GOLDEN_URL, messages, render))
+
+
+def test_golden_thinking_levels() -> None:
+    messages = golden.conversations(MODEL_3)["reasoning_replay"]
+    golden.check("gemini/levels_reasoning_replay", golden.render_all(MODEL_3, GOLDEN_URL, messages, render))
+
+
+async def test_what_goes_over_the_wire_is_the_golden_request(wire: GeminiWire, fake: FakeGemini) -> None:
+    messages = golden.conversations(MODEL)["tool_images"]
+    request = golden.request(MODEL, fake.base_url, messages, "low", "short")
+    fake.script(text("ok"))
+    reply = RecordingReply()
+    await wire.stream(request, reply)
+    assert reply.answer.text == "ok"
+    [sent] = fake.requests
+    assert (sent.method, sent.path) == ("POST", f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse")
+    assert sent.body == build_body(request)
+    assert sent.headers["x-goog-api-key"] == golden.KEY
+    assert "authorization" not in sent.headers and "key=" not in sent.path
+
+
+def test_golden_shapes_worth_reading() -> None:
+    messages = golden.conversations(MODEL)["tool_images"]
+    body = build_body(golden.request(MODEL, GOLDEN_URL, messages, "high", "long"))
+    user, model, function, images = body["contents"]
+    assert (user["role"], model["role"], function["role"], images["role"]) == (
+        "user",
+        "model",
+        "function",
+        "user",
+    )
+    assert user["parts"] == [
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
+        {"text": "What is on screen? Compare with this."},
+    ]
+    assert function["parts"] == [
+        {"functionResponse": {"name": "screenshot", "response": {"result": "1 screenshot"}}}
+    ]
+    assert images["parts"][0] == {"text": "These are the images the tool calls above returned."}
+    assert images["parts"][1] == {"inlineData": {"mimeType": "image/jpeg", "data": "/9j/4AAQSkZJRg=="}}
+    assert body["systemInstruction"] == {"parts": [{"text": golden.SYSTEM}]}
+    assert body["generationConfig"] == {
+        "maxOutputTokens": 8192,
+        "thinkingConfig": {"thinkingBudget": 16384, "includeThoughts": True},
+    }
+    # Gemini has no cache breakpoints: the cache setting changes nothing in the body.
+    assert body == build_body(golden.request(MODEL, GOLDEN_URL, messages, "high", "off"))
+
+
+# --------------------------------------------------------------------------- request rules
+
+
+@pytest.mark.parametrize(
+    ("model", "version"),
+    [
+        ("gemini-2.5-pro", (2, 5)),
+        ("models/gemini-2.5-flash-lite", (2, 5)),
+        ("gemini-3-pro-preview", (3, 0)),
+        ("gemini-3.1-pro-preview", (3, 1)),
+        ("gemini-2.0-flash", (2, 0)),
+        ("gemma-3-27b-it", None),
+    ],
+)
+def test_gemini_version(model: str, version: tuple[int, int] | None) -> None:
+    assert gemini_version(model) == version
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "config"),
+    [
+        ("gemini-2.5-flash", "off", {"thinkingBudget": 0}),
+        ("gemini-2.5-flash", "minimal", {"thinkingBudget": 1024, "includeThoughts": True}),
+        ("gemini-2.5-flash", "medium", {"thinkingBudget": 8192, "includeThoughts": True}),
+        ("gemini-2.5-flash", "max", {"thinkingBudget": 24576, "includeThoughts": True}),  # the flash cap
+        ("gemini-2.5-pro", "max", {"thinkingBudget": 32768, "includeThoughts": True}),
+        ("gemini-2.5-pro", "off", {"thinkingBudget": 128, "includeThoughts": True}),  # pro always thinks
+        ("gemini-2.5-flash", None, {"includeThoughts": True}),
+        ("gemini-3-pro-preview", "off", {"thinkingLevel": "low", "includeThoughts": True}),
+        ("gemini-3-pro-preview", "medium", {"thinkingLevel": "low", "includeThoughts": True}),
+        ("gemini-3-pro-preview", "xhigh", {"thinkingLevel": "high", "includeThoughts": True}),
+        ("gemini-3-flash-preview", "off", {"thinkingLevel": "minimal", "includeThoughts": True}),
+        ("gemini-3-flash-preview", "medium", {"thinkingLevel": "medium", "includeThoughts": True}),
+        ("gemini-2.0-flash", "high", None),
+        ("gemma-3-27b-it", "high", None),
+    ],
+)
+def test_thinking_config(model: str, effort: str | None, config: dict[str, Any] | None) -> None:
+    assert thinking_config(effort, model, reasoning=True) == config
+
+
+def test_no_thoughts_asked_of_a_model_that_does_not_reason() -> None:
+    assert thinking_config(None, "gemini-2.5-flash", reasoning=False) is None
+
+
+def test_signatures_go_back_only_to_their_model() -> None:
+    messages = golden.conversations(MODEL)["reasoning_replay"]
+    own = build_contents(messages, MODEL)[3]["parts"][0]
+    assert own == {
+        "functionCall": {"name": "read_file", "args": {"path": "a.txt"}},
+        "thoughtSignature": "gsig-1",
+    }
+    # Another 2.5 model: no signature. A Gemini 3 model needs one: the placeholder.
+    assert "thoughtSignature" not in build_contents(messages, "gemini-2.5-pro")[3]["parts"][0]
+    assert build_contents(messages, MODEL_3)[3]["parts"][0]["thoughtSignature"] == SKIP_SIGNATURE
+
+
+def test_text_signature_replayed_on_the_text_part() -> None:
+    replay = {"wire": "gemini", "model": MODEL, "signature": "tsig"}
+    messages = [{"type": "user", "text": "q"}, {"type": "assistant", "text": "a", "replay": replay}]
+    assert build_contents(messages, MODEL)[1]["parts"] == [{"text": "a", "thoughtSignature": "tsig"}]
+    assert build_contents(messages, "gemini-2.5-pro")[1]["parts"] == [{"text": "a"}]
+
+
+def test_parallel_results_share_one_content() -> None:
+    contents = build_contents(golden.conversations(MODEL)["tool_calls"], MODEL)
+    assert [c["role"] for c in contents] == ["user", "model", "function", "user"]
+    assert [list(p) for p in contents[2]["parts"]] == [["functionResponse"], ["functionResponse"]]
+    assert contents[1]["parts"][2] == {"functionCall": {"name": "read_file", "args": {}}}  # unparsable → {}
+
+
+def test_model_path_and_key_header() -> None:
+    assert stream_url("https://g/v1beta/", "models/gemini-2.5-pro") == (
+        "https://g/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+    )
+    assert build_headers(_request(GOLDEN_URL, auth={"key": None})) == {"Content-Type": "application/json"}
+
+
+def test_text_only_model_gets_the_note() -> None:
+    messages = golden.conversations(MODEL)["tool_images"]
+    contents = build_body(_request(GOLDEN_URL, messages=messages, images=False))["contents"]
+    assert [c["role"] for c in contents] == ["user", "model", "function"]
+    assert contents[0]["parts"] == [
+        {
+            "text": "What is on screen? Compare with this.\n\n[1 image(s) left out: this model does not take images]"
+        }
+    ]
+
+
+# --------------------------------------------------------------------------- streams: success
+
+
+async def test_text_with_thoughts_and_usage(wire: GeminiWire, fake: FakeGemini) -> None:
+    usage = make_usage(prompt=1000, candidates=9, cached=800, thoughts=20)
+    reply = await run(wire, fake, text("hello world", thoughts="let me think", signature="ts", usage=usage))
+    answer = reply.answer
+    assert reply.texts == ["hell", "o wo", "rld"]
+    assert "".join(reply.thoughts) == "let me think" == answer.reasoning
+    assert answer.usage.as_dict() == {"input": 200, "output": 29, "cache_read": 800, "cache_write": 0}
+    assert answer.replay == {"wire": "gemini", "model": MODEL, "signature": "ts"}
+
+
+async def test_calls_keep_their_signatures_and_gemini_ids(wire: GeminiWire, fake: FakeGemini) -> None:
+    step = tool_calls(
+        call("read_file", {"path": "a.txt"}, signature="s-a"),
+        call("read_file", {"path": "b.txt"}, id="fc-2", signature=None),
+        text="Reading.",
+    )
+    reply = await run(wire, fake, step)
+    answer = reply.answer
+    assert answer.text == "Reading."
+    # No id from Gemini: left empty so the loop gives a unique one (two calls share a name).
+    assert [(c.id, c.name, json.loads(c.arguments), c.signature) for c in answer.tool_calls] == [
+        ("", "read_file", {"path": "a.txt"}, "s-a"),
+        ("fc-2", "read_file", {"path": "b.txt"}, None),
+    ]
+    assert answer.replay == {"wire": "gemini", "model": MODEL}
+    assert reply.touches == 2
+
+
+RECORDED = [
+    ": keep-alive",
+    "",
+    "data: {not json",
+    "",
+    "garbage",
+    "",
+    "data: []",
+    "",
+    event({"candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}}]}),  # empty: no progress
+    "",
+    event(
+        {"candidates": [{"content": {"parts": [{"text": "thinking…", "thought": True}], "role": "model"}}]}
+    ),
+    "",
+    event({"candidates": [{"content": {"parts": [{"text": "ok"}], "role": "model"}, "index": 0}]}),
+    "",
+    event(
+        {
+            "candidates": [
+                {
+                    "content": {"parts": [{"functionCall": {"name": "screenshot"}}], "role": "model"},
+                    "finishReason": "STOP",
+                }
+            ],
+            "usageMetadata": {"promptTokenCount": 7, "candidatesTokenCount": 5},
+        }
+    ),
+    "",
+    event({"usageMetadata": {"promptTokenCount": 7, "candidatesTokenCount": 6}}),  # late usage still counts
+    "",
+]
+
+
+async def test_recorded_stream_with_garbage_and_keepalives(wire: GeminiWire, fake: FakeGemini) -> None:
+    reply = await run(wire, fake, raw_lines(RECORDED))
+    answer = reply.answer
+    assert (answer.text, answer.reasoning) == ("ok", "thinking…")
+    assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [("", "screenshot", "")]
+    assert answer.usage.as_dict() == {"input": 7, "output": 6, "cache_read": 0, "cache_write": 0}
+
+
+async def test_crlf_separated_events(wire: GeminiWire, fake: FakeGemini) -> None:
+    # The fake's own steps use CRLF, as Google does; this one is spelled out.
+    lines = [
+        event({"candidates": [{"content": {"parts": [{"text": "a"}]}, "finishReason": "STOP"}]}) + "\r",
+        "\r",
+    ]
+    assert (await run(wire, fake, raw_lines(lines))).answer.text == "a"
+
+
+async def test_connections_are_reused(wire: GeminiWire, fake: FakeGemini) -> None:
+    fake.script(text("a"), tool_call("read_file", {"path": "a"}), text("c"))
+    for _ in range(3):
+        reply = RecordingReply()
+        await wire.stream(_request(fake.base_url), reply)
+        reply.answer  # noqa: B018 - asserts it succeeded
+    assert fake.connections == 1
+
+
+# --------------------------------------------------------------------------- streams: failures
+
+
+async def test_max_tokens_without_calls(wire: GeminiWire, fake: FakeGemini) -> None:
+    failure = (await run(wire, fake, text("partial", finish="MAX_TOKENS"))).failure
+    assert failure.kind == "provider" and failure.message.startswith("the model hit its output limit")
+
+
+async def test_max_tokens_with_whole_calls_is_an_answer(wire: GeminiWire, fake: FakeGemini) -> None:
+    # Gemini sends calls whole, so they cannot be cut off: a call at the limit is usable.
+    answer = (await run(wire, fake, tool_call("read_file", {"path": "a"}, finish="MAX_TOKENS"))).answer
+    assert json.loads(answer.tool_calls[0].arguments) == {"path": "a"}
+
+
+async def test_stream_that_ends_without_a_finish(wire: GeminiWire, fake: FakeGemini) -> None:
+    failure = (await run(wire, fake, text("half", finish=None))).failure
+    assert (failure.kind, failure.status, failure.message) == (
+        "http",
+        None,
+        "stream ended before the model finished",
+    )
+    assert failure.retryable
+
+
+@pytest.mark.parametrize(
+    ("finish", "message"),
+    [
+        ("SAFETY", "the model stopped without an answer (finishReason SAFETY)"),
+        ("MALFORMED_FUNCTION_CALL", "the model sent a malformed function call"),
+        ("STOP", "empty reply"),
+    ],
+)
+async def test_no_answer(wire: GeminiWire, fake: FakeGemini, finish: str, message: str) -> None:
+    failure = (await run(wire, fake, text("", finish=finish))).failure
+    assert (failure.kind, failure.message) == ("provider", message)
+
+
+async def test_blocked_prompt(wire: GeminiWire, fake: FakeGemini) -> None:
+    lines = [event({"promptFeedback": {"blockReason": "SAFETY"}}), ""]
+    failure = (await run(wire, fake, raw_lines(lines))).failure
+    assert (failure.kind, failure.message) == ("provider", "the prompt was blocked (SAFETY)")
+
+
+@pytest.mark.parametrize("kind", ["comment", "empty"])
+async def test_idle_stream_stalls(wire: GeminiWire, fake: FakeGemini, kind: Any) -> None:
+    wire.idle = 0.5
+    started = time.monotonic()
+    failure = (await run(wire, fake, drip(0.05, event=kind))).failure
+    assert (failure.kind, failure.status, failure.message) == (
+        "http",
+        None,
+        "stream stalled: no data for 0.5s",
+    )
+    assert 0.5 <= time.monotonic() - started < 1.5
+    assert fake.wait_for_drops(1)
+
+
+async def test_error_inside_the_stream(wire: GeminiWire, fake: FakeGemini) -> None:
+    failure = (await run(wire, fake, error_chunk(503, "The model is overloaded."))).failure
+    assert (failure.kind, failure.status, failure.retryable) == ("http", 503, True)
+    assert failure.message == "http: 503: The model is overloaded."
+
+
+async def test_http_statuses(wire: GeminiWire, fake: FakeGemini) -> None:
+    body = {"error": {"code": 429, "message": "Resource exhausted", "status": "RESOURCE_EXHAUSTED"}}
+    failure = (await run(wire, fake, status(429, body, {"retry-after": "2"}))).failure
+    assert (failure.kind, failure.status, failure.retry_after, failure.retryable) == ("http", 429, 2.0, True)
+    failure = (await run(wire, fake, status(400, {"error": {"message": "API key not valid"}}))).failure
+    assert (failure.kind, failure.retryable) == ("http", False)
+    failure = (await run(wire, fake, status(403, "denied"))).failure
+    assert failure.kind == "auth"
+    assert failure.message == "authentication rejected (403) - check the api key for this provider"
+
+
+async def test_an_echoed_key_is_scrubbed(wire: GeminiWire, fake: FakeGemini) -> None:
+    body = {"error": {"message": "invalid key AIza-test-key-1234 for project"}}
+    failure = (await run(wire, fake, status(400, body))).failure
+    assert "AIza-test-key-1234" not in failure.message and "[redacted]" in failure.message
+
+
+async def test_dropped_connection(wire: GeminiWire, fake: FakeGemini) -> None:
+    reply = await run(wire, fake, drop_after(4))
+    failure = reply.failure
+    assert (failure.kind, failure.status, failure.retryable) == ("http", None, True)
+    assert "".join(reply.texts) == "xxxx"
+
+
+async def test_cancel_drops_the_connection(wire: GeminiWire, fake: FakeGemini) -> None:
+    fake.script(drip(0.05))
+    reply = RecordingReply()
+    task = asyncio.create_task(wire.stream(_request(fake.base_url), reply))
+    await asyncio.sleep(0.2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert fake.wait_for_drops(1, timeout=1.0)
+    assert reply.ends == []
+
+
+async def test_fake_answers_side_calls(wire: GeminiWire, fake: FakeGemini) -> None:
+    fake.script(text("turn"))
+    side = RecordingReply()
+    await wire.stream(_request(fake.base_url, tools=[], system="Write a title"), side)
+    summary = RecordingReply()
+    await wire.stream(_request(fake.base_url, tools=[], system="Compact the conversation"), summary)
+    turn = RecordingReply()
+    await wire.stream(_request(fake.base_url), turn)
+    assert (side.answer.text, summary.answer.text, turn.answer.text) == (
+        "Title",
+        "SUMMARY OF EARLIER WORK",
+        "turn",
+    )
+
+
+async def test_fifty_thousand_deltas(wire: GeminiWire, fake: FakeGemini) -> None:
+    fake.script(text_deltas(50_000))
+    reply = RecordingReply()
+    started = time.perf_counter()
+    await wire.stream(_request(fake.base_url), reply)
+    assert len(reply.answer.text) == 50_000 and len(reply.texts) == 50_000
+    assert time.perf_counter() - started < 5.0  # a sanity bound; the figure is in bench/wires.py

@@ -1,0 +1,161 @@
+"""The effort scale and its mapping, the built-in catalog's model lists, and the Lua
+views of them: uji.model.efforts, uji.provider.list/remove."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from uji.app import App
+from uji.paths import resolve
+from uji.providers.catalog import Catalog, Model
+from uji.providers.efforts import EFFORTS, accepted, for_request, nearest
+
+
+@pytest.mark.parametrize(
+    ("wanted", "accepted_levels", "sent"),
+    [
+        ("high", ["low", "medium", "high"], "high"),  # exact
+        ("medium", ["low", "high"], "high"),  # a tie goes up
+        ("minimal", ["low", "medium", "high"], "low"),  # above first
+        ("off", ["minimal", "low"], "minimal"),  # a model that cannot stop thinking
+        ("max", ["low", "medium", "high"], "high"),  # nothing above: the nearest below
+        ("xhigh", ["off", "low", "high", "max"], "max"),
+        ("low", ["off"], "off"),
+        ("low", ["high", "low", "bogus"], "low"),  # order and junk in the list do not matter
+        ("low", [], None),
+        ("bogus", ["low"], None),
+    ],
+)
+def test_nearest(wanted: str, accepted_levels: list[str], sent: str | None) -> None:
+    assert nearest(wanted, accepted_levels) == sent
+
+
+def test_accepted_and_for_request() -> None:
+    thinker = Model("t", reasoning=True)
+    assert accepted(thinker) == ["off", "minimal", "low", "medium", "high"]  # the default list
+    assert accepted(Model("t", reasoning=True, efforts=["high", "low"])) == ["low", "high"]
+    assert accepted(Model("plain")) == [] and accepted(None) == []
+    assert for_request("max", thinker) == "high"
+    assert for_request("high", Model("plain")) is None  # a model that does not reason gets none
+    assert for_request("xhigh", None) == "xhigh"  # unlisted: sent as asked, the wire decides
+    assert for_request(None, thinker) is None  # the provider's default
+
+
+def test_builtin_catalog() -> None:
+    catalog = Catalog()
+    ids = [p.id for p in catalog.list()]
+    for needed in [
+        "anthropic",
+        "openai",
+        "google",
+        "openrouter",
+        "groq",
+        "deepseek",
+        "mistral",
+        "xai",
+        "ollama",
+        "lmstudio",
+        "custom",
+    ]:
+        assert needed in ids
+    assert catalog.get("google").wire == "gemini" and catalog.get("anthropic").wire == "anthropic"
+    assert (
+        catalog.get("ollama").base_url == "http://localhost:11434/v1" and not catalog.get("ollama").needs_key
+    )
+    for pid in ("anthropic", "openai", "google", "openrouter", "groq", "deepseek", "mistral", "xai"):
+        models = catalog.get(pid).models
+        assert models, pid
+        assert len({m.id for m in models}) == len(models), pid
+        for m in models:
+            assert m.context and m.output and m.output <= m.context, m.id
+            assert all(e in EFFORTS for e in m.efforts or []), m.id
+    assert all(m.cache for m in catalog.get("anthropic").models)
+    opus = catalog.get("anthropic").model("claude-opus-4-6")
+    assert opus is not None and opus.efforts == ["off", "low", "medium", "high", "max"]
+
+
+def test_model_lists_are_copies() -> None:
+    a, b = Catalog(), Catalog()
+    a.get("anthropic").models[0].efforts.append("max")  # type: ignore[union-attr]
+    assert "max" not in (b.get("anthropic").models[0].efforts or [])
+
+
+# --------------------------------------------------------------------------- through Lua
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> App:
+    return App(resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path))
+
+
+async def lua(app: App, source: str) -> Any:
+    rt = app.lua
+    values = await rt.call(rt.load_source(source, "/cfg/init.lua"))
+    return rt.convert.to_python(values[0]) if values else None
+
+
+async def test_uji_model_efforts(app: App) -> None:
+    got = await lua(
+        app,
+        """
+        local out = {}
+        uji.model.use({ provider = "anthropic", model = "claude-opus-4-6" })
+        out.opus = uji.model.efforts()
+        uji.model.use({ provider = "google", model = "gemini-3-pro-preview" })
+        out.g3 = uji.model.efforts()
+        uji.model.use({ provider = "openai", model = "gpt-4.1" })
+        out.plain = uji.model.efforts()
+        uji.model.use({ provider = "openai", model = "not-listed" })
+        out.unknown = uji.model.efforts()
+        return out
+        """,
+    )
+    assert got == {
+        "opus": ["off", "low", "medium", "high", "max"],
+        "g3": ["low", "high"],
+        "plain": [],
+        "unknown": [],
+    }
+
+
+async def test_uji_provider_list_and_remove(app: App) -> None:
+    got = await lua(
+        app,
+        """
+        uji.provider.add({ id = "mine", name = "Mine", api = "gemini", base_url = "http://h/v1beta/",
+          auth_env = { "MINE_KEY" }, models = { "a", { id = "b", reasoning = true, efforts = { "low" } } } })
+        uji.provider.add({ id = "mine", name = "Mine 2" })  -- merges by id
+        local row
+        for _, p in ipairs(uji.provider.list()) do if p.id == "mine" then row = p end end
+        local removed, again = uji.provider.remove("mine"), uji.provider.remove("mine")
+        local left = false
+        for _, p in ipairs(uji.provider.list()) do if p.id == "mine" then left = true end end
+        return { row = row, removed = removed, again = again, left = left }
+        """,
+    )
+    row = got["row"]
+    assert (row["name"], row["wire"], row["api"], row["base_url"]) == (
+        "Mine 2",
+        "gemini",
+        "gemini",
+        "http://h/v1beta",
+    )
+    assert row["auth_env"] == ["MINE_KEY"]
+    assert row["models"] == [
+        {"id": "a", "reasoning": False, "cache": False},
+        {"id": "b", "reasoning": True, "cache": False, "efforts": ["low"]},
+    ]
+    assert (got["removed"], got["again"], got["left"]) == (True, False, False)
+
+
+async def test_builtin_wires_are_known(app: App) -> None:
+    assert await lua(app, "return uji.wire.list()") == ["anthropic", "gemini", "openai-chat"]
+    from uji.wires.anthropic import AnthropicWire
+    from uji.wires.gemini import GeminiWire
+
+    assert isinstance(app.wire("anthropic"), AnthropicWire) and isinstance(app.wire("gemini"), GeminiWire)
+    with pytest.raises(LookupError, match="no wire named 'x'"):
+        app.wire("x")

@@ -1,0 +1,267 @@
+"""Keys: auth.toml (0600, refused when wider, atomic), `auth_env`, `uji.auth`, and a
+planted key that must never show up in the session database, the output, a notice, a
+JSON event or an error message, even when the server echoes it back."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Home
+from tests.fakes import anthropic_server, gemini_server, openai_server
+from uji.app import App
+from uji.paths import resolve
+from uji.providers.auth import (
+    AuthError,
+    authenticated,
+    dumps,
+    find_key,
+    save_key,
+    saved_key,
+)
+from uji.providers.catalog import Provider
+
+PLANTED = "sk-test-PLANTED-123"
+
+
+# --------------------------------------------------------------------------- the planted key, end to end
+
+
+@pytest.fixture(params=["openai-chat", "anthropic", "gemini"])
+def wire(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def server(wire: str) -> Iterator[Any]:
+    kind = {
+        "openai-chat": openai_server.FakeOpenAI,
+        "anthropic": anthropic_server.FakeAnthropic,
+        "gemini": gemini_server.FakeGemini,
+    }[wire]
+    with kind() as fake:
+        yield fake
+
+
+ECHO = {
+    "openai-chat": f"Authorization: Bearer {PLANTED}",
+    "anthropic": f"x-api-key: {PLANTED}",
+    "gemini": f"x-goog-api-key: {PLANTED}",
+}
+
+
+def leaks(home: Home, *texts: str) -> list[str]:
+    """Where the key shows up: the given texts, or any file uji wrote (the database and
+    its WAL included) other than auth.toml, which is where a saved key belongs."""
+    found = [f"output {i}" for i, t in enumerate(texts) if PLANTED in t]
+    for path in home.data.rglob("*"):
+        if path.is_file() and path.name != "auth.toml" and PLANTED.encode() in path.read_bytes():
+            found.append(str(path))
+    return found
+
+
+def test_a_planted_key_never_leaks(home: Home, wire: str, server: Any) -> None:
+    fakes = {"openai-chat": openai_server, "anthropic": anthropic_server, "gemini": gemini_server}[wire]
+    # The key comes from auth.toml (saved by the config through uji.auth) for anthropic,
+    # and from the provider's auth_env variable for the other two.
+    save = f'assert(uji.auth.save_key("p", "{PLANTED}"))' if wire == "anthropic" else ""
+    home.init(
+        f"""
+        uji.provider.add({{ id = "p", name = "P", wire = "{wire}", base_url = "{server.base_url}",
+          auth_env = {{ "UJI_SECRET_KEY" }}, models = {{ "m" }} }})
+        uji.model.use({{ provider = "p", model = "m" }})
+        {save}
+        uji.notify("authenticated: " .. tostring(uji.auth.authenticated("p")))
+        """,
+        provider=False,
+    )
+    env = {} if wire == "anthropic" else {"UJI_SECRET_KEY": PLANTED}
+    (home.work / "a.txt").write_text("alpha\n")
+    server.script(fakes.tool_call("read_file", {"path": "a.txt"}), fakes.text("fine"))
+    ok = home.run("read it", env=env)
+    assert ok.rc == 0, ok.stderr
+    assert "authenticated: true" in ok.notices
+    # The key did go to the server, in the API's header.
+    header = {"openai-chat": "authorization", "anthropic": "x-api-key", "gemini": "x-goog-api-key"}[wire]
+    assert PLANTED in server.turn_requests[0].headers[header]
+
+    # Now every attempt fails with a body that echoes the key back.
+    echo = {"error": {"message": f"internal error; request headers were {ECHO[wire]}"}}
+    server.script(*[fakes.status(500, echo, {"retry-after": "0"}) for _ in range(6)])
+    bad = home.run("again", env=env)
+    assert bad.rc == 1
+    assert "[redacted]" in bad.done["error"] and len(bad.notices) >= 5
+    assert leaks(home, ok.stdout, ok.stderr, bad.stdout, bad.stderr) == []
+    assert (home.data / "uji.db").exists()
+
+
+def test_a_world_readable_auth_toml_is_refused(home: Home) -> None:
+    auth = home.data / "auth.toml"
+    auth.write_text(f'[test]\ntype = "api_key"\nkey = "{PLANTED}"\n')
+    auth.chmod(0o644)
+    home.init("")
+    run = home.run("hi")
+    assert run.rc == 1
+    assert f"run `chmod 600 {auth}` so uji will use it" in run.stderr
+    assert PLANTED not in run.stdout + run.stderr
+
+
+# --------------------------------------------------------------------------- auth.toml
+
+
+def provider(env: list[str] | None = None) -> Provider:
+    return Provider("p", "P", "openai-chat", "http://x", auth_env=env or ["UJI_T_KEY", "UJI_T_KEY2"])
+
+
+def test_save_key_creates_the_file_0600_even_with_a_wide_umask(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "auth.toml"
+    old = os.umask(0)
+    try:
+        save_key(str(path), "p", PLANTED)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert tomllib.loads(path.read_text()) == {"p": {"type": "api_key", "key": PLANTED}}
+    assert saved_key(str(path), "p") == PLANTED
+
+
+def test_the_key_is_never_readable_by_others_while_it_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[int] = []
+    real = os.replace
+
+    def spy(src: Any, dst: Any) -> None:
+        seen.append(stat.S_IMODE(os.stat(src).st_mode))
+        assert Path(src).parent == Path(dst).parent  # same directory: the rename is atomic
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    path = tmp_path / "auth.toml"
+    save_key(str(path), "a", "k1")
+    save_key(str(path), "b", "k2")
+    assert seen == [0o600, 0o600]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["auth.toml"]  # no temp file left
+
+
+def test_save_key_keeps_the_other_entries(tmp_path: Path) -> None:
+    path = tmp_path / "auth.toml"
+    path.write_text(
+        'plain = "sk-bare"\n\n[oauthy]\ntype = "oauth"\naccess = "a"\nexpires = 1700000000\n'
+        'scopes = ["x", "y"]\n\n[oauthy.extra]\nok = true\n\n[old]\ntype = "api_key"\nkey = "before"\n'
+    )
+    path.chmod(0o600)
+    save_key(str(path), "old", "after")
+    data = tomllib.loads(path.read_text())
+    assert data == {
+        "plain": "sk-bare",
+        "oauthy": {
+            "type": "oauth",
+            "access": "a",
+            "expires": 1700000000,
+            "scopes": ["x", "y"],
+            "extra": {"ok": True},
+        },
+        "old": {"type": "api_key", "key": "after"},
+    }
+    assert saved_key(str(path), "plain") == "sk-bare"  # a bare string means an API key
+
+
+def test_the_writer_round_trips_awkward_strings() -> None:
+    data = {
+        "weird id.with dots": {"type": "api_key", "key": 'q"uote\\back\nnew\ttab\x7fdel\x01ünï'},
+        "n": {"f": 1.5, "inf": float("inf"), "list": [{"a": 1}, "b"]},
+    }
+    assert tomllib.loads(dumps(data)) == data
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
+def test_a_wider_mode_is_refused_with_the_fix(tmp_path: Path, mode: int) -> None:
+    path = tmp_path / "auth.toml"
+    path.write_text('[p]\ntype = "api_key"\nkey = "k"\n')
+    path.chmod(mode)
+    with pytest.raises(AuthError, match=rf"run `chmod 600 {path}` so uji will use it"):
+        find_key(str(path), provider())
+    with pytest.raises(AuthError, match="chmod 600"):
+        save_key(str(path), "p", "new")  # nor is a key added to it
+    assert "new" not in path.read_text()
+
+
+def test_a_saved_key_wins_and_an_empty_variable_is_unset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(tmp_path / "auth.toml")
+    monkeypatch.setenv("UJI_T_KEY", "")
+    monkeypatch.setenv("UJI_T_KEY2", "from-env-2")
+    assert find_key(path, provider()) == "from-env-2"  # the empty first one is skipped
+    monkeypatch.setenv("UJI_T_KEY2", "")
+    assert find_key(path, provider()) is None
+    assert authenticated(path, provider()) is False
+    monkeypatch.setenv("UJI_T_KEY", "from-env")
+    assert find_key(path, provider()) == "from-env"
+    save_key(path, "p", "saved")
+    assert find_key(path, provider()) == "saved"
+    assert authenticated(path, provider()) is True
+
+
+def test_an_empty_key_is_not_saved(tmp_path: Path) -> None:
+    with pytest.raises(AuthError):
+        save_key(str(tmp_path / "auth.toml"), "p", "")
+
+
+# --------------------------------------------------------------------------- uji.auth
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> App:
+    return App(resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path))
+
+
+async def lua(app: App, source: str) -> tuple[Any, ...]:
+    rt = app.lua
+    return tuple(await rt.call(rt.load_source(source, "/cfg/init.lua")))
+
+
+async def test_uji_auth_save_key_and_authenticated(app: App, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    before, saved, after = await lua(
+        app,
+        'local a = uji.auth.authenticated("openai")\n'
+        'local ok = uji.auth.save_key("openai", "sk-lua")\n'
+        'return a, ok, uji.auth.authenticated("openai")',
+    )
+    assert (before, saved, after) == (False, True, True)
+    assert saved_key(app.paths.auth_file, "openai") == "sk-lua"
+
+
+async def test_uji_auth_returns_nil_err_when_the_file_cannot_be_used(app: App) -> None:
+    os.makedirs(app.paths.data, exist_ok=True)
+    Path(app.paths.auth_file).write_text("")
+    os.chmod(app.paths.auth_file, 0o644)
+    ok, err = await lua(app, 'return uji.auth.save_key("openai", "sk-x")')
+    assert ok is None and "chmod 600" in err
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ('uji.auth.save_key("nope", "k")', "uji.auth.save_key: unknown provider 'nope'"),
+        ('uji.auth.save_key("openai", "")', "uji.auth.save_key: the key must be a non-empty string"),
+        ('uji.auth.save_key("openai")', "uji.auth.save_key: the key must be a non-empty string"),
+        ('uji.auth.authenticated("nope")', "uji.auth.authenticated: unknown provider 'nope'"),
+        ("uji.auth.authenticated(3)", "uji.auth.authenticated expects a provider id"),
+    ],
+)
+async def test_uji_auth_raises_at_the_callers_line(app: App, code: str, message: str) -> None:
+    from uji.lua.runtime import LuaError
+
+    with pytest.raises(LuaError) as e:
+        await lua(app, f"local x = 1\n{code}")
+    assert str(e.value) == f"/cfg/init.lua:2: {message}"

@@ -1,0 +1,153 @@
+"""The composer: Enter sends, the newline keys, history, the emacs keys, `/`
+suggestions, `!` shell lines, Esc, and messages queued during a turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.openai_server import FakeOpenAI, text, tool_call
+from tests.test_tui_support import SIZE, entries, idle, make_app, ready, send, shows, type_text, until
+
+ALLOW_COMMANDS = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
+
+
+async def test_enter_sends_and_newline_keys_insert_newlines(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "one")
+        for key in ("ctrl+j", "shift+enter", "alt+enter"):
+            await pilot.press(key)
+        await type_text(pilot, "two")
+        assert app.composer.text == "one\n\n\ntwo"
+        await pilot.press("enter")
+        await idle(pilot)
+        assert app.composer.text == ""
+        await until(pilot, lambda: fake.turn_requests)
+        sent = fake.turn_requests[0].body["messages"][-1]["content"]
+        assert sent == "one\n\n\ntwo"
+
+
+async def test_history_with_ctrl_p_and_ctrl_n_keeps_the_draft(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for prompt in ("first", "second"):
+            await send(pilot, prompt)
+            await idle(pilot)
+        await type_text(pilot, "draft")
+        await pilot.press("ctrl+p")
+        assert app.composer.text == "second"
+        await pilot.press("ctrl+p")
+        assert app.composer.text == "first"
+        await pilot.press("ctrl+n", "ctrl+n")
+        assert app.composer.text == "draft"
+
+
+async def test_emacs_editing_keys(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        c = app.composer
+        await type_text(pilot, "hello big world")
+        await pilot.press("ctrl+w")  # delete_word_back
+        assert c.text == "hello big "
+        await pilot.press("ctrl+y")  # yank it back
+        assert c.text == "hello big world"
+        await pilot.press("ctrl+a")
+        assert c.cursor_location == (0, 0)
+        await pilot.press("ctrl+f", "ctrl+f", "ctrl+b")
+        assert c.cursor_location == (0, 1)
+        await pilot.press("ctrl+t")  # transpose: "ehllo"
+        assert c.text.startswith("ehllo")
+        await pilot.press("ctrl+k")
+        assert c.text == "eh"
+        await pilot.press("ctrl+e")
+        await type_text(pilot, " there")
+        await pilot.press("ctrl+left")  # what terminals send for Alt+B
+        await pilot.press("alt+d")
+        assert c.text == "eh "
+        await pilot.press("ctrl+u")
+        assert c.text == ""
+        await type_text(pilot, "ab")
+        await pilot.press("ctrl+a", "ctrl+d")
+        assert c.text == "b"
+        await pilot.press("ctrl+e", "ctrl+h")
+        assert c.text == ""
+
+
+async def test_slash_opens_suggestions_tab_completes_enter_runs(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = 'uji.command.add("hello", { desc = "say hello", handler = function(args) uji.notify("hello " .. args) end })\n'
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/")
+        await until(pilot, lambda: app.suggestions.open)
+        names = [s.name for s in app.suggestions.items]
+        assert {"login", "models", "help", "hello", "quit"} <= set(names)
+        assert app.mode() == "suggest"
+        await type_text(pilot, "hel")
+        assert [s.name for s in app.suggestions.items][:2] == ["hello", "help"]
+        screen = await shows(pilot, "say hello")
+        assert "/help" in screen
+        await pilot.press("tab")
+        assert app.composer.text == "/hello "
+        assert not app.suggestions.open
+        await type_text(pilot, "you")
+        await pilot.press("enter")
+        await shows(pilot, "hello you")
+        # Esc closes the list and keeps the text; Enter on a highlighted entry runs it.
+        await type_text(pilot, "/he")
+        await until(pilot, lambda: app.suggestions.open)
+        await pilot.press("escape")
+        assert not app.suggestions.open and app.composer.text == "/he"
+        await pilot.press("ctrl+u")
+        await type_text(pilot, "/hel")
+        await pilot.press("down", "enter")
+        await shows(pilot, "commands:")  # /help ran
+
+
+async def test_shell_line_runs_is_saved_and_never_sent(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!echo secret-$((40+2)) && pwd")
+        screen = await shows(pilot, "secret-42")
+        assert str(tmp_path / "work") in screen
+        await until(pilot, lambda: not app.conversation.shell_running)
+        conv = app.conversation
+        saved = [m for m in conv.app.store.messages(conv.session_id) if m["type"] == "shell"]  # type: ignore[union-attr]
+        assert saved and saved[0]["code"] == 0 and "secret-42" in saved[0]["output"]
+        await send(pilot, "hi")
+        await idle(pilot)
+        assert "secret-42" not in str(fake.turn_requests[-1].body["messages"])
+        # A failing command shows its exit code.
+        await send(pilot, "!exit 3")
+        await shows(pilot, "exit code 3")
+
+
+async def test_escape_clears_the_input(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "some draft")
+        await pilot.press("escape")
+        assert app.composer.text == ""
+
+
+async def test_messages_typed_during_a_turn_are_queued_then_sent(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(tool_call("run_command", {"command": "sleep 0.6"}), text("ran it"), text("got the extra"))
+    app = make_app(tmp_path, fake, ALLOW_COMMANDS)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "sleep a bit")
+        await shows(pilot, "⏺ Ran sleep 0.6")
+        await send(pilot, "and one more thing")
+        screen = await shows(pilot, "queued > and one more thing")
+        assert "Working (" in screen
+        await idle(pilot)
+        # Steered in after the tool result, in the same turn.
+        second = fake.turn_requests[1].body["messages"]
+        assert second[-1] == {"role": "user", "content": "and one more thing"}
+        assert [e["text"] for e in entries(app, "user")] == ["sleep a bit", "and one more thing"]
+        assert not app.queue_view.display

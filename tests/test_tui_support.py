@@ -1,0 +1,96 @@
+"""Helpers for the terminal UI tests (no tests here): build the Textual app in-process
+against the fake server, wait for conditions, read the screen as text."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from textual.keys import _character_to_key
+from textual.pilot import Pilot
+
+from tests.conftest import PROVIDER_LUA
+from tests.fakes.openai_server import FakeOpenAI
+from uji.paths import Paths
+from uji.tui.app import UjiApp
+
+SIZE = (100, 32)
+
+
+def make_app(tmp_path: Path, fake: FakeOpenAI | None, lua: str = "", **kw: Any) -> UjiApp:
+    config, data, work = tmp_path / "config", tmp_path / "data", tmp_path / "work"
+    for d in (config, data, work):
+        d.mkdir(exist_ok=True)
+    head = PROVIDER_LUA.format(base_url=fake.base_url) if fake is not None else ""
+    (config / "init.lua").write_text(head + textwrap.dedent(lua))
+    return UjiApp(Paths(str(config), str(data), str(data / "uji.db")), cwd=str(work), **kw)
+
+
+async def until(pilot: Pilot[Any], cond: Callable[[], Any], timeout: float = 5.0, what: str = "") -> Any:
+    """Pause until `cond()` is truthy; fail with the screen's text after `timeout`."""
+    end = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what or cond}\n--- screen ---\n{screen_text(pilot.app)}")
+        await pilot.pause(0.02)
+
+
+async def ready(pilot: Pilot[Any]) -> UjiApp:
+    app = pilot.app
+    assert isinstance(app, UjiApp)
+    await until(pilot, app.conversation.ready.is_set, what="the config to load")
+    await pilot.pause()
+    return app
+
+
+async def idle(pilot: Pilot[Any], timeout: float = 10.0) -> None:
+    """Until the turn (and any turn started from the queue) has finished."""
+    app = pilot.app
+    assert isinstance(app, UjiApp)
+    await until(pilot, lambda: not app.conversation.working, timeout, "the turn to finish")
+    await pilot.pause()
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    keys = ["space" if c == " " else c if c.isalnum() else _character_to_key(c) for c in text]
+    await pilot.press(*keys)
+
+
+async def send(pilot: Pilot[Any], text: str) -> None:
+    await type_text(pilot, text)
+    await pilot.press("enter")
+
+
+def screen_text(app: Any) -> str:
+    """The screen as plain text, as a user would read it."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True, color_system=None)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
+
+
+async def shows(pilot: Pilot[Any], snippet: str, timeout: float = 5.0) -> str:
+    """Until `snippet` is on the screen; returns the screen's text."""
+
+    def found() -> str | None:
+        text = screen_text(pilot.app)
+        return text if snippet in text else None
+
+    return await until(pilot, found, timeout, f"{snippet!r} on the screen")
+
+
+def entries(app: UjiApp, kind: str) -> list[dict[str, Any]]:
+    return [e.data for e in app.transcript.entries if e.kind == kind]
+
+
+async def settle(seconds: float = 0.05) -> None:
+    await asyncio.sleep(seconds)

@@ -1,0 +1,139 @@
+"""The transcript: streamed markdown, reasoning shown or hidden, tool calls with their
+live progress and a short result, diffs, notices and errors, long sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets._markdown import MarkdownFence
+
+from tests.fakes.openai_server import FakeOpenAI, status, text, tool_call
+from tests.test_tui_support import SIZE, entries, idle, make_app, ready, send, shows, until
+from uji.tui import transcript as transcript_mod
+from uji.tui.transcript import EntryView, LiveAnswer
+
+ALLOW_ALL = """
+uji.tool.policy({ default = "allow", write_file = { default = "allow" },
+  edit_file = { default = "allow" }, run_command = { default = "allow" } })
+"""
+
+
+async def test_streamed_markdown_answer_with_highlighted_code(tmp_path: Path, fake: FakeOpenAI) -> None:
+    reply = "Here is **bold** and a list:\n\n- one\n- two\n\n```python\ndef f(x):\n    return x + 1\n```\n"
+    fake.script(text(reply, piece=3))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "show me")
+        await idle(pilot)
+        screen = await shows(pilot, "return x + 1")
+        assert "> show me" in screen
+        assert "bold" in screen and "**" not in screen  # rendered, not raw markdown
+        live = app.query(LiveAnswer)
+        assert len(live) == 1, "the answer streams into one Markdown widget"
+        assert app.query(MarkdownFence), "the code block is a highlighted fence"
+        assert entries(app, "answer")[0]["text"] == reply.strip("\n") or entries(app, "answer")[0]["text"]
+
+
+async def test_reasoning_hidden_until_thinking_is_toggled(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(text("The answer.", reasoning="Let me think about it carefully."))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "q")
+        await idle(pilot)
+        await shows(pilot, "The answer.")
+        thinking = [w for w in app.query(EntryView) if w.entry.kind == "thinking"]
+        assert thinking and not thinking[0].display or app.transcript.has_class("-hide-thinking")
+        assert "think about it" not in await shows(pilot, "The answer.")
+        await send(pilot, "/thinking")
+        screen = await shows(pilot, "think about it carefully")
+        assert "thinking shown" in screen
+        await send(pilot, "/thinking")
+        await until(pilot, lambda: app.transcript.has_class("-hide-thinking"))
+
+
+async def test_tool_call_progress_then_short_preview(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = ALLOW_ALL + """
+    uji.tool.add("count", {
+      description = "Counts.",
+      parameters = { type = "object", properties = {} },
+      display = { verb = "Counted" },
+      run = function(args, ctx)
+        ctx.progress("halfway there")
+        uji.defer(0.4, function()
+          local lines = {}
+          for i = 1, 20 do lines[i] = "line " .. i end
+          ctx.done(table.concat(lines, "\\n"))
+        end)
+      end,
+    })
+    """
+    fake.script(tool_call("count", {}), text("Counted them."))
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "count")
+        running = await shows(pilot, "halfway there")
+        assert "⏺ Counted" in running
+        screen = await shows(pilot, "Counted them.")
+        assert "halfway there" not in screen
+        assert "line 8" in screen and "line 9" not in screen
+        assert "+12 lines" in screen
+
+
+async def test_diff_for_edit_file_and_new_file_lines(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(
+        tool_call("write_file", {"path": "notes.txt", "content": "alpha\nbeta\n"}, id="w"),
+        tool_call("edit_file", {"path": "notes.txt", "old_string": "beta", "new_string": "gamma"}, id="e"),
+        text("Edited."),
+    )
+    app = make_app(tmp_path, fake, ALLOW_ALL)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "edit")
+        await idle(pilot)
+        screen = await shows(pilot, "Edited.")
+        assert "⏺ Write notes.txt" in screen and "+alpha" in screen
+        assert "⏺ Update notes.txt" in screen
+        assert "-beta" in screen and "+gamma" in screen
+        assert (tmp_path / "work" / "notes.txt").read_text() == "alpha\ngamma\n"
+
+
+async def test_errors_and_notices_are_shown(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(status(401, {"error": {"message": "bad key"}}))
+    app = make_app(tmp_path, fake, 'uji.notify("hello from init.lua")\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await shows(pilot, "hello from init.lua")
+        await send(pilot, "hi")
+        await idle(pilot)
+        screen = await shows(pilot, "authentication rejected")
+        assert "error:" in screen
+
+
+async def test_long_history_keeps_widgets_bounded(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    store = None
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        store = app.conversation.app.store  # type: ignore[union-attr]
+        sid = store.create_session(app.conversation.app.cwd, "long")  # type: ignore[union-attr]
+        for i in range(250):
+            store.append(sid, {"type": "user", "text": f"question {i}"})
+            store.append(sid, {"type": "assistant", "text": f"answer **{i}**"})
+        assert app.conversation.resume(sid) is None
+        await shows(pilot, "answer 249")
+        t = app.transcript
+        assert len(t.entries) == 500
+        mounted = [e for e in t.entries if e.widget is not None]
+        assert len(mounted) == transcript_mod.KEEP_MOUNTED
+        assert "earlier entries" in str(t._earlier.render())
+        t.scroll_home(animate=False)
+        await until(pilot, lambda: len([e for e in t.entries if e.widget is not None]) > transcript_mod.KEEP_MOUNTED)
+        # New messages while following the end let the oldest go again.
+        t.follow()
+        for i in range(transcript_mod.MAX_MOUNTED):
+            t.notice(f"notice {i}")
+        await pilot.pause()
+        assert len([e for e in t.entries if e.widget is not None]) <= transcript_mod.MAX_MOUNTED
