@@ -1,0 +1,115 @@
+"""The agent loop in-process against the fake server: titles, queue steering, context
+accounting — things `uji run` does not show directly."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import PROVIDER_LUA
+from tests.fakes.openai_server import FakeOpenAI, text, tool_call
+from uji.agent.loop import Agent, TurnOptions
+from uji.agent.titles import sanitize
+from uji.app import App
+from uji.headless import auto_approver
+from uji.paths import resolve
+
+
+async def make_agent(
+    tmp_path: Path, fake: FakeOpenAI, lua: str = "", **options: Any
+) -> tuple[App, Agent, list]:
+    cfg = tmp_path / "cfg"
+    cfg.mkdir(exist_ok=True)
+    (cfg / "init.lua").write_text(PROVIDER_LUA.format(base_url=fake.base_url) + lua)
+    notices: list[str] = []
+    app = App(resolve(str(cfg), str(tmp_path / "data")), cwd=str(tmp_path), notice=notices.append)
+    await app.load_config()
+    events: list[tuple[str, dict]] = []
+    sid = app.store.create_session(app.cwd)
+    agent = Agent(
+        app, sid, lambda k, d: events.append((k, d)), auto_approver("allow"), TurnOptions(**options)
+    )
+    app.agent = agent
+    return app, agent, events
+
+
+@pytest.mark.parametrize(
+    ("answer", "title"),
+    [
+        ("Fix the login bug", "Fix the login bug"),
+        ('"Refactor parser."', "Refactor parser"),
+        ("\n\n## Add tests!\nmore", "Add tests"),
+        ("- * Wow?", "Wow"),
+        ("x" * 100, "x" * 60),
+    ],
+)
+def test_title_sanitising(answer: str, title: str) -> None:
+    assert sanitize(answer) == title
+
+
+async def test_the_first_message_gets_a_title_from_a_side_request(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app, agent, events = await make_agent(tmp_path, fake, auto_title=True)
+    fake.script(text("hello"), text("again"))
+    await agent.turn("please fix the flaky login test in auth.py")
+    await asyncio.wait_for(agent._title_task, 5)  # type: ignore[arg-type]
+    assert app.store.get_session(agent.session_id)["title"] == "Title"
+    (side,) = fake.side_requests
+    assert side.body["messages"][-1]["content"] == "please fix the flaky login test in auth.py"
+    assert "6 words" in side.body["messages"][0]["content"]
+    assert ("session_titled", {"title": "Title"}) in events
+    await agent.turn("second message")
+    assert len(fake.side_requests) == 1  # only the first message is titled
+    await app.close()
+
+
+async def test_queued_messages_are_steered_in_one_per_model_call(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = """
+    uji.tool.add("queue_two", { policy = "allow", run = function()
+      uji.session.submit("extra one"); uji.session.submit("extra two"); return "queued"
+    end })
+    """
+    app, agent, events = await make_agent(tmp_path, fake, lua)
+    app.on_submit = agent.enqueue
+    fake.script(tool_call("queue_two", {}), text("got one"), text("got two"))
+    result = await agent.turn("go")
+    assert result.text == "got two"
+    second, third = (r.body["messages"] for r in fake.turn_requests[1:3])
+    assert second[-2]["role"] == "tool" and second[-1] == {"role": "user", "content": "extra one"}
+    assert third[-1] == {"role": "user", "content": "extra two"}
+    assert [d["count"] for k, d in events if k == "queue_changed"] == [1, 2, 1, 0]
+    await app.close()
+
+
+async def test_context_is_anchored_on_the_reported_input(tmp_path: Path, fake: FakeOpenAI) -> None:
+    from tests.fakes.openai_server import make_usage
+
+    app, agent, _ = await make_agent(tmp_path, fake)
+    before = agent.context()
+    assert before["window"] == 100000 and before["used"] == 0
+    fake.script(text("an answer of some length", usage=make_usage(prompt=5000, completion=7)))
+    await agent.turn("hello")
+    after = agent.context()["used"]
+    # 5,000 reported for the request, plus the estimate of the answer saved after it.
+    assert after == 5000 + -(-len("an answer of some length") // 4)
+    await app.close()
+
+
+async def test_an_interrupt_during_streaming_keeps_the_partial_text(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app, agent, events = await make_agent(tmp_path, fake)
+    fake.script(text("slow " * 200, piece=5, gap=0.02))
+    task = asyncio.get_running_loop().create_task(agent.turn("talk"))
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if any(k == "delta" for k, _ in events):
+            break
+    task.cancel()
+    result = await task
+    assert result.interrupted
+    saved = app.store.messages(agent.session_id)
+    assert saved[1]["type"] == "assistant" and saved[1]["text"].startswith("slow")
+    assert saved[-1]["type"] == "error" and saved[-1]["text"] == "interrupted"
+    assert fake.wait_for_drops(1)  # the HTTP connection was dropped
+    await app.close()
