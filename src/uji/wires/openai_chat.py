@@ -7,6 +7,10 @@ them for a custom endpoint.
 
 The pure parts (`build_body`, `build_messages`, `dialect_for`, `ChatStream`) are separate
 from the I/O in `OpenAIChatWire.stream`, so golden tests need no server.
+
+It also holds what the anthropic and gemini wires share with it: the image budget
+(`plan_images`, `with_note`), `reencode_arguments`, `finish_answer` (the end-of-stream
+checks), `drain_into`, and the credential scrubbing of failure messages (`scrubbed`).
 """
 
 from __future__ import annotations
