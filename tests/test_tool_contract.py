@@ -13,7 +13,7 @@ import time
 import pytest
 
 from tests.conftest import Home, tool_schemas
-from tests.fakes.openai_server import call, text, tool_call, tool_calls
+from tests.fakes.openai_server import call, status, text, tool_call, tool_calls
 
 PNG_1X1 = base64.b64encode(
     bytes.fromhex(
@@ -1088,3 +1088,29 @@ def test_sigint_kills_a_running_command_group(home: Home) -> None:
         time.sleep(0.05)
     else:
         pytest.fail("the background sleep survived the interrupt")
+
+
+def test_a_text_only_model_is_learnt_from_a_refusal(home: Home) -> None:
+    home.init(
+        f"""
+        uji.provider.add({{ id = "test", name = "Test", wire = "openai-chat", base_url = "{home.fake.base_url}",
+          models = {{ {{ id = "m" }} }} }})
+        uji.model.use({{ provider = "test", model = "m" }})
+        uji.tool.add("shot", {{ policy = "allow", run = function()
+          return {{ text = "screenshot", images = {{ {{ media_type = "image/png", data = "{PNG_1X1}" }} }} }}
+        end }})
+        """,
+        provider=False,
+    )
+    home.fake.script(
+        tool_call("shot", {}), status(400, {"error": {"message": "image input not supported"}}), text("ok")
+    )
+    run = home.run("look")
+    assert run.rc == 0 and run.done["text"] == "ok"
+    assert "m does not take images; they are left out from now on" in run.notices
+    refused, retried = (r.body for r in home.fake.turn_requests[1:3])
+    assert "image_url" in json.dumps(refused) and "image_url" not in json.dumps(retried)
+    assert "does not take images" in json.dumps(retried)
+    home.fake.script(tool_call("shot", {}), text("ok again"))
+    run = home.run("look again")
+    assert run.rc == 0 and "image_url" not in json.dumps(home.fake.turn_requests[-1].body)

@@ -262,6 +262,23 @@ class App:
             "images": model.images if model else None,
         }
 
+    def model_images(self) -> bool | None:
+        """Whether the current model takes images: the catalog's word, else what a
+        refused request taught us (saved), else unknown (None)."""
+        provider = self.provider()
+        model = provider.model(self.model_id) if provider and self.model_id else None
+        if model is not None and model.images is not None:
+            return model.images
+        if self.setting(f"images.{self.provider_id}/{self.model_id}") == "no":
+            return False
+        return None
+
+    def remember_text_only(self) -> None:
+        try:
+            self.store.set_setting(f"images.{self.provider_id}/{self.model_id}", "no")
+        except Exception as e:
+            self.notice(f"could not save that {self.model_id} takes no images: {e}")
+
     def model_efforts(self) -> list[str]:
         """What the current model accepts, least to most; empty if it does not reason."""
         from uji.providers.efforts import accepted

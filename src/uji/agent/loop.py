@@ -15,30 +15,21 @@ from typing import TYPE_CHECKING, Any
 
 from uji.agent import compaction, titles
 from uji.agent.approval import (
-    APPROVAL_TIMEOUT,
-    TIMEOUT_TEXT,
     Approver,
-    Decision,
-    Question,
-    default_question,
-    deny_text,
-    hook_decision,
-    policy_verdict,
-    question_body,
 )
 from uji.agent.calls import STALL_SECONDS, Collector, call_model, describe_failure
 from uji.agent.context import Budget, budget, estimate
 from uji.agent.messages import for_model, live
 from uji.agent.prompt import system_prompt
-from uji.tools.base import ToolContext, ToolResult
-from uji.tools.validate import check_arguments
+from uji.agent.tool_calls import ToolCaller
 from uji.wires.base import Answer, Failure, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:
     from uji.app import App
-    from uji.tools.registry import Tool
 
 MAX_ITERATIONS = 100
+# What a provider answers when a model cannot take images (reference internals §4).
+TEXT_ONLY_STATUSES = frozenset({400, 413, 415, 422})
 INTERRUPTED_RUNNING = "error: interrupted by the user while this tool ran"
 INTERRUPTED_BEFORE = "error: interrupted by the user before this tool ran"
 
@@ -65,24 +56,6 @@ class TurnOptions:
     auto_title: bool = False  # the UI titles sessions with a side request; `uji run` does not
 
 
-def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    if not raw or not raw.strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as e:
-        clipped = raw if len(raw) <= 500 else raw[:500] + "…"
-        return None, (
-            f"error: the arguments are not valid JSON ({e.msg} at line {e.lineno} column {e.colno}); "
-            f"send one JSON object, no markdown fences. You sent: {clipped}"
-        )
-    if not isinstance(value, dict):
-        kinds = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
-        got = "null" if value is None else kinds.get(type(value), type(value).__name__)
-        return None, f"error: arguments must be a JSON object, got {got}"
-    return value, None
-
-
 class Agent:
     """Runs turns of one session."""
 
@@ -92,14 +65,13 @@ class Agent:
         self.app = app
         self.session_id = session_id
         self._emit = emit
-        self._approver = approver
         self.options = options or TurnOptions()
         self.usage = Usage()
         self.last_usage = Usage()
         self.requests = 0
         # What an interrupt must answer: the calls of the step in flight.
         self._pending_calls: list[ToolCall] = []
-        self._running_call: str | None = None
+        self.calls = ToolCaller(app, emit, approver, self.options.tools)
         self._partial: Collector | None = None
         # Messages typed during a turn: one is steered in per model call.
         self.queue: list[dict[str, Any]] = []
@@ -364,9 +336,9 @@ class Agent:
                 continue
             while self._pending_calls:
                 call = self._pending_calls[0]
-                result = await self._run_call(call)
+                result = await self.calls.run(call)
                 self._pending_calls.pop(0)
-                self._running_call = None
+                self.calls.running = None
                 self.save(result)
         raise TurnFailed(f"stopped after {MAX_ITERATIONS} tool iterations without a final answer")
 
@@ -382,10 +354,10 @@ class Agent:
         if partial is not None and partial.text_parts and not self._pending_calls:
             self.save({"type": "assistant", "text": "".join(partial.text_parts)})
         for call in self._pending_calls:
-            content = INTERRUPTED_RUNNING if call.id == self._running_call else INTERRUPTED_BEFORE
+            content = INTERRUPTED_RUNNING if call.id == self.calls.running else INTERRUPTED_BEFORE
             self.save({"type": "tool", "tool_call_id": call.id, "name": call.name, "content": content})
         self._pending_calls = []
-        self._running_call = None
+        self.calls.running = None
         self.save({"type": "error", "text": "interrupted"})
 
     # The model call -------------------------------------------------------------
@@ -429,14 +401,24 @@ class Agent:
             cache=getattr(app, "cache", None) or "short",
             session=self.session_id,
             model_cache=model.cache if model else None,
-            images=model.images if model else None,
+            images=app.model_images(),
         )
         return request, wire, provider.idle or STALL_SECONDS
 
     async def _generate(self, system: str) -> Answer:
         request, wire, idle = self._request(system)
         self._anchor_pending = self._last_seq
-        answer = await call_model(wire, request, idle, self._emit, self.notice, self._track)
+        try:
+            answer = await call_model(wire, request, idle, self._emit, self.notice, self._track)
+        except Failure as failure:
+            if not self._may_be_text_only(failure, request):
+                raise
+            # A model of unknown ability refused a request with images: once more without
+            # them, and if that works, remember that it takes none.
+            request.images = False
+            answer = await call_model(wire, request, idle, self._emit, self.notice, self._track)
+            self.app.remember_text_only()
+            self.notice(f"{self.app.model_id} does not take images; they are left out from now on")
         self._count(answer.usage)
         self._anchor(answer)
         return answer
@@ -460,159 +442,14 @@ class Agent:
             return None
         return asyncio.get_running_loop().time() - self.started_at
 
+    @staticmethod
+    def _may_be_text_only(failure: Failure, request: WireRequest) -> bool:
+        return (
+            failure.kind == "http"
+            and failure.status in TEXT_ONLY_STATUSES
+            and request.images is None
+            and any(m.get("images") for m in request.messages)
+        )
+
     def _track(self, reply: Collector | None) -> None:
         self._partial = reply
-
-    # Tool calls ---------------------------------------------------------------
-
-    def _tool_message(self, call: ToolCall, result: ToolResult) -> dict[str, Any]:
-        message: dict[str, Any] = {
-            "type": "tool",
-            "tool_call_id": call.id,
-            "name": call.name,
-            "content": result.text,
-        }
-        if result.images:
-            message["images"] = result.images
-        if result.diff:
-            message["diff"] = result.diff
-        if result.summary:
-            message["summary"] = result.summary
-        return message
-
-    def _call_event(self, call: ToolCall, tool: Tool | None, subject: str, decision: Decision) -> None:
-        verb = (tool.verb or tool.name) if tool else call.name
-        self._emit(
-            "call", {"id": call.id, "name": call.name, "subject": subject, "verb": verb, **decision.event()}
-        )
-
-    async def _run_call(self, call: ToolCall) -> dict[str, Any]:
-        app = self.app
-        offered = {t.name for t in app.registry.offered(self.options.tools)}
-        tool = app.registry.get(call.name) if call.name in offered else None
-        if tool is None:
-            names = ", ".join(sorted(offered)) or "none"
-            return self._tool_message(
-                call, ToolResult(f"error: unknown tool `{call.name}`. Available tools: {names}")
-            )
-        args, problem = parse_arguments(call.arguments)
-        if problem is None and not tool.builtin:
-            problem = check_arguments(tool.parameters, args or {})
-        if problem is not None or args is None:
-            return self._tool_message(call, ToolResult(problem or "error: bad arguments"))
-        try:
-            subject = self._subject(tool, args)
-        except Exception as e:
-            return self._tool_message(call, ToolResult(f"error: {e}"))
-        decision = await self._decide(tool, subject, args)
-        self._call_event(call, tool, subject, decision)
-        if not decision.allow:
-            return self._tool_message(call, ToolResult(f"denied: {decision.reason or 'denied'}"))
-        self._running_call = call.id
-        app.events.emit("tool_started", {"name": tool.name})
-        self._emit("tool_started", {"id": call.id, "name": tool.name, "subject": subject})
-        result = await self._execute(tool, args, call)
-        if app.events.has("after_tool"):
-            result.text = await app.events.chain("after_tool", {"name": tool.name}, "content", result.text)
-        return self._tool_message(call, result)
-
-    def _subject(self, tool: Tool, args: dict[str, Any]) -> str:
-        if tool.subject_key is not None:
-            value = args.get(tool.subject_key)
-            return value if isinstance(value, str) else ""
-        if tool.lua:
-            from uji.lua.api.tool import lua_subject
-
-            return lua_subject(self.app.lua, tool, args)
-        return tool.subject if isinstance(tool.subject, str) else tool.name
-
-    async def _decide(self, tool: Tool, subject: str, args: dict[str, Any]) -> Decision:
-        app = self.app
-        if tool.name in app.registry.disabled:
-            return Decision(False, "disabled", f"{tool.name} is disabled")
-        if tool.confined and app.confined:
-            refusal = app.sandbox().check(subject)
-            if refusal:
-                return Decision(False, "confine", refusal)
-        title = None
-        if app.events.has("before_tool"):
-            result, handler = await app.events.first("before_tool", {"name": tool.name, "arguments": args})
-            hooked = hook_decision(result, handler.label() if handler else "a hook")
-            if hooked is not None:
-                kind, text = hooked
-                extra = {"hook": handler.name} if handler else {}
-                if kind == "allow":
-                    return Decision(True, "hook", extra=extra)
-                if kind == "deny":
-                    return Decision(False, "hook", text, extra=extra)
-                title = text
-                return await self._ask(tool, subject, args, title, by_hook=True, extra=extra)
-        verdict = policy_verdict(app, tool, subject, args)
-        if verdict.decision == "allow":
-            return Decision(True, "policy", verdict=verdict)
-        if verdict.decision == "deny":
-            return Decision(False, "policy", deny_text(verdict, tool.name), verdict=verdict)
-        decision = await self._ask(tool, subject, args, title)
-        decision.verdict = verdict
-        return decision
-
-    async def _ask(
-        self,
-        tool: Tool,
-        subject: str,
-        args: dict[str, Any],
-        title: str | None,
-        by_hook: bool = False,
-        extra: dict[str, Any] | None = None,
-    ) -> Decision:
-        preview = None
-        if tool.preview is not None:
-            try:
-                preview = tool.preview(args, self.app.sandbox())
-            except Exception:
-                preview = None
-        question = Question(
-            tool.name,
-            title or default_question(tool),
-            question_body(tool, subject, args),
-            subject,
-            args,
-            preview,
-        )
-        try:
-            answer = await asyncio.wait_for(self._approver(question), APPROVAL_TIMEOUT)
-        except TimeoutError:
-            return Decision(False, "user", TIMEOUT_TEXT, extra=dict(extra or {}, question=question.title))
-        out = Decision(
-            answer.allow,
-            answer.by,
-            None if answer.allow else (answer.reason or "user denied"),
-            extra=dict(extra or {}, question=question.title, body=question.body),
-        )
-        if by_hook:
-            out.extra["asked_by"] = "hook"
-        return out
-
-    async def _execute(self, tool: Tool, args: dict[str, Any], call: ToolCall) -> ToolResult:
-        def progress(line: str) -> None:
-            self._emit("progress", {"tool": tool.name, "id": call.id, "line": line})
-
-        try:
-            if tool.lua:
-                from uji.lua.api.tool import run_lua_tool
-
-                return await run_lua_tool(self.app.lua, tool, args, progress, self.notice)
-            ctx = ToolContext(
-                cwd=self.app.cwd, sandbox=self.app.sandbox(), progress=progress, images=self._model_images()
-            )
-            result = await tool.run(args, ctx)
-            return result if isinstance(result, ToolResult) else ToolResult(str(result))
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            return ToolResult(f"error: {e}")
-
-    def _model_images(self) -> bool | None:
-        provider = self.app.provider()
-        model = provider.model(self.app.model_id) if provider and self.app.model_id else None
-        return model.images if model else None

@@ -1,0 +1,214 @@
+"""One tool call: check the arguments, decide (disabled → confinement → before_tool →
+policy → ask), run, pass the result through after_tool (reference internals §1)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from uji.agent.approval import (
+    APPROVAL_TIMEOUT,
+    TIMEOUT_TEXT,
+    Approver,
+    Decision,
+    Question,
+    default_question,
+    deny_text,
+    hook_decision,
+    policy_verdict,
+    question_body,
+)
+from uji.tools.base import ToolContext, ToolResult
+from uji.tools.validate import check_arguments
+from uji.wires.base import ToolCall
+
+if TYPE_CHECKING:
+    from uji.app import App
+    from uji.tools.registry import Tool
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    if not raw or not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as e:
+        clipped = raw if len(raw) <= 500 else raw[:500] + "…"
+        return None, (
+            f"error: the arguments are not valid JSON ({e.msg} at line {e.lineno} column {e.colno}); "
+            f"send one JSON object, no markdown fences. You sent: {clipped}"
+        )
+    if not isinstance(value, dict):
+        kinds = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+        got = "null" if value is None else kinds.get(type(value), type(value).__name__)
+        return None, f"error: arguments must be a JSON object, got {got}"
+    return value, None
+
+
+class ToolCaller:
+    """Runs the calls of one session's turns."""
+
+    def __init__(self, app: App, emit: Emit, approver: Approver, only: list[str] | None = None) -> None:
+        self.app = app
+        self._emit = emit
+        self._approver = approver
+        self.only = only  # offer only these tools (uji run --tools)
+        self.running: str | None = None  # the id of the call whose tool is running
+
+    def notice(self, text: str) -> None:
+        self.app.notice(text)
+
+    def _tool_message(self, call: ToolCall, result: ToolResult) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "type": "tool",
+            "tool_call_id": call.id,
+            "name": call.name,
+            "content": result.text,
+        }
+        if result.images:
+            message["images"] = result.images
+        if result.diff:
+            message["diff"] = result.diff
+        if result.summary:
+            message["summary"] = result.summary
+        return message
+
+    def _call_event(self, call: ToolCall, tool: Tool | None, subject: str, decision: Decision) -> None:
+        verb = (tool.verb or tool.name) if tool else call.name
+        self._emit(
+            "call", {"id": call.id, "name": call.name, "subject": subject, "verb": verb, **decision.event()}
+        )
+
+    async def run(self, call: ToolCall) -> dict[str, Any]:
+        """Decide, run and answer one call; returns the tool message to save."""
+        app = self.app
+        offered = {t.name for t in app.registry.offered(self.only)}
+        tool = app.registry.get(call.name) if call.name in offered else None
+        if tool is None:
+            names = ", ".join(sorted(offered)) or "none"
+            return self._tool_message(
+                call, ToolResult(f"error: unknown tool `{call.name}`. Available tools: {names}")
+            )
+        args, problem = parse_arguments(call.arguments)
+        if problem is None and not tool.builtin:
+            problem = check_arguments(tool.parameters, args or {})
+        if problem is not None or args is None:
+            return self._tool_message(call, ToolResult(problem or "error: bad arguments"))
+        try:
+            subject = self._subject(tool, args)
+        except Exception as e:
+            return self._tool_message(call, ToolResult(f"error: {e}"))
+        decision = await self._decide(tool, subject, args)
+        self._call_event(call, tool, subject, decision)
+        if not decision.allow:
+            return self._tool_message(call, ToolResult(f"denied: {decision.reason or 'denied'}"))
+        self.running = call.id
+        app.events.emit("tool_started", {"name": tool.name})
+        self._emit("tool_started", {"id": call.id, "name": tool.name, "subject": subject})
+        result = await self._execute(tool, args, call)
+        if app.events.has("after_tool"):
+            result.text = await app.events.chain("after_tool", {"name": tool.name}, "content", result.text)
+        return self._tool_message(call, result)
+
+    def _subject(self, tool: Tool, args: dict[str, Any]) -> str:
+        if tool.subject_key is not None:
+            value = args.get(tool.subject_key)
+            return value if isinstance(value, str) else ""
+        if tool.lua:
+            from uji.lua.api.tool import lua_subject
+
+            return lua_subject(self.app.lua, tool, args)
+        return tool.subject if isinstance(tool.subject, str) else tool.name
+
+    async def _decide(self, tool: Tool, subject: str, args: dict[str, Any]) -> Decision:
+        app = self.app
+        if tool.name in app.registry.disabled:
+            return Decision(False, "disabled", f"{tool.name} is disabled")
+        if tool.confined and app.confined:
+            refusal = app.sandbox().check(subject)
+            if refusal:
+                return Decision(False, "confine", refusal)
+        title = None
+        if app.events.has("before_tool"):
+            result, handler = await app.events.first("before_tool", {"name": tool.name, "arguments": args})
+            hooked = hook_decision(result, handler.label() if handler else "a hook")
+            if hooked is not None:
+                kind, text = hooked
+                extra = {"hook": handler.name} if handler else {}
+                if kind == "allow":
+                    return Decision(True, "hook", extra=extra)
+                if kind == "deny":
+                    return Decision(False, "hook", text, extra=extra)
+                title = text
+                return await self._ask(tool, subject, args, title, by_hook=True, extra=extra)
+        verdict = policy_verdict(app, tool, subject, args)
+        if verdict.decision == "allow":
+            return Decision(True, "policy", verdict=verdict)
+        if verdict.decision == "deny":
+            return Decision(False, "policy", deny_text(verdict, tool.name), verdict=verdict)
+        decision = await self._ask(tool, subject, args, title)
+        decision.verdict = verdict
+        return decision
+
+    async def _ask(
+        self,
+        tool: Tool,
+        subject: str,
+        args: dict[str, Any],
+        title: str | None,
+        by_hook: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> Decision:
+        preview = None
+        if tool.preview is not None:
+            try:
+                preview = tool.preview(args, self.app.sandbox())
+            except Exception:
+                preview = None
+        question = Question(
+            tool.name,
+            title or default_question(tool),
+            question_body(tool, subject, args),
+            subject,
+            args,
+            preview,
+        )
+        try:
+            answer = await asyncio.wait_for(self._approver(question), APPROVAL_TIMEOUT)
+        except TimeoutError:
+            return Decision(False, "user", TIMEOUT_TEXT, extra=dict(extra or {}, question=question.title))
+        out = Decision(
+            answer.allow,
+            answer.by,
+            None if answer.allow else (answer.reason or "user denied"),
+            extra=dict(extra or {}, question=question.title, body=question.body),
+        )
+        if by_hook:
+            out.extra["asked_by"] = "hook"
+        return out
+
+    async def _execute(self, tool: Tool, args: dict[str, Any], call: ToolCall) -> ToolResult:
+        def progress(line: str) -> None:
+            self._emit("progress", {"tool": tool.name, "id": call.id, "line": line})
+
+        try:
+            if tool.lua:
+                from uji.lua.api.tool import run_lua_tool
+
+                return await run_lua_tool(self.app.lua, tool, args, progress, self.notice)
+            ctx = ToolContext(
+                cwd=self.app.cwd,
+                sandbox=self.app.sandbox(),
+                progress=progress,
+                images=self.app.model_images(),
+            )
+            result = await tool.run(args, ctx)
+            return result if isinstance(result, ToolResult) else ToolResult(str(result))
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            return ToolResult(f"error: {e}")
