@@ -1,0 +1,33 @@
+"""The shipped plan mode plugin, used as a user would: require it from init.lua."""
+
+from __future__ import annotations
+
+from tests.conftest import Home
+from tests.fakes.openai_server import call, text, tool_calls
+
+
+def test_plan_mode_takes_away_edits_and_unlisted_commands(home: Home) -> None:
+    (home.work / "a.txt").write_text("a\n")
+    home.init('require("uji.plugins.planmode").setup({ allow = { "ls", "cat" } })')
+    home.fake.script(
+        tool_calls(
+            call("write_file", {"path": "b.txt", "content": "b"}),
+            call("run_command", {"command": "cat a.txt"}),
+            call("run_command", {"command": "rm a.txt"}),
+            call("run_command", {"command": "cat a.txt; rm a.txt"}),
+        ),
+        text("1. do it"),
+    )
+    run = home.run("/plan tidy the repo")
+    assert run.rc == 0, run.stderr
+    assert "plan mode: on (edits are off; /approve to carry out the plan)" in run.notices
+    first = home.fake.turn_requests[0].body["messages"]
+    assert first[-2] == {"role": "user", "content": "Make a plan for: tidy the repo"}
+    assert first[-1]["content"].startswith("Plan mode is on")
+    results = [m["content"] for m in run.tool_results()]
+    assert results[0] == "denied: write_file is disabled"
+    assert results[1] == "a"
+    assert results[2] == "denied: plan mode: `rm a.txt` is not on the plan mode allow list"
+    assert results[3].startswith("denied: plan mode: only simple")
+    assert (home.work / "a.txt").exists() and not (home.work / "b.txt").exists()
+    assert [c["by"] for c in run.calls] == ["disabled", "hook", "hook", "hook"]
