@@ -26,23 +26,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx2
-
 from uji.providers.efforts import BUDGETS
 
 from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
-from .openai_chat import (
+from .common import (
     NO_PARAMETERS,
-    STALL_SECONDS,
-    drain_into,
+    SSEWire,
     finish_answer,
     plan_images,
     reencode_arguments,
-    scrubbed,
     tool_text,
     with_note,
 )
-from .sse import open_sse, shared_client
 
 API_VERSION = "2023-06-01"
 MIN_OUTPUT = 1024
@@ -407,6 +402,10 @@ class MessagesStream:
     def finished(self) -> bool:
         return self.stop_reason is not None or self.stopped
 
+    @property
+    def complete(self) -> bool:
+        return self.stopped  # message_stop: nothing more is needed
+
     def answer(self) -> Answer:
         """The final answer, or the `Failure` the stream ended in."""
         text = "".join(self.text)
@@ -440,51 +439,17 @@ def stream_error(error: Any) -> Failure:
 # --------------------------------------------------------------------------- the wire
 
 
-class AnthropicWire:
+class AnthropicWire(SSEWire):
     name = "anthropic"
 
-    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
-        self._client = client  # None: the shared client of the running loop
-        self.idle = idle
+    def url(self, request: WireRequest, base_url: str) -> str:
+        return messages_url(base_url)
 
-    async def stream(self, request: WireRequest, reply: Reply) -> None:
-        """One streamed call; ends with exactly one `reply.done` or `reply.fail` unless
-        the task is cancelled (then the connection is dropped and neither is called)."""
-        try:
-            answer = await self._call(request, reply)
-        except Failure as failure:
-            reply.fail(scrubbed(failure, request))
-        except Exception as e:  # a bug or an unforeseen payload must still end the call
-            reply.fail(scrubbed(Failure("provider", f"anthropic: {type(e).__name__}: {e}"), request))
-        else:
-            reply.done(answer)
+    def headers(self, request: WireRequest) -> dict[str, str]:
+        return build_headers(request)
 
-    async def _call(self, request: WireRequest, reply: Reply) -> Answer:
-        base_url = request.provider.get("base_url") or ""
-        if not base_url:
-            raise Failure("provider", "anthropic: the provider has no base_url")
-        client = self._client or shared_client()
-        collected: MessagesStream | None = None
-        try:
-            async with open_sse(
-                client,
-                messages_url(base_url),
-                headers=build_headers(request),
-                body=build_body(request),
-                idle=self.idle,
-            ) as events:
-                collected = MessagesStream(reply, events.progress, request.model)
-                feed = collected.feed
-                it = aiter(events)
-                async for obj in it:
-                    feed(obj)
-                    if collected.stopped:
-                        break
-                if collected.stopped:
-                    await drain_into(it, lambda obj: None)
-        except Failure as failure:
-            # A connection lost after the stop reason loses nothing the turn needs.
-            if collected is None or not collected.finished or failure.kind != "http" or failure.status:
-                raise
-        assert collected is not None
-        return collected.answer()
+    def body(self, request: WireRequest) -> dict[str, Any]:
+        return build_body(request)
+
+    def parser(self, request: WireRequest, reply: Reply, progress: Callable[[], None]) -> MessagesStream:
+        return MessagesStream(reply, progress, request.model)

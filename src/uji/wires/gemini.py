@@ -26,25 +26,20 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
-import httpx2
-
 from uji.providers.efforts import BUDGETS, RANK
 
 from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
-from .openai_chat import (
+from .common import (
     NO_PARAMETERS,
-    STALL_SECONDS,
     TOOL_IMAGES_TEXT,
-    drain_into,
+    SSEWire,
     finish_answer,
     plan_images,
     reencode_arguments,
-    scrubbed,
-    stream_error,
     tool_text,
     with_note,
 )
-from .sse import open_sse, shared_client
+from .openai_chat import stream_error
 
 MIN_OUTPUT = 1024
 # The placeholder Google documents for a call whose signature is not this model's own.
@@ -315,6 +310,14 @@ class GenerateStream:
             replay["signature"] = self.signature
         return replay
 
+    @property
+    def complete(self) -> bool:
+        return self.finish is not None
+
+    @property
+    def finished(self) -> bool:
+        return self.finish is not None
+
     def answer(self) -> Answer:
         """The final answer, or the `Failure` the stream ended in."""
         text = "".join(self.text)
@@ -336,51 +339,18 @@ class GenerateStream:
 # --------------------------------------------------------------------------- the wire
 
 
-class GeminiWire:
+class GeminiWire(SSEWire):
     name = "gemini"
+    late_events = True  # a usage-only chunk may follow the finish
 
-    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
-        self._client = client  # None: the shared client of the running loop
-        self.idle = idle
+    def url(self, request: WireRequest, base_url: str) -> str:
+        return stream_url(base_url, request.model)
 
-    async def stream(self, request: WireRequest, reply: Reply) -> None:
-        """One streamed call; ends with exactly one `reply.done` or `reply.fail` unless
-        the task is cancelled (then the connection is dropped and neither is called)."""
-        try:
-            answer = await self._call(request, reply)
-        except Failure as failure:
-            reply.fail(scrubbed(failure, request))
-        except Exception as e:  # a bug or an unforeseen payload must still end the call
-            reply.fail(scrubbed(Failure("provider", f"gemini: {type(e).__name__}: {e}"), request))
-        else:
-            reply.done(answer)
+    def headers(self, request: WireRequest) -> dict[str, str]:
+        return build_headers(request)
 
-    async def _call(self, request: WireRequest, reply: Reply) -> Answer:
-        base_url = request.provider.get("base_url") or ""
-        if not base_url:
-            raise Failure("provider", "gemini: the provider has no base_url")
-        client = self._client or shared_client()
-        collected: GenerateStream | None = None
-        try:
-            async with open_sse(
-                client,
-                stream_url(base_url, request.model),
-                headers=build_headers(request),
-                body=build_body(request),
-                idle=self.idle,
-            ) as events:
-                collected = GenerateStream(reply, events.progress, request.model)
-                feed = collected.feed
-                it = aiter(events)
-                async for obj in it:
-                    feed(obj)
-                    if collected.finish is not None:
-                        break
-                if collected.finish is not None:
-                    await drain_into(it, feed)  # a usage-only chunk may still follow
-        except Failure as failure:
-            # A connection lost after the finish reason loses nothing the turn needs.
-            if collected is None or collected.finish is None or failure.kind != "http" or failure.status:
-                raise
-        assert collected is not None
-        return collected.answer()
+    def body(self, request: WireRequest) -> dict[str, Any]:
+        return build_body(request)
+
+    def parser(self, request: WireRequest, reply: Reply, progress: Callable[[], None]) -> GenerateStream:
+        return GenerateStream(reply, progress, request.model)

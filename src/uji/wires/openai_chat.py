@@ -6,36 +6,57 @@ The differences between them that matter here are few and keyed by the base_url 
 them for a custom endpoint.
 
 The pure parts (`build_body`, `build_messages`, `dialect_for`, `ChatStream`) are separate
-from the I/O in `OpenAIChatWire.stream`, so golden tests need no server.
-
-It also holds what the anthropic and gemini wires share with it: the image budget
-(`plan_images`, `with_note`), `reencode_arguments`, `finish_answer` (the end-of-stream
-checks), `drain_into`, and the credential scrubbing of failure messages (`scrubbed`).
+from the I/O, which `common.SSEWire` runs for all three HTTP wires, so golden tests need
+no server. What the wires share (the image budget, the end-of-stream checks, scrubbing
+credentials out of errors) lives in `common`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx2
-
 from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
-from .sse import DRAIN_SECONDS, open_sse, shared_client
+from .common import (
+    NO_PARAMETERS,
+    STALL_SECONDS,
+    TOOL_IMAGES_TEXT,
+    SSEWire,
+    drain_into,
+    finish_answer,
+    left_out_note,
+    plan_images,
+    reencode_arguments,
+    scrub,
+    scrubbed,
+    secrets_of,
+    tool_text,
+    with_note,
+)
 
-STALL_SECONDS = 120.0  # no progress for this long fails the stream (internals §1)
+__all__ = [  # the shared helpers stay importable from here
+    "NO_PARAMETERS",
+    "STALL_SECONDS",
+    "TOOL_IMAGES_TEXT",
+    "drain_into",
+    "finish_answer",
+    "left_out_note",
+    "plan_images",
+    "reencode_arguments",
+    "scrub",
+    "scrubbed",
+    "secrets_of",
+    "tool_text",
+    "with_note",
+]
+
 MIN_OUTPUT = 1024
-MAX_IMAGES = 20  # per request, newest first (internals §4)
-MAX_IMAGE_BYTES = 16 * 1024 * 1024  # base64 bytes per request, newest first
-TOOL_IMAGES_TEXT = "These are the images the tool calls above returned."
 # Mistral refuses a user message right after tool messages: an assistant line goes between.
 BRIDGE_TEXT = "The tool calls returned images; they follow."
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
-NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 # --------------------------------------------------------------------------- dialects
@@ -192,49 +213,6 @@ def build_messages(
     return out
 
 
-ImagePlan = dict[int, tuple[list[dict[str, Any]], str]]
-
-
-def plan_images(messages: list[dict[str, Any]], *, images: bool = True) -> ImagePlan:
-    """Which images each message may send, counting back from the newest.
-
-    Returns {message index: (kept images in their order, the note for the ones left
-    out, or "")}. Once one image does not fit, every older one is left out too: the
-    budget keeps the *newest* images, not the most images. With `images=False` (a
-    text-only model) every image is left out. Shared by every HTTP wire.
-    """
-    plan: ImagePlan = {}
-    count = total = 0
-    full = not images
-    for i in range(len(messages) - 1, -1, -1):
-        found = messages[i].get("images") or []
-        if not found or messages[i].get("type") not in ("user", "tool"):
-            continue
-        kept: list[dict[str, Any]] = []
-        for img in reversed(found):
-            size = len(img.get("data") or "")
-            full = full or count >= MAX_IMAGES or total + size > MAX_IMAGE_BYTES
-            if not full:
-                kept.append(img)
-                count += 1
-                total += size
-        kept.reverse()
-        missing = len(found) - len(kept)
-        plan[i] = (kept, left_out_note(missing, text_only=not images) if missing else "")
-    return plan
-
-
-def left_out_note(n: int, *, text_only: bool = False) -> str:
-    why = "this model does not take images" if text_only else "only the newest images fit in a request"
-    return f"[{n} image(s) left out: {why}]"
-
-
-def with_note(text: str, note: str) -> str:
-    if not note:
-        return text
-    return f"{text}\n\n{note}" if text else note
-
-
 def _image_part(image: Mapping[str, Any]) -> dict[str, Any]:
     url = f"data:{image.get('media_type') or 'image/png'};base64,{image.get('data') or ''}"
     return {"type": "image_url", "image_url": {"url": url}}
@@ -266,28 +244,6 @@ def _assistant_message(m: Mapping[str, Any]) -> dict[str, Any]:
             for c in calls
         ]
     return msg
-
-
-def reencode_arguments(arguments: Any) -> str:
-    """The call's arguments as a JSON object text; anything unparsable is sent as `{}`
-    (the tool result already told the model what was wrong)."""
-    value = arguments
-    if isinstance(arguments, str):
-        try:
-            value = json.loads(arguments)
-        except ValueError:
-            return "{}"
-    if not isinstance(value, dict):
-        return "{}"
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def tool_text(m: Mapping[str, Any]) -> str:
-    """A tool message's content as text (a Lua tool may have stored a table)."""
-    content = m.get("content")
-    if isinstance(content, str):
-        return content
-    return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
 def _tool_message(m: Mapping[str, Any], left_out: str, with_name: bool) -> dict[str, Any]:
@@ -393,6 +349,14 @@ class ChatStream:
         self.reply.touch()
         self.progress()
 
+    @property
+    def complete(self) -> bool:
+        return False  # read on to [DONE]: the usage chunk comes after the finish
+
+    @property
+    def finished(self) -> bool:
+        return self.finish is not None
+
     def answer(self) -> Answer:
         """The final answer, or the `Failure` the stream ended in."""
         calls = [ToolCall(p.id, p.name, "".join(p.arguments)) for _, p in sorted(self.calls.items())]
@@ -406,99 +370,7 @@ class ChatStream:
         )
 
 
-def finish_answer(
-    *,
-    text: str,
-    reasoning: str,
-    calls: list[ToolCall],
-    usage: Usage | None,
-    finished: bool,
-    hit_limit: bool,
-    replay: Any = None,
-) -> Answer:
-    """The checks every wire makes at the end of a stream (reference internals §6): it
-    finished, the output limit did not cut the answer or a call short, it is not empty."""
-    if not finished:
-        raise Failure("http", "stream ended before the model finished")
-    if hit_limit:
-        if not calls:
-            raise Failure("provider", "the model hit its output limit before it finished its answer")
-        if not all(_is_json(c.arguments) for c in calls):
-            raise Failure(
-                "provider",
-                "the model hit its output limit: tool call arguments were cut off; "
-                "raise the model's max output",
-            )
-    if not text and not calls:
-        raise Failure("provider", "empty reply")
-    return Answer(text=text, reasoning=reasoning, tool_calls=calls, usage=usage or Usage(), replay=replay)
-
-
-async def drain_into(events: AsyncIterator[dict[str, Any]], feed: Callable[[dict[str, Any]], None]) -> None:
-    """After the finish event, read what is left of the body for at most DRAIN_SECONDS.
-
-    Servers end the body right after their finish, so this takes no time and hands the
-    connection back to the pool; one that holds the stream open costs half a second,
-    not a stall timeout. Late events (usage) still count; errors after the finish
-    change nothing.
-    """
-    try:
-        async with asyncio.timeout(DRAIN_SECONDS):
-            async for obj in events:
-                feed(obj)
-    except (TimeoutError, httpx2.HTTPError, Failure):
-        pass
-
-
 # --------------------------------------------------------------------------- secrets
-
-REDACTED = "[redacted]"
-MIN_SECRET = 4  # shorter "keys" (test stubs, "x") would only garble the message
-
-
-def secrets_of(request: WireRequest) -> list[str]:
-    """Every credential a request carries: the key, OAuth strings, a password or query
-    values in the base_url. Longest first, so a key containing another goes whole."""
-    found: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, Mapping):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                walk(v)
-
-    walk(request.auth or {})
-    parts = urlsplit(str(request.provider.get("base_url") or ""))
-    if parts.password:
-        found.append(parts.password)
-    found += [kv.partition("=")[2] for kv in parts.query.split("&")]
-    return sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True)
-
-
-def scrub(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
-
-
-def scrubbed(failure: Failure, request: WireRequest) -> Failure:
-    """The failure with every credential of the request cut out of its message: an
-    error body may echo the request back, `Authorization` header and all."""
-    failure.message = scrub(failure.message, secrets_of(request))
-    return failure
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _int(value: Any) -> int:
@@ -544,45 +416,21 @@ def stream_error(error: Any) -> Failure:
 # --------------------------------------------------------------------------- the wire
 
 
-class OpenAIChatWire:
+class OpenAIChatWire(SSEWire):
     name = "openai-chat"
 
-    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
-        self._client = client  # None: the shared client of the running loop
-        self.idle = idle
+    def url(self, request: WireRequest, base_url: str) -> str:
+        return chat_url(base_url)
 
-    async def stream(self, request: WireRequest, reply: Reply) -> None:
-        """One streamed call; ends with exactly one `reply.done` or `reply.fail` unless
-        the task is cancelled (then the connection is dropped and neither is called)."""
-        try:
-            answer = await self._call(request, reply)
-        except Failure as failure:
-            reply.fail(scrubbed(failure, request))
-        except Exception as e:  # a bug or an unforeseen payload must still end the call
-            reply.fail(scrubbed(Failure("provider", f"openai-chat: {type(e).__name__}: {e}"), request))
-        else:
-            reply.done(answer)
+    def headers(self, request: WireRequest) -> dict[str, str]:
+        return build_headers(request)
 
-    async def _call(self, request: WireRequest, reply: Reply) -> Answer:
-        base_url = request.provider.get("base_url") or ""
-        if not base_url:
-            raise Failure("provider", "openai-chat: the provider has no base_url")
-        dialect = dialect_for(base_url, request.provider.get("compat"))
-        body = build_body(request, dialect)
-        client = self._client or shared_client()
-        collected: ChatStream | None = None
-        try:
-            async with open_sse(
-                client, chat_url(base_url), headers=build_headers(request), body=body, idle=self.idle
-            ) as events:
-                collected = ChatStream(reply, events.progress, need_finish=dialect.finish_reason)
-                feed = collected.feed
-                async for obj in events:
-                    feed(obj)
-        except Failure as failure:
-            # A connection lost after the finish chunk (while usage or [DONE] was due)
-            # loses nothing the turn needs.
-            if collected is None or collected.finish is None or failure.kind != "http" or failure.status:
-                raise
-        assert collected is not None
-        return collected.answer()
+    def body(self, request: WireRequest) -> dict[str, Any]:
+        return build_body(request, _dialect(request))
+
+    def parser(self, request: WireRequest, reply: Reply, progress: Callable[[], None]) -> ChatStream:
+        return ChatStream(reply, progress, need_finish=_dialect(request).finish_reason)
+
+
+def _dialect(request: WireRequest) -> Dialect:
+    return dialect_for(request.provider.get("base_url") or "", request.provider.get("compat"))

@@ -1,0 +1,269 @@
+"""What every HTTP wire shares: the image budget, the checks at the end of a stream,
+scrubbing credentials out of errors, and `SSEWire`, the request → SSE → parser frame
+each wire fills in with its own URL, headers, body and parser."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import httpx2
+
+from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .sse import DRAIN_SECONDS, open_sse, shared_client
+
+MAX_IMAGES = 20  # per request, newest first (internals §4)
+MAX_IMAGE_BYTES = 16 * 1024 * 1024  # base64 bytes per request, newest first
+ImagePlan = dict[int, tuple[list[dict[str, Any]], str]]
+REDACTED = "[redacted]"
+MIN_SECRET = 4  # shorter "keys" (test stubs, "x") would only garble the message
+
+
+STALL_SECONDS = 120.0  # no progress for this long fails the stream (internals §1)
+
+
+TOOL_IMAGES_TEXT = "These are the images the tool calls above returned."
+
+
+NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def plan_images(messages: list[dict[str, Any]], *, images: bool = True) -> ImagePlan:
+    """Which images each message may send, counting back from the newest.
+
+    Returns {message index: (kept images in their order, the note for the ones left
+    out, or "")}. Once one image does not fit, every older one is left out too: the
+    budget keeps the *newest* images, not the most images. With `images=False` (a
+    text-only model) every image is left out. Shared by every HTTP wire.
+    """
+    plan: ImagePlan = {}
+    count = total = 0
+    full = not images
+    for i in range(len(messages) - 1, -1, -1):
+        found = messages[i].get("images") or []
+        if not found or messages[i].get("type") not in ("user", "tool"):
+            continue
+        kept: list[dict[str, Any]] = []
+        for img in reversed(found):
+            size = len(img.get("data") or "")
+            full = full or count >= MAX_IMAGES or total + size > MAX_IMAGE_BYTES
+            if not full:
+                kept.append(img)
+                count += 1
+                total += size
+        kept.reverse()
+        missing = len(found) - len(kept)
+        plan[i] = (kept, left_out_note(missing, text_only=not images) if missing else "")
+    return plan
+
+
+def left_out_note(n: int, *, text_only: bool = False) -> str:
+    why = "this model does not take images" if text_only else "only the newest images fit in a request"
+    return f"[{n} image(s) left out: {why}]"
+
+
+def with_note(text: str, note: str) -> str:
+    if not note:
+        return text
+    return f"{text}\n\n{note}" if text else note
+
+
+def reencode_arguments(arguments: Any) -> str:
+    """The call's arguments as a JSON object text; anything unparsable is sent as `{}`
+    (the tool result already told the model what was wrong)."""
+    value = arguments
+    if isinstance(arguments, str):
+        try:
+            value = json.loads(arguments)
+        except ValueError:
+            return "{}"
+    if not isinstance(value, dict):
+        return "{}"
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def tool_text(m: Mapping[str, Any]) -> str:
+    """A tool message's content as text (a Lua tool may have stored a table)."""
+    content = m.get("content")
+    if isinstance(content, str):
+        return content
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def finish_answer(
+    *,
+    text: str,
+    reasoning: str,
+    calls: list[ToolCall],
+    usage: Usage | None,
+    finished: bool,
+    hit_limit: bool,
+    replay: Any = None,
+) -> Answer:
+    """The checks every wire makes at the end of a stream (reference internals §6): it
+    finished, the output limit did not cut the answer or a call short, it is not empty."""
+    if not finished:
+        raise Failure("http", "stream ended before the model finished")
+    if hit_limit:
+        if not calls:
+            raise Failure("provider", "the model hit its output limit before it finished its answer")
+        if not all(_is_json(c.arguments) for c in calls):
+            raise Failure(
+                "provider",
+                "the model hit its output limit: tool call arguments were cut off; "
+                "raise the model's max output",
+            )
+    if not text and not calls:
+        raise Failure("provider", "empty reply")
+    return Answer(text=text, reasoning=reasoning, tool_calls=calls, usage=usage or Usage(), replay=replay)
+
+
+async def drain_into(events: AsyncIterator[dict[str, Any]], feed: Callable[[dict[str, Any]], None]) -> None:
+    """After the finish event, read what is left of the body for at most DRAIN_SECONDS.
+
+    Servers end the body right after their finish, so this takes no time and hands the
+    connection back to the pool; one that holds the stream open costs half a second,
+    not a stall timeout. Late events (usage) still count; errors after the finish
+    change nothing.
+    """
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for obj in events:
+                feed(obj)
+    except (TimeoutError, httpx2.HTTPError, Failure):
+        pass
+
+
+def secrets_of(request: WireRequest) -> list[str]:
+    """Every credential a request carries: the key, OAuth strings, a password or query
+    values in the base_url. Longest first, so a key containing another goes whole."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, Mapping):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+
+    walk(request.auth or {})
+    parts = urlsplit(str(request.provider.get("base_url") or ""))
+    if parts.password:
+        found.append(parts.password)
+    found += [kv.partition("=")[2] for kv in parts.query.split("&")]
+    return sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def scrubbed(failure: Failure, request: WireRequest) -> Failure:
+    """The failure with every credential of the request cut out of its message: an
+    error body may echo the request back, `Authorization` header and all."""
+    failure.message = scrub(failure.message, secrets_of(request))
+    return failure
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+class Parser(Protocol):
+    """A wire's stream parser: events in, one Answer out."""
+
+    def feed(self, obj: dict[str, Any]) -> None: ...
+
+    @property
+    def complete(self) -> bool:
+        """Nothing more is needed: stop reading (what is left is drained)."""
+        ...
+
+    @property
+    def finished(self) -> bool:
+        """The model finished: a connection lost now loses nothing the turn needs."""
+        ...
+
+    def answer(self) -> Answer: ...
+
+
+def _ignore(obj: dict[str, Any]) -> None:
+    pass
+
+
+class SSEWire:
+    """One streamed call over HTTP + SSE. A subclass gives `url`, `headers`, `body` and
+    `parser`; this class runs the request, feeds the parser, and ends with exactly one
+    `reply.done` or `reply.fail` unless the task is cancelled (then the connection is
+    dropped and neither is called)."""
+
+    name = ""
+    late_events = False  # events after `complete` (a usage chunk) still go to the parser
+
+    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
+        self._client = client  # None: the shared client of the running loop
+        self.idle = idle
+
+    def url(self, request: WireRequest, base_url: str) -> str:
+        raise NotImplementedError
+
+    def headers(self, request: WireRequest) -> dict[str, str]:
+        raise NotImplementedError
+
+    def body(self, request: WireRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def parser(self, request: WireRequest, reply: Reply, progress: Callable[[], None]) -> Parser:
+        raise NotImplementedError
+
+    async def stream(self, request: WireRequest, reply: Reply) -> None:
+        try:
+            answer = await self._call(request, reply)
+        except Failure as failure:
+            reply.fail(scrubbed(failure, request))
+        except Exception as e:  # a bug or an unforeseen payload must still end the call
+            reply.fail(scrubbed(Failure("provider", f"{self.name}: {type(e).__name__}: {e}"), request))
+        else:
+            reply.done(answer)
+
+    async def _call(self, request: WireRequest, reply: Reply) -> Answer:
+        base_url = request.provider.get("base_url") or ""
+        if not base_url:
+            raise Failure("provider", f"{self.name}: the provider has no base_url")
+        client = self._client or shared_client()
+        parser: Parser | None = None
+        try:
+            async with open_sse(
+                client,
+                self.url(request, base_url),
+                headers=self.headers(request),
+                body=self.body(request),
+                idle=self.idle,
+            ) as events:
+                parser = self.parser(request, reply, events.progress)
+                feed = parser.feed
+                it = aiter(events)
+                async for obj in it:
+                    feed(obj)
+                    if parser.complete:
+                        break
+                if parser.complete:
+                    await drain_into(it, feed if self.late_events else _ignore)
+        except Failure as failure:
+            if parser is None or not parser.finished or failure.kind != "http" or failure.status:
+                raise
+        assert parser is not None
+        return parser.answer()
