@@ -13,21 +13,19 @@ Jobs still running when the App closes (or the Lua runtime is closed) are killed
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.api.fs import Anchor
 from uji.lua.runtime import LuaError
+from uji.procs import PipeReader, kill_group
 from uji.tools.confine import expand_user
 
 if TYPE_CHECKING:
     from uji.app import App
 
 SHELL = "/bin/sh" if os.path.exists("/bin/sh") else "sh"
-READ_CHUNK = 65536
 # A line longer than this is handed over in pieces, so a stream without newlines cannot
 # grow a buffer without bound.
 MAX_LINE = 1024 * 1024
@@ -155,7 +153,7 @@ class Job:
             return False
         self._reason = "stopped"
         if self._proc is not None:
-            _kill_group(self._proc.pid)
+            kill_group(self._proc.pid)
         return True  # not spawned yet: _run kills it as soon as it is
 
     def kill_quietly(self) -> None:
@@ -163,7 +161,7 @@ class Job:
         self._calls.drop()
         self._reason = self._reason or "stopped"
         if self._proc is not None and not self._ended:
-            _kill_group(self._proc.pid)
+            kill_group(self._proc.pid)
 
     # The process -----------------------------------------------------------------
 
@@ -187,7 +185,7 @@ class Job:
         try:
             code = await self._wait(self._proc, pipes)
         except asyncio.CancelledError:  # the runtime is closing: nothing may outlive it
-            _kill_group(self._proc.pid)
+            kill_group(self._proc.pid)
             raise
         finally:
             self._ended = True
@@ -210,7 +208,7 @@ class Job:
             start_new_session=True,  # its own process group, killed as a whole
         )
         if self._reason == "stopped":  # stop() came before the process was up
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
         stdin = proc.stdin
         if stdin is not None:
             for data in self._input:
@@ -232,7 +230,7 @@ class Job:
             code = await asyncio.wait_for(proc.wait(), self._timeout)
         except TimeoutError:
             self._reason = self._reason or "timeout"
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             code = await proc.wait()
         await _drain(pipes)
         return _exit_code(code)
@@ -248,35 +246,16 @@ async def _drain(pipes: list[_Lines]) -> None:
             w.cancel()
 
 
-class _Lines:
-    """A pipe read from the event loop and split into lines (bytes, without the ending)."""
+class _Lines(PipeReader):
+    """A pipe split into lines (bytes, without the ending)."""
 
     def __init__(self, fd: int, emit: Callable[[bytes], None]) -> None:
-        self._fd = fd
         self._emit = emit
         self._buffer = bytearray()
-        self._closed = False
-        self.eof = asyncio.Event()
-        self._loop = asyncio.get_running_loop()
-        os.set_blocking(fd, False)
-        self._loop.add_reader(fd, self._on_readable)
+        super().__init__(fd)
 
-    def _on_readable(self) -> None:
-        try:
-            data = os.read(self._fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self._loop.remove_reader(self._fd)
-            self._flush()
-            self.eof.set()
-            return
+    def feed(self, data: bytes) -> None:
         self._buffer += data
-        self._split()
-
-    def _split(self) -> None:
         buffer = self._buffer
         start = 0
         while (nl := buffer.find(b"\n", start)) != -1:
@@ -287,19 +266,13 @@ class _Lines:
             self._emit(bytes(buffer[:MAX_LINE]))
             del buffer[:MAX_LINE]
 
-    def _flush(self) -> None:
+    def at_eof(self) -> None:
+        self.finish()
+
+    def finish(self) -> None:
         if self._buffer:  # a last line without a newline
             self._emit(_strip_cr(bytes(self._buffer)))
             self._buffer.clear()
-
-    def close(self) -> None:
-        """Stop reading (output still buffered is handed over); safe to call twice."""
-        if self._closed:
-            return
-        self._closed = True
-        self._loop.remove_reader(self._fd)
-        os.close(self._fd)
-        self._flush()
 
 
 def _strip_cr(line: bytes) -> bytes:
@@ -309,11 +282,6 @@ def _strip_cr(line: bytes) -> bytes:
 def _exit_code(code: int) -> int:
     """A death by signal N is reported as 128 + N, the way a shell reports it."""
     return 128 - code if code < 0 else code
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
 
 
 def _track(app: App, coro: Any) -> asyncio.Task[Any]:

@@ -13,13 +13,13 @@ import contextlib
 import functools
 import os
 import shutil
-import signal
 import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from uji.procs import PipeReader, kill_group
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.builtin.read_file import error, int_arg, required_str
 
@@ -30,7 +30,6 @@ MAX_BYTES = 50 * 1024
 # already on its way for this long, then stop.
 EXIT_GRACE = 0.1
 PROGRESS_INTERVAL = 0.1  # at most ~10 progress updates a second
-READ_CHUNK = 65536
 SHELL = "/bin/sh" if os.path.exists("/bin/sh") else "sh"
 
 SPEC: dict[str, Any] = {
@@ -197,31 +196,16 @@ def _line_text(raw: bytes, full: int) -> str:
 # -- the process -------------------------------------------------------------------------
 
 
-class _Pipe:
-    """The read end of the command's stdout+stderr pipe, fed from the event loop."""
+class _Pipe(PipeReader):
+    """The read end of the command's stdout+stderr pipe: output kept, last line shown."""
 
     def __init__(self, fd: int, output: Output, progress: Callable[[str], None]) -> None:
-        self._fd = fd
         self._output = output
         self._progress = progress
         self._last_progress = 0.0
-        self._eof = asyncio.Event()
-        self._closed = False
-        self._loop = asyncio.get_running_loop()
-        os.set_blocking(fd, False)
-        self._loop.add_reader(fd, self._on_readable)
+        super().__init__(fd)
 
-    def _on_readable(self) -> None:
-        try:
-            data = os.read(self._fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self._loop.remove_reader(self._fd)
-            self._eof.set()
-            return
+    def feed(self, data: bytes) -> None:
         self._output.feed(data)
         now = time.monotonic()
         if now - self._last_progress >= PROGRESS_INTERVAL:
@@ -230,24 +214,8 @@ class _Pipe:
             with contextlib.suppress(Exception):
                 self._progress(self._output.last_line())
 
-    async def drain(self) -> None:
-        """Wait briefly for the end of output; children that keep the pipe open are not waited for."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._eof.wait(), EXIT_GRACE)
-
-    def close(self) -> None:
-        """Stop reading; safe to call twice (a second os.close could hit a reused fd)."""
-        if self._closed:
-            return
-        self._closed = True
-        self._loop.remove_reader(self._fd)
-        os.close(self._fd)
+    def finish(self) -> None:
         self._output.finish()
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
 
 
 def _exit_text(code: int, body: str) -> str:
@@ -287,20 +255,20 @@ async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
         try:
             code = await asyncio.wait_for(proc.wait(), timeout)
         except TimeoutError:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             await proc.wait()
-            await pipe.drain()
+            await pipe.drain(EXIT_GRACE)
             pipe.close()
             body = output.render()
             head = f"error: command timed out after {timeout}s"
             return ToolResult(text=f"{head}\n{body}" if body else head, summary=f"Timed out after {timeout}s")
         except asyncio.CancelledError:
             # An interrupt: nothing the command started may outlive it.
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             with contextlib.suppress(asyncio.CancelledError):
                 await proc.wait()
             raise
-        await pipe.drain()
+        await pipe.drain(EXIT_GRACE)
         pipe.close()
         return ToolResult(text=_exit_text(code, output.render()), summary=f"Exit code {code}")
     finally:
