@@ -151,3 +151,17 @@ async def test_messages_typed_during_a_turn_are_queued_then_sent(tmp_path: Path,
         assert second[-1] == {"role": "user", "content": "and one more thing"}
         assert [e["text"] for e in entries(app, "user")] == ["sleep a bit", "and one more thing"]
         assert not app.queue_view.display
+
+
+async def test_enter_right_after_fast_typing_sends_everything_typed(tmp_path: Path, fake: FakeOpenAI) -> None:
+    from textual import events
+
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for c in "all of this":
+            app.post_message(events.Key("space" if c == " " else c, c))
+        app.post_message(events.Key("enter", "\r"))  # queued behind the letters, not ahead
+        await idle(pilot)
+        await until(pilot, lambda: fake.turn_requests)
+        assert fake.turn_requests[0].body["messages"][-1]["content"] == "all of this"

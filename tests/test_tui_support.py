@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
@@ -40,7 +41,9 @@ async def until(pilot: Pilot[Any], cond: Callable[[], Any], timeout: float = 5.0
         if value:
             return value
         if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what or cond}\n--- screen ---\n{screen_text(pilot.app)}")
+            raise AssertionError(
+                f"timed out waiting for {what or cond}\n--- screen ---\n{screen_text(pilot.app)}"
+            )
         await pilot.pause(0.02)
 
 
@@ -61,8 +64,11 @@ async def idle(pilot: Pilot[Any], timeout: float = 10.0) -> None:
 
 
 async def type_text(pilot: Pilot[Any], text: str) -> None:
-    keys = ["space" if c == " " else c if c.isalnum() else _character_to_key(c) for c in text]
-    await pilot.press(*keys)
+    """Type `text` as key presses, all queued at once (as a fast typist's would be)."""
+    for c in text:
+        key = "space" if c == " " else c if c.isalnum() else _character_to_key(c)
+        pilot.app.post_message(events.Key(key, c))
+    await pilot.pause()
 
 
 async def send(pilot: Pilot[Any], text: str) -> None:

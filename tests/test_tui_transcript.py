@@ -32,7 +32,7 @@ async def test_streamed_markdown_answer_with_highlighted_code(tmp_path: Path, fa
         live = app.query(LiveAnswer)
         assert len(live) == 1, "the answer streams into one Markdown widget"
         assert app.query(MarkdownFence), "the code block is a highlighted fence"
-        assert entries(app, "answer")[0]["text"] == reply.strip("\n") or entries(app, "answer")[0]["text"]
+        assert entries(app, "answer")[0]["text"].startswith("Here is **bold**")
 
 
 async def test_reasoning_hidden_until_thinking_is_toggled(tmp_path: Path, fake: FakeOpenAI) -> None:
@@ -43,8 +43,8 @@ async def test_reasoning_hidden_until_thinking_is_toggled(tmp_path: Path, fake: 
         await send(pilot, "q")
         await idle(pilot)
         await shows(pilot, "The answer.")
-        thinking = [w for w in app.query(EntryView) if w.entry.kind == "thinking"]
-        assert thinking and not thinking[0].display or app.transcript.has_class("-hide-thinking")
+        assert [w for w in app.query(EntryView) if w.entry.kind == "thinking"]
+        assert app.transcript.has_class("-hide-thinking")
         assert "think about it" not in await shows(pilot, "The answer.")
         await send(pilot, "/thinking")
         screen = await shows(pilot, "think about it carefully")
@@ -54,7 +54,9 @@ async def test_reasoning_hidden_until_thinking_is_toggled(tmp_path: Path, fake: 
 
 
 async def test_tool_call_progress_then_short_preview(tmp_path: Path, fake: FakeOpenAI) -> None:
-    lua = ALLOW_ALL + """
+    lua = (
+        ALLOW_ALL
+        + """
     uji.tool.add("count", {
       description = "Counts.",
       parameters = { type = "object", properties = {} },
@@ -69,6 +71,7 @@ async def test_tool_call_progress_then_short_preview(tmp_path: Path, fake: FakeO
       end,
     })
     """
+    )
     fake.script(tool_call("count", {}), text("Counted them."))
     app = make_app(tmp_path, fake, lua)
     async with app.run_test(size=SIZE) as pilot:
@@ -130,7 +133,9 @@ async def test_long_history_keeps_widgets_bounded(tmp_path: Path, fake: FakeOpen
         assert len(mounted) == transcript_mod.KEEP_MOUNTED
         assert "earlier entries" in str(t._earlier.render())
         t.scroll_home(animate=False)
-        await until(pilot, lambda: len([e for e in t.entries if e.widget is not None]) > transcript_mod.KEEP_MOUNTED)
+        await until(
+            pilot, lambda: len([e for e in t.entries if e.widget is not None]) > transcript_mod.KEEP_MOUNTED
+        )
         # New messages while following the end let the oldest go again.
         t.follow()
         for i in range(transcript_mod.MAX_MOUNTED):

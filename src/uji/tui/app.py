@@ -26,6 +26,7 @@ from uji.tui import commands, host
 from uji.tui.approval import ApprovalPanel
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
+from uji.tui.focus import KeyRouter
 from uji.tui.footer import WORKING, Activity, QueueView, Status, StatusBar
 from uji.tui.keys import Binding, Keymap, from_textual
 from uji.tui.modals import Modal, PromptPanel, SelectPanel
@@ -36,7 +37,7 @@ TICK = 0.08  # the spinner's frame time (reference limits)
 DENIED_PLACEHOLDER = "Tell uji what to do instead — Enter sends"
 
 
-class UjiApp(TextualApp[int]):
+class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     ENABLE_COMMAND_PALETTE = False
     TITLE = "uji"
     CSS = """
@@ -54,11 +55,10 @@ class UjiApp(TextualApp[int]):
         self._early: list[str] = []  # typed before the config finished loading
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
-        self._shown = False  # has a session been shown yet
         self._ticks = 0
         self._shell_started = 0.0
         self._spare_keymap = Keymap()  # the defaults, until the App exists
-        self.transcript = Transcript(self.conversation.describe, id="transcript")
+        self.transcript = Transcript(self.conversation.describe, id="transcript", classes="-hide-thinking")
         self.queue_view = QueueView(id="queue")
         self.activity = Activity(id="activity")
         self.modals = Vertical(id="modals")
@@ -87,6 +87,7 @@ class UjiApp(TextualApp[int]):
             await self.conversation.start(self._resume, self._latest)
         except Exception as e:
             self.show_notice(f"uji could not open the session: {e}")
+            self.conversation.ready.set()  # what is typed now gets a clear answer
             return
         self.transcript.set_thinking(self._ui().show_thinking)
         early, self._early = self._early, []
@@ -145,13 +146,8 @@ class UjiApp(TextualApp[int]):
         return Answer(False, "user", "user denied")
 
     def show_session(self, messages: list[dict[str, Any]]) -> None:
-        # The first time, notices from loading the config stay (after the history).
-        kept = [] if self._shown else [e.data["text"] for e in self.transcript.entries if e.kind == "notice"]
-        self._shown = True
         self.transcript.clear()
         self.transcript.load(messages)
-        for text in kept:
-            self.transcript.notice(text)
         self.composer.sent.items = [m.get("text", "") for m in messages if m.get("type") == "user"]
         self.queue_view.show([])
 
@@ -230,17 +226,36 @@ class UjiApp(TextualApp[int]):
         return "normal"
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded and self._handle_key(event):
+        # Our focusable widgets route keys themselves (see focus.py); anything else
+        # focused (or nothing) is routed here.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and not isinstance(self.focused, KeyRouter)
+            and self.route_key(event)
+        ):
             return
         await super().on_event(event)
 
-    def _handle_key(self, event: events.Key) -> bool:
+    def route_key(self, event: events.Key) -> bool:
         """True when the keymap took the key."""
         mode = self.mode()
         found = self._ui().keymap.lookup(mode, from_textual(event.key, event.character))
         if found is None:
-            # A question owns the keyboard: stray typing must not reach the composer.
-            return mode == "confirm" and event.is_printable
+            if mode == "confirm":
+                # A question owns the keyboard: stray typing must not reach the composer.
+                return event.is_printable
+            if (
+                mode == "normal"
+                and event.is_printable
+                and event.character
+                and self.focused is not self.composer
+            ):
+                # Typing while the transcript has focus still goes to the composer.
+                self.composer.focus()
+                self.composer.insert(event.character)
+                return True
+            return False
         if isinstance(found, str):
             self.run_named(found)
         elif found.kind == "action":

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from uji.tui import render
+from uji.tui.focus import KeyRouter
 from uji.tui.modals import Modal
 
 APPROVAL_DIFF_LINES = 30
@@ -18,7 +19,7 @@ BODY_LINES = 12
 CHOICES = ("Yes, proceed", "No, and tell uji what to do differently")
 
 
-class ApprovalPanel(Modal):
+class ApprovalPanel(KeyRouter, Modal):
     mode = "confirm"
     can_focus = True
 

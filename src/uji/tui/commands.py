@@ -128,7 +128,7 @@ async def sessions(tui: UjiApp, args: str) -> None:
     if not rows:
         tui.show_notice("no sessions in this directory yet")
         return
-    labels = [f"{r['title'][:60]:<60}  {_ago(r['updated']):>9}  {r['id'][:8]}" for r in rows]
+    labels = [f"{r['title'][:40]:<40}  {_ago(r['updated']):>9}  {r['id']}" for r in rows]
     current = next((i for i, r in enumerate(rows) if r["id"] == conv.session_id), None)
     index = await tui.select("Sessions in this directory", labels, current)
     if index is None:
@@ -193,7 +193,9 @@ def suggestions(tui: UjiApp) -> list[Suggestion]:
 
 async def run(tui: UjiApp, name: str, args: str) -> None:
     app = tui.conversation.app
-    assert app is not None
+    if app is None:
+        tui.show_notice(f"/{name}: no session is open (see the error above)")
+        return
     command = app.commands.get(name)
     if command is not None:
         try:

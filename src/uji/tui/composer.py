@@ -13,19 +13,22 @@ from rich.text import Text
 from textual.widgets import Input, Static, TextArea
 
 from uji.tui import render
+from uji.tui.focus import KeyRouter
 
 PLACEHOLDER = "Message uji — Enter sends · Shift/Alt+Enter or Ctrl+J: new line · / commands · ! shell"
 SUGGEST_ROWS = 5
 
 
-class Composer(TextArea):
+class Composer(KeyRouter, TextArea):
+    # A plain horizontal rule above and below, as in the reference's default screen.
     DEFAULT_CSS = """
     Composer {
-        height: auto; max-height: 12; min-height: 1;
-        border: none; border-top: solid $surface-lighten-2; border-bottom: solid $surface-lighten-2;
-        padding: 0 1;
+        height: auto; max-height: 12; min-height: 3; padding: 0 1; background: $background;
+        border: none; border-top: solid $foreground 25%; border-bottom: solid $foreground 25%;
     }
-    Composer:focus { border: none; border-top: solid $accent 40%; border-bottom: solid $accent 40%; }
+    Composer:focus {
+        border: none; border-top: solid $accent 60%; border-bottom: solid $accent 60%; background-tint: 0%;
+    }
     """
 
     def __init__(self, **kw: object) -> None:
@@ -33,7 +36,6 @@ class Composer(TextArea):
             soft_wrap=True,
             show_line_numbers=False,
             tab_behavior="focus",
-            compact=True,
             placeholder=PLACEHOLDER,
             highlight_cursor_line=False,
             **kw,  # type: ignore[arg-type]

@@ -43,6 +43,8 @@ class View(Surface, Protocol):
 
     def shell_finished(self, entry: Entry, output: str, code: int) -> None: ...
 
+    def submit_line(self, text: str) -> None: ...
+
 
 class Conversation:
     def __init__(self, paths: Paths, cwd: str | None, view: View) -> None:
@@ -56,6 +58,7 @@ class Conversation:
         self.shell: ShellRun | None = None
         self._shell_task: asyncio.Task[Any] | None = None
         self.ready = asyncio.Event()
+        self._held: list[str] = []  # notices from loading the config, shown once the session is
 
     # Start-up -------------------------------------------------------------------
 
@@ -75,11 +78,16 @@ class Conversation:
         self.ready.set()
 
     async def _make_app(self) -> App:
-        app = App(self.paths, self.cwd, notice=self.view.show_notice)
+        # Notices from loading the config are held back and shown after the session,
+        # which replaces what the transcript showed.
+        held: list[str] = []
+        app = App(self.paths, self.cwd, notice=held.append)
         ui_state(app).surface = self.view
         await app.load_config()
-        # For uji.session.submit / interrupt (the fields exist once sessions land).
-        app.on_submit = self.submit
+        self._held = held
+        app.set_notice_sink(self.view.show_notice)
+        # uji.session.submit and interrupt: as if typed, and as Esc.
+        app.on_submit = self.view.submit_line
         app.on_interrupt = self.interrupt
         return app
 
@@ -104,6 +112,9 @@ class Conversation:
         self.agent = Agent(app, session_id, self.view.agent_event, self.view.approve, options)
         app.agent = self.agent
         self.view.show_session(messages)
+        held, self._held = self._held, []
+        for text in held:
+            self.view.show_notice(text)
         self.view.state_changed()
 
     # State ----------------------------------------------------------------------
@@ -165,6 +176,7 @@ class Conversation:
     def submit(self, text: str) -> None:
         """A message for the model: now, or queued while a turn runs."""
         if self.agent is None:
+            self.view.show_notice("no session is open (see the error above); /reload tries again")
             return
         if self.working:
             self.agent.enqueue(text)
@@ -271,8 +283,10 @@ class Conversation:
         old = self.app
         assert old is not None and self.session_id is not None
         session_id = self.session_id
+        shown = ui_state(old).show_thinking
         await old.close()
         self.app = await self._make_app()
+        ui_state(self.app).show_thinking = shown
         self._open(session_id, resumed=True)
         self.view.show_notice("reloaded the config")
         return None

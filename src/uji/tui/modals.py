@@ -12,8 +12,13 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from uji.tui import render
+from uji.tui.focus import KeyRouter
 
 SELECT_ROWS = 13
+
+
+class Field(KeyRouter, Input):
+    """A question's one-line text field."""
 
 
 class Modal(Vertical):
@@ -64,7 +69,7 @@ class SelectPanel(Modal):
         super().__init__(title)
         self.labels = labels
         self.current = current
-        self._filter = Input(placeholder="type to filter", compact=True)
+        self._filter = Field(placeholder="type to filter", compact=True, select_on_focus=False)
         self._list = Static("")
         self.shown: list[int] = list(range(len(labels)))
         self.index = current if current is not None and 0 <= current < len(labels) else 0
@@ -134,7 +139,7 @@ class PromptPanel(Modal):
 
     def __init__(self, title: str, value: str = "", hidden: bool = False) -> None:
         super().__init__(title)
-        self._input = Input(value=value, password=hidden, compact=True)
+        self._input = Field(value=value, password=hidden, compact=True, select_on_focus=False)
 
     def compose(self) -> Any:
         yield self._input

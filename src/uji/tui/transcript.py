@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from uji.tui import render
+from uji.tui.focus import KeyRouter
 
 MAX_MOUNTED = 150  # entries on screen before the oldest are let go
 KEEP_MOUNTED = 100  # how many stay after letting go
@@ -122,9 +123,9 @@ class LiveAnswer(Markdown):
             self.finished.set()
 
 
-class Transcript(VerticalScroll):
+class Transcript(KeyRouter, VerticalScroll):
     DEFAULT_CSS = """
-    Transcript { height: 1fr; padding: 0 1; }
+    Transcript { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     Transcript .entry { margin: 1 0 0 0; }
     Transcript.-hide-thinking .thinking { display: none; }
     Transcript #earlier { color: $text-muted; text-align: center; }

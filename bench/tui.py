@@ -1,0 +1,290 @@
+"""Terminal UI figures, printed; run by hand: `python bench/tui.py`.
+
+- time to first frame: the real `uji` spawned in a pseudo-terminal, until the screen
+  shows the composer (median of several starts; target under 500 ms);
+- key-press-to-screen: a key (and a backspace) in the composer over a 500-message
+  session, from the key event to the screen update rendered for the terminal
+  (target under 16 ms);
+- a streamed 1,500-token markdown reply: per delta and in total, over loopback HTTP
+  from the fake server, and fed straight to the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pty
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
+
+from tests.conftest import PROVIDER_LUA  # noqa: E402
+from tests.fakes.openai_server import FakeOpenAI, text  # noqa: E402
+from tests.test_tui_support import idle, make_app, ready, send  # noqa: E402
+from textual import events  # noqa: E402
+
+from uji.tui.transcript import LiveAnswer  # noqa: E402
+
+# A normal install has bytecode; measure what users get.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=False)
+
+# The composer's placeholder: the first frame is up. (Its first letter carries the
+# cursor, so it comes in a separate styled run.)
+MARKER = "essage uji — Enter sends".encode()
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+# Time to first frame -------------------------------------------------------------------
+
+
+def first_frame(runs: int = 7) -> list[float]:
+    samples = []
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
+        home = Path(tmp)
+        config = home / ".config" / "uji"
+        config.mkdir(parents=True)
+        (config / "init.lua").write_text(PROVIDER_LUA.format(base_url=fake.base_url))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("UJI_", "XDG_"))}
+        env.update(HOME=tmp, TERM="xterm-256color", COLUMNS="120", LINES="40")
+        for _ in range(runs):
+            samples.append(_spawn_until_painted(env, tmp))
+    return samples
+
+
+def _spawn_until_painted(env: dict[str, str], cwd: str) -> float:
+    started = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real command, in a terminal of its own
+        os.chdir(cwd)
+        os.execve(sys.executable, [sys.executable, "-m", "uji"], env)
+    seen = b""
+    painted = None
+    try:
+        _set_size(fd, 40, 120)
+        while painted is None and time.perf_counter() - started < 10:
+            ready, _, _ = select.select([fd], [], [], 0.5)
+            if ready:
+                try:
+                    seen += os.read(fd, 65536)
+                except OSError:
+                    break
+                if MARKER in seen:
+                    painted = time.perf_counter() - started
+        os.write(fd, b"\x03")  # Ctrl+C quits
+        deadline = time.perf_counter() + 5
+        while time.perf_counter() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            with _suppress():
+                if select.select([fd], [], [], 0.05)[0]:
+                    os.read(fd, 65536)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    if painted is None:
+        raise RuntimeError(f"no first frame within 10 s; the terminal showed: {seen[-500:]!r}")
+    return painted
+
+
+def _set_size(fd: int, rows: int, cols: int) -> None:
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+class _suppress:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return True
+
+
+# Key press to screen -------------------------------------------------------------------
+
+REPLY = """Here is what I found in **`src/app.py`**:
+
+1. The handler reads the *whole* file before it checks the size.
+2. Errors are swallowed in `load()`.
+
+```python
+def load(path):
+    with open(path) as f:
+        return f.read()
+```
+
+> Reading lazily would fix both.
+"""
+
+
+def fill_session(app: Any, turns: int = 125) -> str:
+    """500 messages: per turn a user message, an assistant step with a call, its result,
+    and a markdown reply."""
+    uji = app.conversation.app
+    store = uji.store
+    sid = store.create_session(uji.cwd, "bench")
+    for i in range(turns):
+        store.append(sid, {"type": "user", "text": f"question {i}: what does load() do?"})
+        call = {"id": f"c{i}", "name": "read_file", "arguments": '{"path": "src/app.py"}'}
+        store.append(sid, {"type": "assistant", "text": "", "tool_calls": [call]})
+        body = "\n".join(f"{n}: line {n}" for n in range(1, 40))
+        store.append(
+            sid,
+            {
+                "type": "tool",
+                "tool_call_id": f"c{i}",
+                "name": "read_file",
+                "content": body,
+                "summary": "Read 39 lines",
+            },
+        )
+        store.append(sid, {"type": "assistant", "text": REPLY})
+    return sid
+
+
+async def key_latency(messages: bool, keys: int = 200) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
+        app = make_app(Path(tmp), fake)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            if messages:
+                sid = fill_session(app)
+                app.conversation.resume(sid)
+                await pilot.pause(0.5)
+            painted = asyncio.Event()
+            original = app._display
+
+            def display(screen: Any, renderable: Any) -> None:
+                if renderable is not None:
+                    renderable.render_segments(app.console)  # the bytes a terminal would get
+                    painted.set()
+                original(screen, renderable)
+
+            app._display = display  # type: ignore[method-assign]
+            samples = []
+            for i in range(keys):
+                key = events.Key("a", "a") if i % 2 == 0 else events.Key("backspace", None)
+                painted.clear()
+                t0 = time.perf_counter()
+                app.post_message(key)  # as the terminal driver does
+                await asyncio.wait_for(painted.wait(), 2)
+                samples.append(time.perf_counter() - t0)
+                await asyncio.sleep(0.01)  # a fast typist: 100 keys a second
+            return samples
+
+
+# A streamed markdown reply ------------------------------------------------------------
+
+BLOCK = """## Step {n}: tidy the loader
+
+The loader in `src/app.py` reads **everything** up front; we make it *lazy*:
+
+- open the file once, and [read](https://example.com) in chunks
+- keep `load()` small, with the error handling in one place
+
+```python
+def load(path: str, size: int = 65536) -> Iterator[bytes]:
+    with open(path, "rb") as f:
+        while chunk := f.read(size):
+            yield chunk
+```
+
+| before | after |
+|--------|-------|
+| 1 read | n reads |
+
+"""
+
+
+def markdown_reply(tokens: int = 1500) -> str:
+    """About `tokens` tokens (4 characters each) of rich markdown."""
+    out, n = "", 1
+    while len(out) < tokens * 4:
+        out += BLOCK.format(n=n)
+        n += 1
+    return out[: tokens * 4]
+
+
+async def stream_over_http(reply: str) -> tuple[float, int]:
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
+        fake.script(text(reply, piece=4))
+        app = make_app(Path(tmp), fake)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            t0 = time.perf_counter()
+            await send(pilot, "go")
+            await idle(pilot, timeout=60)
+            live = app.query(LiveAnswer).first()
+            await asyncio.wait_for(live.finished.wait(), 60)
+            await pilot.pause()
+            return time.perf_counter() - t0, len(reply) // 4
+
+
+async def stream_direct(reply: str, over_history: bool) -> tuple[float, int]:
+    """Deltas fed straight to the transcript, each given its turn on the event loop."""
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
+        app = make_app(Path(tmp), fake)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            if over_history:
+                app.conversation.resume(fill_session(app))
+                await pilot.pause(0.5)
+            pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)]
+            t0 = time.perf_counter()
+            for piece in pieces:
+                app.transcript.delta("text", piece)
+                await asyncio.sleep(0)
+            app.transcript.assistant({"type": "assistant", "text": reply})
+            live = app.query(LiveAnswer).first()
+            await asyncio.wait_for(live.finished.wait(), 60)
+            await pilot.pause()
+            return time.perf_counter() - t0, len(pieces)
+
+
+def summary(samples: list[float]) -> str:
+    q = statistics.quantiles(samples, n=20)
+    return f"median {ms(statistics.median(samples))}, p95 {ms(q[-1])}, max {ms(max(samples))}"
+
+
+def main() -> None:
+    frames = first_frame()
+    print(
+        f"time to first frame (real uji in a pty, {len(frames)} starts): median {ms(statistics.median(frames))}"
+    )
+    print(f"  all: {', '.join(ms(x) for x in frames)}")
+    empty = asyncio.run(key_latency(messages=False))
+    print(f"key press to screen, empty session: {summary(empty)}")
+    full = asyncio.run(key_latency(messages=True))
+    print(f"key press to screen, 500-message session: {summary(full)}")
+    reply = markdown_reply()
+    total, deltas = asyncio.run(stream_over_http(reply))
+    print(
+        f"1,500-token markdown reply over loopback HTTP ({deltas} deltas): total {ms(total)}, per delta {ms(total / deltas)}"
+    )
+    total, deltas = asyncio.run(stream_direct(reply, over_history=False))
+    print(f"the same fed to the transcript: total {ms(total)}, per delta {ms(total / deltas)}")
+    total, deltas = asyncio.run(stream_direct(reply, over_history=True))
+    print(f"the same over a 500-message session: total {ms(total)}, per delta {ms(total / deltas)}")
+
+
+if __name__ == "__main__":
+    main()

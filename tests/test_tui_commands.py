@@ -1,0 +1,169 @@
+"""The built-in slash commands, and a uji.command replacing one."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+from pathlib import Path
+
+from tests.fakes.openai_server import FakeOpenAI, text, tool_call
+from tests.test_tui_support import SIZE, entries, idle, make_app, ready, send, shows, type_text, until
+from uji.tui.modals import PromptPanel, SelectPanel
+
+TWO_MODELS = """
+uji.provider.add({ id = "test", models = { { id = "m", context = 100000 },
+  { id = "deep", context = 200000, reasoning = true } } })
+"""
+
+
+async def choose(pilot, app, filter_text: str) -> None:  # type: ignore[no-untyped-def]
+    await until(pilot, lambda: app.query(SelectPanel) and app.mode() == "select")
+    await type_text(pilot, filter_text)
+    await pilot.press("enter")
+
+
+async def test_login_saves_a_key_and_signs_out(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    auth_file = tmp_path / "data" / "auth.toml"
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/login")
+        await choose(pilot, app, "(openai)")
+        screen = await shows(pilot, "API key for OpenAI")
+        assert "$OPENAI_API_KEY" in screen
+        await type_text(pilot, "sk-test-123")
+        assert "sk-test-123" not in await shows(pilot, "API key for OpenAI")
+        await pilot.press("enter")
+        await shows(pilot, "saved the key for OpenAI")
+        assert tomllib.loads(auth_file.read_text())["openai"]["key"] == "sk-test-123"
+        assert stat.S_IMODE(os.stat(auth_file).st_mode) == 0o600
+        await send(pilot, "/login openai")
+        await shows(pilot, "OpenAI is signed in")
+        await choose(pilot, app, "out")
+        await shows(pilot, "signed out of OpenAI")
+        assert "openai" not in tomllib.loads(auth_file.read_text())
+
+
+async def test_models_and_effort(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake, TWO_MODELS)
+    async with app.run_test(size=SIZE) as pilot:
+        uji = (await ready(pilot)).conversation.app
+        assert uji is not None
+        await send(pilot, "/effort")
+        await shows(pilot, "test/m has no reasoning effort to pick")
+        await send(pilot, "/models")
+        screen = await shows(pilot, "Pick the model")
+        assert "test/m (current)" in screen and "test/deep" in screen
+        await choose(pilot, app, "deep")
+        await shows(pilot, "model: test/deep")
+        assert (uji.provider_id, uji.model_id) == ("test", "deep")
+        assert uji.store.get_setting("model.test") == "deep"
+        await send(pilot, "/effort")
+        await choose(pilot, app, "high")
+        await shows(pilot, "effort: high")
+        assert uji.effort == "high"
+        await shows(pilot, "test/deep · effort high")
+
+
+async def test_new_keeps_the_draft_and_sessions_resumes_or_deletes(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = 'uji.keymap.add("normal", "<F2>", { command = "new" })\n'
+    fake.script(text("first answer"))
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        conv = (await ready(pilot)).conversation
+        await send(pilot, "first question")
+        await idle(pilot)
+        first = conv.session_id
+        await type_text(pilot, "my draft")
+        await pilot.press("f2")
+        await until(pilot, lambda: conv.session_id != first)
+        assert app.composer.text == "my draft"
+        assert not entries(app, "user")
+        await pilot.press("ctrl+u")
+        await send(pilot, "/sessions")
+        await until(pilot, lambda: app.query(SelectPanel))
+        assert conv.app is not None
+        await choose(pilot, app, first[-12:])  # type: ignore[index]
+        await choose(pilot, app, "Resume")
+        await until(pilot, lambda: conv.session_id == first)
+        await shows(pilot, "first answer")
+        # Delete the (empty) other session.
+        others = [s for s in conv.app.store.list_sessions(conv.app.cwd) if s["id"] != first]
+        assert len(others) == 1
+        await send(pilot, "/sessions")
+        await choose(pilot, app, others[0]["id"][-12:])
+        await choose(pilot, app, "Delete")
+        await shows(pilot, "deleted")
+        assert [s["id"] for s in conv.app.store.list_sessions(conv.app.cwd)] == [first]
+
+
+async def test_reload_rereads_config_keeps_session_and_draft(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = 'uji.tool.policy({ run_command = { default = "allow" } })\nuji.keymap.add("normal", "<F3>", { command = "reload" })\n'
+    fake.script(tool_call("run_command", {"command": "sleep 30"}))
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        conv = (await ready(pilot)).conversation
+        session = conv.session_id
+        await send(pilot, "wait")
+        await until(pilot, lambda: any(e.get("status") == "running" for e in entries(app, "tool")))
+        await pilot.press("f3")
+        await shows(pilot, "/reload: finish or interrupt the turn first")
+        await pilot.press("escape")
+        await idle(pilot)
+        init = tmp_path / "config" / "init.lua"
+        init.write_text(init.read_text() + 'uji.notify("config version 2")\n')
+        old_app = conv.app
+        await type_text(pilot, "draft stays")
+        await pilot.press("f3")
+        await shows(pilot, "config version 2")
+        await shows(pilot, "reloaded the config")
+        assert conv.app is not old_app and conv.session_id == session
+        assert app.composer.text == "draft stays"
+        assert entries(app, "user")[0]["text"] == "wait"  # the history is shown again
+
+
+async def test_help_compact_unknown_and_a_lua_command_replacing_a_builtin(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    lua = """
+    uji.command.add("review", { desc = "review the diff", handler = function() end })
+    uji.command.add("thinking", function() uji.notify("my own thinking command") end)
+    """
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/help")
+        screen = await shows(pilot, "commands:")
+        for name in ("/login", "/models", "/effort", "/compact", "/new", "/sessions", "/reload", "/quit"):
+            assert name in screen
+        assert "review the diff" in screen
+        await send(pilot, "/thinking")
+        await shows(pilot, "my own thinking command")
+        await send(pilot, "/compact")
+        await shows(
+            pilot, "nothing compacted" if hasattr(app.conversation.agent, "compact") else "not available"
+        )
+        await send(pilot, "/nope")
+        await shows(pilot, "unknown command /nope — /help lists them")
+
+
+async def test_quit_command_exits(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/quit")
+        await until(pilot, lambda: not app.is_running or app._exit_renderables is not None, what="exit")
+    assert app.return_code == 0
+
+
+async def test_prompt_cancel_leaves_login_alone(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/login groq")
+        await until(pilot, lambda: app.query(PromptPanel))
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.query(PromptPanel))
+        assert not (tmp_path / "data" / "auth.toml").exists()
+        assert app.composer.has_focus

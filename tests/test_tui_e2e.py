@@ -1,0 +1,181 @@
+"""The real `uji` in a real terminal (tmux): start, send a prompt, approve a
+write_file with y, see the file, interrupt a long run_command with Esc, quit with
+Ctrl+C, and find the shell and a sane terminal again."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from tests.conftest import Home
+from tests.fakes.openai_server import text, tool_call
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+PROMPT = "SHELL-READY$"  # PS1 is this and a space (capture-pane drops trailing spaces)
+
+
+class Tmux:
+    """One tmux server of our own (its own socket), one window."""
+
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def run(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10, check=True
+        )
+        return out.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "main")
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "main", *keys)
+
+    def type(self, text: str) -> None:
+        self.run("send-keys", "-t", "main", "-l", text)
+
+    def wait(self, cond: Callable[[str], bool], what: str, timeout: float = 10.0) -> str:
+        end = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if cond(screen):
+                return screen
+            if time.monotonic() > end:
+                raise AssertionError(f"timed out waiting for {what}\n--- screen ---\n{screen}")
+            time.sleep(0.05)
+
+    def shows(self, snippet: str, timeout: float = 10.0) -> str:
+        return self.wait(lambda s: snippet in s, repr(snippet), timeout)
+
+
+@pytest.fixture
+def tmux(home: Home) -> Iterator[Tmux]:
+    t = Tmux(f"uji-test-{os.getpid()}-{time.monotonic_ns()}")
+    env = home.env(TERM="xterm-256color")
+    flags = [x for k, v in sorted(env.items()) for x in ("-e", f"{k}={v}")]
+    t.run(
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "main",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        str(home.work),
+        *flags,
+        "bash --norc --noprofile",
+    )
+    # Deliver Esc at once (tmux otherwise waits 500 ms to see if a sequence follows).
+    t.run("set-option", "-s", "escape-time", "0")
+    try:
+        t.shows("#")
+        t.type(f"PS1='{PROMPT} '; clear")  # bash takes no PS1 from the environment
+        t.keys("Enter")
+        t.shows(PROMPT)
+        yield t
+    finally:
+        subprocess.run(["tmux", "-L", t.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+def test_real_uji_in_a_real_terminal(home: Home, tmux: Tmux) -> None:
+    home.init('uji.tool.policy({ run_command = { default = "allow" } })\n')
+    assert home.fake is not None
+    home.fake.script(
+        tool_call("write_file", {"path": "hello.txt", "content": "hello from uji\n"}),
+        text("I wrote hello.txt."),
+        tool_call("run_command", {"command": "sleep 30"}, id="sleep"),
+        text("never sent"),
+    )
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    tmux.shows("Message uji", timeout=15)
+    tmux.shows("test/m")
+
+    tmux.type("please write hello.txt")
+    tmux.keys("Enter")
+    screen = tmux.shows("Would you like to run `write_file`?")
+    assert "+hello from uji" in screen
+    tmux.keys("y")
+    tmux.shows("I wrote hello.txt.")
+    assert (home.work / "hello.txt").read_text() == "hello from uji\n"
+
+    tmux.type("now wait")
+    tmux.keys("Enter")
+    tmux.shows("Ran sleep 30")
+    tmux.shows("Working (")
+    started = time.monotonic()
+    tmux.keys("Escape")
+    tmux.shows("Interrupted")
+    assert time.monotonic() - started < 5
+
+    tmux.keys("C-c")
+    screen = tmux.shows("uji-exited-0", timeout=10)
+    assert PROMPT in screen.split("uji-exited-0", 1)[1]  # the shell is back
+    # The terminal is sane again: line editing and echo are on, the screen is normal.
+    tmux.type("stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo | tr '\\n' ,; echo stty-$((1 + 1))-done")
+    tmux.keys("Enter")
+    screen = tmux.shows("stty-2-done")
+    assert "icanon,echo," in screen
+    assert tmux.run("display-message", "-p", "-t", "main", "#{alternate_on}").strip() == "0"
+    messages = home.db_messages(_only_session(home))
+    assert [m["type"] for m in messages][:2] == ["user", "assistant"]
+    assert any(m["type"] == "error" and m["text"] == "interrupted" for m in messages)
+
+
+def _only_session(home: Home) -> str:
+    import sqlite3
+
+    con = sqlite3.connect(home.db)
+    try:
+        rows = con.execute("SELECT id FROM sessions").fetchall()
+    finally:
+        con.close()
+    assert len(rows) == 1
+    return rows[0][0]
+
+
+def test_resume_with_an_unknown_id_is_an_error(home: Home) -> None:
+    run = home.uji("resume", "--id", "0190a1b2-0000-7000-8000-000000000000")
+    assert run.rc == 1 and "no session 0190a1b2" in run.stderr
+    run = home.uji("resume", "--id", "nope")
+    assert run.rc == 1 and "not a session id" in run.stderr
+
+
+def test_without_a_terminal_it_says_so(home: Home) -> None:
+    run = home.uji()
+    assert run.rc == 1 and "needs a terminal" in run.stderr
+
+
+def test_uji_run_never_imports_textual(home: Home) -> None:
+    code = "import sys, uji.headless, uji.lua.api.ui, uji.lua.api.keymap; print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_resume_shows_the_history(home: Home, tmux: Tmux) -> None:
+    home.init("")
+    assert home.fake is not None
+    home.fake.script(text("the first answer"))
+    run = home.run("first question")
+    assert run.rc == 0
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", "resume"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    screen = tmux.shows("the first answer", timeout=15)
+    assert "> first question" in screen
+    tmux.keys("C-c")
+    tmux.shows("uji-exited-0")

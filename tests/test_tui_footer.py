@@ -1,0 +1,34 @@
+"""The bottom bar (model, effort, context used) and the activity line
+("Working (Ns)" with the spinner)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.openai_server import FakeOpenAI, make_usage, text, tool_call
+from tests.test_tui_support import SIZE, idle, make_app, ready, send, shows, until
+from uji.tui.render import SPINNER
+
+ALLOW_COMMANDS = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
+
+
+async def test_footer_shows_model_effort_context_and_working_time(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(
+        tool_call("run_command", {"command": "sleep 1.3"}, usage=make_usage(2000, 5)),
+        text("ok", usage=make_usage(2500, 7)),
+    )
+    app = make_app(
+        tmp_path,
+        fake,
+        ALLOW_COMMANDS + 'uji.model.use({ provider = "test", model = "m", effort = "high" })\n',
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await shows(pilot, "test/m · effort high")
+        await send(pilot, "wait")
+        screen = await shows(pilot, "Working (1s)", timeout=4)
+        line = next(x for x in screen.splitlines() if "Working (" in x)
+        assert line.strip()[0] in SPINNER and "Esc to interrupt" in line
+        await idle(pilot)
+        await until(pilot, lambda: not app.activity.display)
+        screen = await shows(pilot, "context 2.5k/100.0k (2%)")
