@@ -179,3 +179,19 @@ def test_resume_shows_the_history(home: Home, tmux: Tmux) -> None:
     assert "> first question" in screen
     tmux.keys("C-c")
     tmux.shows("uji-exited-0")
+
+
+def test_uji_list_at_a_terminal_opens_the_picker(home: Home, tmux: Tmux) -> None:
+    home.init("")
+    assert home.fake is not None
+    home.fake.script(text("a"), text("b"))
+    older = home.run("the older session")
+    newer = home.run("the newer session")
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", "list"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    screen = tmux.shows("Sessions in this directory", timeout=15)
+    assert older.session_id in screen and f"{newer.session_id} (current)" in screen
+    tmux.keys("Escape")
+    tmux.keys("C-c")
+    tmux.shows("uji-exited-0")

@@ -14,8 +14,8 @@ def _when(ms: int) -> str:
 
 
 def listing(paths: Paths) -> int:
-    """The sessions of this directory, newest first: title, updated, id. A picker opens
-    when stdout is a terminal and the UI is available; a plain listing otherwise."""
+    """The sessions of this directory, newest first: title, updated, id. At a terminal
+    the session picker opens instead."""
     from uji.store.sessions import Store
 
     store = Store(paths.db)
@@ -23,13 +23,10 @@ def listing(paths: Paths) -> int:
         rows = store.list_sessions(os.path.realpath(os.getcwd()))
     finally:
         store.close()
-    if sys.stdout.isatty():
-        try:
-            from uji.tui.picker import pick_session  # type: ignore[import-not-found]
-        except ImportError:
-            pick_session = None
-        if pick_session is not None and rows:
-            return pick_session(paths, rows)
+    if rows and sys.stdout.isatty() and sys.stdin.isatty():
+        from uji.tui import pick_session
+
+        return pick_session(paths)
     width = max((len(r["title"]) for r in rows), default=5)
     width = min(max(width, 5), 60)
     for r in rows:

@@ -15,6 +15,18 @@ if TYPE_CHECKING:
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
+def pick_session(paths: Paths) -> int:
+    """`uji list` at a terminal: the screen on the latest session, with its session
+    picker open (resume or delete)."""
+    from uji.tui.app import UjiApp
+    from uji.tui.terminal import enable_alt_enter
+
+    enable_alt_enter()
+    app = UjiApp(paths, latest=True)
+    app._early.append("/sessions")  # runs as soon as the config has loaded
+    return app.run() or 0
+
+
 def main(paths: Paths, resume: str | None = None, latest: bool = False) -> int:
     """Open the screen on a new session, the latest one of the cwd (`latest`), or `resume`."""
     if resume is not None:
