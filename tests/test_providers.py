@@ -159,3 +159,20 @@ async def test_builtin_wires_are_known(app: App) -> None:
     assert isinstance(app.wire("anthropic"), AnthropicWire) and isinstance(app.wire("gemini"), GeminiWire)
     with pytest.raises(LookupError, match="no wire named 'x'"):
         app.wire("x")
+
+
+def test_remove_key_signs_out_and_keeps_the_other_entries(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from uji.providers import auth
+
+    path = str(tmp_path / "data" / "auth.toml")
+    auth.save_key(path, "openai", "sk-one")
+    auth.save_key(path, "anthropic", "sk-two")
+    assert auth.remove_key(path, "openai") is True
+    assert auth.remove_key(path, "openai") is False
+    assert auth.saved_key(path, "openai") is None
+    assert auth.saved_key(path, "anthropic") == "sk-two"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert [n for n in os.listdir(tmp_path / "data") if n.startswith(".auth-")] == []

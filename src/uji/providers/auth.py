@@ -80,7 +80,21 @@ def save_key(path: str, provider_id: str, key: str) -> None:
         raise AuthError("the key must be a non-empty string")
     data = _read_auth_file(path)
     data[provider_id] = {"type": "api_key", "key": key}
-    text = dumps(data)
+    _write_auth_file(path, data)
+
+
+def remove_key(path: str, provider_id: str) -> bool:
+    """Drop a provider's entry (sign out); True if there was one. Raises AuthError."""
+    data = _read_auth_file(path)
+    if data.pop(provider_id, None) is None:
+        return False
+    _write_auth_file(path, data)
+    return True
+
+
+def _write_auth_file(path: str, data: dict[str, Any]) -> None:
+    """Replace auth.toml atomically with a file created 0600 (`mkstemp`)."""
+    text = dumps(data) if data else ""
     folder = os.path.dirname(path) or "."
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)

@@ -5,9 +5,6 @@ rewrites the file without the provider's entry, with the same care."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-import tomllib
 from typing import TYPE_CHECKING
 
 from uji.providers import auth
@@ -25,29 +22,7 @@ def signed_in(path: str, provider_id: str) -> bool:
 
 def sign_out(path: str, provider_id: str) -> None:
     """Drop the provider's entry from auth.toml. Raises AuthError."""
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        return
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise auth.AuthError(f"could not read {path}: {e}") from None
-    if data.pop(provider_id, None) is None:
-        return
-    folder = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".auth-", suffix=".toml", dir=folder)  # created 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(auth.dumps(data) if data else "")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise auth.AuthError(f"could not write {path}: {e.strerror or e}") from None
+    auth.remove_key(path, provider_id)
 
 
 async def login(tui: UjiApp, args: str) -> None:
