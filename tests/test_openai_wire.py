@@ -6,12 +6,12 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
 import pytest
 
+from tests.fakes.base import RecordingReply
 from tests.fakes.openai_server import (
     FakeOpenAI,
     call,
@@ -27,7 +27,7 @@ from tests.fakes.openai_server import (
     tool_call,
     tool_calls,
 )
-from uji.wires.base import Answer, Failure, WireRequest
+from uji.wires.base import WireRequest
 from uji.wires.openai_chat import (
     TOOL_IMAGES_TEXT,
     OpenAIChatWire,
@@ -46,41 +46,6 @@ TOOLS = [{"name": "read_file", "description": "Read a file", "parameters": {"typ
 
 
 # --------------------------------------------------------------------------- fixtures
-
-
-@dataclass
-class RecordingReply:
-    texts: list[str] = field(default_factory=list)
-    thoughts: list[str] = field(default_factory=list)
-    touches: int = 0
-    ends: list[Answer | Failure] = field(default_factory=list)
-
-    def text(self, delta: str) -> None:
-        self.texts.append(delta)
-
-    def reasoning(self, delta: str) -> None:
-        self.thoughts.append(delta)
-
-    def touch(self) -> None:
-        self.touches += 1
-
-    def done(self, answer: Answer) -> None:
-        self.ends.append(answer)
-
-    def fail(self, failure: Failure) -> None:
-        self.ends.append(failure)
-
-    @property
-    def answer(self) -> Answer:
-        assert len(self.ends) == 1, self.ends
-        assert isinstance(self.ends[0], Answer), self.ends[0]
-        return self.ends[0]
-
-    @property
-    def failure(self) -> Failure:
-        assert len(self.ends) == 1, self.ends
-        assert isinstance(self.ends[0], Failure), self.ends[0]
-        return self.ends[0]
 
 
 @pytest.fixture(scope="module")
