@@ -11,8 +11,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-HOOKS = ("before_turn", "before_tool", "after_tool", "before_stop")
-
 
 @dataclass
 class Handler:

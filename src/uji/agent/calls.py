@@ -11,7 +11,6 @@ from typing import Any
 from uji.wires.base import Answer, Failure, WireRequest
 
 MAX_RETRIES = 5
-STALL_SECONDS = 120.0
 RETRY_AFTER_CAP = 60.0
 
 Emit = Callable[[str, dict[str, Any]], None]

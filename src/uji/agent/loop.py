@@ -17,12 +17,12 @@ from uji.agent import compaction, titles
 from uji.agent.approval import (
     Approver,
 )
-from uji.agent.calls import STALL_SECONDS, Collector, call_model, describe_failure
+from uji.agent.calls import Collector, call_model, describe_failure
 from uji.agent.context import Budget, budget, estimate
 from uji.agent.messages import for_model, live
 from uji.agent.prompt import system_prompt
 from uji.agent.tool_calls import ToolCaller
-from uji.wires.base import Answer, Failure, ToolCall, Usage, WireRequest
+from uji.wires.base import STALL_SECONDS, Answer, Failure, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:
     from uji.app import App

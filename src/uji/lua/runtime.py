@@ -16,8 +16,6 @@ from typing import Any
 from uji.lua.convert import Converter
 
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
-# How many VM instructions run between interrupt checks in pure Lua loops.
-HOOK_INSTRUCTIONS = 1_000_000
 
 
 class LuaError(Exception):
@@ -186,8 +184,6 @@ class Runtime:
         if isinstance(yielded, Pending):
             try:
                 result = await yielded.awaitable
-            except asyncio.CancelledError:
-                raise
             except Exception as e:  # the waiting call failed: Lua gets (nil, message)
                 return (False, _errtext(e))
             return (True, result)

@@ -232,9 +232,6 @@ class Policy:
                     out.floor = "ask"
         return out
 
-    def rules_for(self, tool: str) -> ToolRules | None:
-        return self.tools.get(tool)
-
     def match(self, tool: str, subjects: list[str]) -> Verdict | None:
         """The first rule (deny, then allow, then ask) matching any form of the subject."""
         rules = self.tools.get(tool)

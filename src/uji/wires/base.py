@@ -8,7 +8,6 @@ The agent loop owns retries and the stall watchdog; a wire only reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -17,6 +16,8 @@ FailureKind = Literal["http", "auth", "provider"]
 # Statuses the loop retries; a failure of kind "http" with status None (dropped
 # connection, stall, stream closed before its finish) is retried as well.
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+# No progress for this long fails a stream (reference internals §1).
+STALL_SECONDS = 120.0
 
 
 @dataclass
@@ -133,6 +134,3 @@ class Wire(Protocol):
     name: str
 
     async def stream(self, request: WireRequest, reply: Reply) -> None: ...
-
-
-CancelFn = Callable[[], None]

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .base import STALL_SECONDS, Answer, Failure, Reply, ToolCall, Usage, WireRequest
 from .sse import DRAIN_SECONDS, open_sse, shared_client
 
 MAX_IMAGES = 20  # per request, newest first (internals §4)
@@ -20,9 +20,6 @@ MAX_IMAGE_BYTES = 16 * 1024 * 1024  # base64 bytes per request, newest first
 ImagePlan = dict[int, tuple[list[dict[str, Any]], str]]
 REDACTED = "[redacted]"
 MIN_SECRET = 4  # shorter "keys" (test stubs, "x") would only garble the message
-
-
-STALL_SECONDS = 120.0  # no progress for this long fails the stream (internals §1)
 
 
 TOOL_IMAGES_TEXT = "These are the images the tool calls above returned."
