@@ -17,11 +17,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def title_from_prompt(prompt: str) -> str:
-    for line in prompt.splitlines():
-        line = line.strip()
-        if line:
-            return line[:60]
-    return "untitled"
+    """`uji run` titles a session with the sanitised first line of its prompt."""
+    from uji.agent.titles import sanitize
+
+    return sanitize(prompt) or "untitled"
 
 
 class Printer:

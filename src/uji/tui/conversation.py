@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uji.agent.approval import Answer, Question
 from uji.agent.loop import Agent, TurnOptions
 from uji.app import App
-from uji.headless import title_from_prompt
 from uji.paths import Paths
 from uji.tui.host import Surface, ui_state
 from uji.tui.shell import ShellRun
@@ -106,9 +105,8 @@ class Conversation:
             messages = app.store.messages(session_id)
             app.events.emit("session_resumed", {"session_id": session_id})
         self.session_id = session_id
-        options = TurnOptions()
-        if hasattr(options, "auto_title"):
-            options.auto_title = True  # the screen titles sessions; `uji run` does not
+        # The screen titles sessions with a side request; `uji run` does not.
+        options = TurnOptions(auto_title=True)
         self.agent = Agent(app, session_id, self.view.agent_event, self.view.approve, options)
         app.agent = self.agent
         self.view.show_session(messages)
@@ -194,22 +192,12 @@ class Conversation:
         except Exception as e:  # a bug must not take the screen down with it
             self.view.show_notice(f"the turn failed: {type(e).__name__}: {e}")
         finally:
-            self._title_fallback(agent, text)
             self.view.state_changed()
         # Typed too late to be steered in: it starts the next turn.
         if agent is self.agent and agent.queue:
             item = agent.queue.pop(0)
             self.view.agent_event("queue_changed", {"count": len(agent.queue)})
             self._start_turn(item["text"])
-
-    def _title_fallback(self, agent: Agent, text: str) -> None:
-        """Before automatic titles exist: the first line of the first prompt."""
-        if hasattr(agent.options, "auto_title") or self.app is None:
-            return
-        with contextlib.suppress(Exception):
-            session = self.app.store.get_session(agent.session_id)
-            if session and session["title"] == "untitled":
-                self.app.store.set_title(agent.session_id, title_from_prompt(text))
 
     def interrupt(self) -> bool:
         """Esc on an empty composer: a running `!` command first, else the turn."""
