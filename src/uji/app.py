@@ -93,13 +93,16 @@ class App:
         return Runtime(install_all(self), [self.paths.lua_dir, RUNTIME_DIR])
 
     async def _invoke_handler(self, handler: Handler, payload: dict[str, Any]) -> Any:
-        if callable(handler.fn) and not self._is_lua(handler.fn):
-            result = handler.fn(payload)
-            if asyncio.iscoroutine(result):
-                result = await result
-            return result
+        return await self.call_function(handler.fn, payload)
+
+    async def call_function(self, fn: Any, *args: Any) -> Any:
+        """Call a handler a config gave us, Lua or Python (a hook, a context provider),
+        and return its first result as a Python value."""
+        if not self._is_lua(fn):
+            result = fn(*args)
+            return await result if asyncio.iscoroutine(result) else result
         rt = self.lua
-        values = await rt.call(handler.fn, rt.convert.to_lua(payload, json_null=False))
+        values = await rt.call(fn, *(rt.convert.to_lua(a, json_null=False) for a in args))
         return rt.convert.to_python(values[0]) if values else None
 
     def _is_lua(self, fn: Any) -> bool:
@@ -146,12 +149,7 @@ class App:
         return sorted(self._context.values(), key=lambda p: (p.priority, p.seq))
 
     async def call_context_provider(self, provider: ContextProvider) -> Any:
-        if not self._is_lua(provider.fn):
-            result = provider.fn()
-            return await result if asyncio.iscoroutine(result) else result
-        rt = self.lua
-        values = await rt.call(provider.fn)
-        return rt.convert.to_python(values[0]) if values else None
+        return await self.call_function(provider.fn)
 
     # Files ----------------------------------------------------------------------
 
