@@ -154,10 +154,9 @@ class App:
     # Files ----------------------------------------------------------------------
 
     def sandbox(self) -> Sandbox:
-        from uji.lua.api.tool import expand_root
         from uji.tools.confine import Sandbox
 
-        return Sandbox(self.cwd, [expand_root(r) for r in self.roots], self.confined)
+        return Sandbox(self.cwd, list(self.roots), self.confined)  # it expands `~/`
 
     @property
     def store(self) -> Store:

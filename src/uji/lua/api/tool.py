@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -86,12 +85,6 @@ def install(app: App) -> dict[str, Any]:
         "tool_confine": tool_confine,
         "tool_roots": tool_roots,
     }
-
-
-def expand_root(path: str) -> str:
-    if path.startswith("~/") or path == "~":
-        return os.path.expanduser(path)
-    return path
 
 
 def lua_subject(rt: Runtime, tool: Tool, args: dict[str, Any]) -> str:
