@@ -128,12 +128,14 @@ def test_golden_shapes_worth_reading() -> None:
     messages = golden.conversations(MODEL)["tool_images"]
     body = build_body(golden.request(MODEL, GOLDEN_URL, messages, "high", "long"))
     user, model, function, images = body["contents"]
+    # Function responses go in a user turn of their own, as google-genai sends them.
     assert (user["role"], model["role"], function["role"], images["role"]) == (
         "user",
         "model",
-        "function",
+        "user",
         "user",
     )
+    assert [list(p) for p in function["parts"]] == [["functionResponse"]]
     assert user["parts"] == [
         {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
         {"text": "What is on screen? Compare with this."},
@@ -218,7 +220,7 @@ def test_text_signature_replayed_on_the_text_part() -> None:
 
 def test_parallel_results_share_one_content() -> None:
     contents = build_contents(golden.conversations(MODEL)["tool_calls"], MODEL)
-    assert [c["role"] for c in contents] == ["user", "model", "function", "user"]
+    assert [c["role"] for c in contents] == ["user", "model", "user", "user"]
     assert [list(p) for p in contents[2]["parts"]] == [["functionResponse"], ["functionResponse"]]
     assert contents[1]["parts"][2] == {"functionCall": {"name": "read_file", "args": {}}}  # unparsable → {}
 
@@ -233,7 +235,7 @@ def test_model_path_and_key_header() -> None:
 def test_text_only_model_gets_the_note() -> None:
     messages = golden.conversations(MODEL)["tool_images"]
     contents = build_body(_request(GOLDEN_URL, messages=messages, images=False))["contents"]
-    assert [c["role"] for c in contents] == ["user", "model", "function"]
+    assert [c["role"] for c in contents] == ["user", "model", "user"]
     assert contents[0]["parts"] == [
         {
             "text": "What is on screen? Compare with this.\n\n[1 image(s) left out: this model does not take images]"
@@ -336,8 +338,8 @@ async def test_connections_are_reused(wire: GeminiWire, fake: FakeGemini) -> Non
 
 
 async def test_max_tokens_without_calls(wire: GeminiWire, fake: FakeGemini) -> None:
-    failure = (await run(wire, fake, text("partial", finish="MAX_TOKENS"))).failure
-    assert failure.kind == "provider" and failure.message.startswith("the model hit its output limit")
+    answer = (await run(wire, fake, text("partial", finish="MAX_TOKENS"))).answer
+    assert (answer.text, answer.limited, answer.usage.output) == ("partial", True, 3)
 
 
 async def test_max_tokens_with_whole_calls_is_an_answer(wire: GeminiWire, fake: FakeGemini) -> None:

@@ -460,9 +460,8 @@ async def test_cut_off_tool_json(wire: OpenAIChatWire, fake: FakeOpenAI) -> None
 
 
 async def test_length_without_calls(wire: OpenAIChatWire, fake: FakeOpenAI) -> None:
-    failure = (await run(wire, fake, text("partial", finish="length"))).failure
-    assert failure.kind == "provider" and not failure.retryable
-    assert failure.message.startswith("the model hit its output limit")
+    answer = (await run(wire, fake, text("partial", finish="length"))).answer
+    assert (answer.text, answer.limited, answer.usage.output) == ("partial", True, 3)
 
 
 async def test_stream_without_finish_is_retryable(wire: OpenAIChatWire, fake: FakeOpenAI) -> None:

@@ -164,6 +164,8 @@ def tool_call(name: str, arguments: dict[str, Any] | str, *, id: str | None = "c
 def tool_calls(
     *calls: FakeCall | tuple[Any, ...],
     text: str | None = None,
+    reasoning: str | None = None,
+    reasoning_field: str = "reasoning_content",
     piece: int = 8,
     usage: dict[str, Any] | None = DEFAULT_USAGE,
     finish: str | None = "tool_calls",
@@ -171,8 +173,10 @@ def tool_calls(
     delay: float = 0.0,
     gap: float = 0.0,
 ) -> Step:
-    """One assistant step with calls: a head chunk (id, name) then argument pieces each."""
+    """One assistant step with calls: reasoning deltas, then for each call a head chunk
+    (id, name) and its argument pieces."""
     chunks = [chunk({"role": "assistant", "content": text})]
+    chunks += [chunk({reasoning_field: p}) for p in _pieces(reasoning or "", piece)]
     for index, c in enumerate(FakeCall(*c) if isinstance(c, tuple) else c for c in calls):
         head: dict[str, Any] = {
             "index": index,

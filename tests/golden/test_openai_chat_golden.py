@@ -18,6 +18,7 @@ DIALECTS = {
     "qwen": "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",  # enable_thinking
     "zai": "https://api.z.ai/api/paas/v4",  # thinking only
     "ollama": "http://localhost:11434/v1",  # the common case
+    "mistral": "https://api.mistral.ai/v1",  # no stream_options
 }
 
 
@@ -48,4 +49,5 @@ def test_mistral_bridges_tool_images() -> None:
     body = build_body(golden.request("m", "https://api.mistral.ai/v1", messages, "high", "short"))
     roles = [m["role"] for m in body["messages"]]
     assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
-    assert "reasoning_effort" not in body  # Mistral refuses fields it does not know
+    # Mistral refuses fields it does not know (`stream_options`); it takes `reasoning_effort`.
+    assert "stream_options" not in body and body["reasoning_effort"] == "high"

@@ -392,7 +392,7 @@ class Agent:
             system=system,
             messages=for_model(history),
             tools=tools,
-            provider={"id": provider.id, "base_url": provider.base_url, "compat": {}},
+            provider={"id": provider.id, "base_url": provider.base_url, "compat": dict(provider.compat)},
             auth={"key": key, "oauth": None},
             # The user's level, moved to the nearest one this model accepts.
             effort=for_request(app.effort, model),
@@ -411,6 +411,8 @@ class Agent:
         try:
             answer = await call_model(wire, request, idle, self._emit, self.notice, self._track)
         except Failure as failure:
+            if failure.usage is not None:
+                self._count(failure.usage)  # a refusal or a cut-off call still cost tokens
             if not self._may_be_text_only(failure, request):
                 raise
             # A model of unknown ability refused a request with images: once more without
@@ -421,6 +423,8 @@ class Agent:
             self.notice(f"{self.app.model_id} does not take images; they are left out from now on")
         self._count(answer.usage)
         self._anchor(answer)
+        if answer.limited:
+            self.notice(f"the answer was cut off at the output limit ({request.max_output} tokens)")
         return answer
 
     def _count(self, usage: Usage) -> None:

@@ -35,6 +35,7 @@ class Provider:
     context_window: int | None = None
     idle: float | None = None  # stream stall timeout in seconds (default 120)
     needs_key: bool = True
+    compat: dict[str, Any] = field(default_factory=dict)  # openai-chat dialect options
 
     def model(self, model_id: str) -> Model | None:
         for m in self.models:
@@ -70,6 +71,7 @@ FIELDS = {
     "context_window",
     "idle",
     "needs_key",
+    "compat",
 }
 MODEL_FIELDS = {"id", "context", "output", "reasoning", "cache", "images", "efforts"}
 
@@ -162,6 +164,13 @@ class Catalog:
             if not isinstance(idle, (int, float)) or idle <= 0:
                 raise CatalogError(f"{where}: `idle` must be a number of seconds > 0")
             provider.idle = float(idle)
+        if "compat" in spec:
+            from uji.wires.openai_chat import check_compat
+
+            try:
+                provider.compat = check_compat(spec["compat"])
+            except ValueError as e:
+                raise CatalogError(f"{where}: {e}") from None
         if "needs_key" in spec:
             provider.needs_key = bool(spec["needs_key"])
         elif old is None:

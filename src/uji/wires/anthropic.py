@@ -45,15 +45,16 @@ ANSWER_ROOM = 1024  # tokens a thinking budget must leave for the answer itself
 MIN_BUDGET = 1024  # the API's smallest budget; below it the request thinks not at all
 ADAPTIVE_FROM = (4, 6)  # the first version that thinks adaptively
 THINKING_FROM = (3, 7)  # older models cannot think at all
-# Adaptive effort levels: the API has low, medium, high and max.
+# Adaptive effort levels: the API has low, medium, high, xhigh (4.7 and later) and max.
 ADAPTIVE_EFFORT = {
     "minimal": "low",
     "low": "low",
     "medium": "medium",
     "high": "high",
-    "xhigh": "max",
+    "xhigh": "xhigh",
     "max": "max",
 }
+XHIGH_FROM = (4, 7)  # the first version with `xhigh`; before it, xhigh asks for max
 EMPTY_TEXT = "(empty message)"  # the API refuses empty text blocks
 # In-stream `error` events that are worth a retry, as the HTTP status they stand for.
 RETRY_ERRORS = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429}
@@ -134,8 +135,11 @@ def add_thinking(body: dict[str, Any], effort: str | None, model: str) -> None:
     if version is not None and version < THINKING_FROM:
         return
     if version is not None and version >= ADAPTIVE_FROM:
+        level = ADAPTIVE_EFFORT[effort]
+        if level == "xhigh" and version < XHIGH_FROM:
+            level = "max"
         body["thinking"] = {"type": "adaptive"}
-        body["output_config"] = {"effort": ADAPTIVE_EFFORT[effort]}
+        body["output_config"] = {"effort": level}
         return
     # The budget counts against max_tokens: shrink it so the answer keeps its room.
     budget = min(BUDGETS[effort], body["max_tokens"] - ANSWER_ROOM)
@@ -410,13 +414,14 @@ class MessagesStream:
         """The final answer, or the `Failure` the stream ended in."""
         text = "".join(self.text)
         calls = self.calls()
+        usage = self.usage if self._saw_usage else None
         if self.stop_reason == "refusal" and not text and not calls:
-            raise Failure("provider", "the model refused to answer (stop_reason: refusal)")
+            raise Failure("provider", "the model refused to answer (stop_reason: refusal)", usage=usage)
         return finish_answer(
             text=text,
             reasoning="".join(self.reasoning),
             calls=calls,
-            usage=self.usage if self._saw_usage else None,
+            usage=usage,
             finished=self.finished,
             hit_limit=self.stop_reason == "max_tokens",
             replay=self.replay(),

@@ -63,6 +63,7 @@ class Answer:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     replay: Any = None
+    limited: bool = False  # the output limit cut the answer off (it is kept, with a notice)
 
 
 @dataclass
@@ -71,6 +72,7 @@ class Failure(Exception):
     message: str
     status: int | None = None
     retry_after: float | None = None
+    usage: Usage | None = None  # what a call that ended in this failure still consumed
 
     def __str__(self) -> str:
         return self.message

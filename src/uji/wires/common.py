@@ -101,21 +101,27 @@ def finish_answer(
     replay: Any = None,
 ) -> Answer:
     """The checks every wire makes at the end of a stream (reference internals §6): it
-    finished, the output limit did not cut the answer or a call short, it is not empty."""
+    finished, the output limit did not cut a call short, it is not empty. An answer the
+    limit cut off is kept (`limited`): the loop says so. A failure carries the usage."""
     if not finished:
-        raise Failure("http", "stream ended before the model finished")
-    if hit_limit:
-        if not calls:
-            raise Failure("provider", "the model hit its output limit before it finished its answer")
-        if not all(_is_json(c.arguments) for c in calls):
-            raise Failure(
-                "provider",
-                "the model hit its output limit: tool call arguments were cut off; "
-                "raise the model's max output",
-            )
-    if not text and not calls:
-        raise Failure("provider", "empty reply")
-    return Answer(text=text, reasoning=reasoning, tool_calls=calls, usage=usage or Usage(), replay=replay)
+        raise Failure("http", "stream ended before the model finished", usage=usage)
+    if hit_limit and not all(_is_json(c.arguments) for c in calls):
+        raise Failure(
+            "provider",
+            "the model hit its output limit: tool call arguments were cut off; raise the model's max output",
+            usage=usage,
+        )
+    if not text and not calls and not (hit_limit and reasoning):
+        what = "the model hit its output limit before it wrote an answer" if hit_limit else "empty reply"
+        raise Failure("provider", what, usage=usage)
+    return Answer(
+        text=text,
+        reasoning=reasoning,
+        tool_calls=calls,
+        usage=usage or Usage(),
+        replay=replay,
+        limited=hit_limit and not calls,
+    )
 
 
 async def drain_into(events: AsyncIterator[dict[str, Any]], feed: Callable[[dict[str, Any]], None]) -> None:

@@ -3,8 +3,9 @@
     POST <base_url>/models/<model>:streamGenerateContent?alt=sse    x-goog-api-key
 
 Request: `systemInstruction`; `contents` with roles `user` and `model`; calls as
-`functionCall` parts, results as role `function` with `functionResponse{name,
-response{result}}`, and the tools' images after them in a user message (reference §4).
+`functionCall` parts, results as `functionResponse{name, response{result}}` parts of a
+user turn (as google-genai sends them; the reference's role `function` is refused by
+current models), and the tools' images after them in that turn (reference §4).
 Gemini pairs a response with its call by name and order, so call ids never go on the
 wire: they are uji's own bookkeeping.
 
@@ -163,8 +164,10 @@ def build_contents(
             if parts:
                 _append(out, "model", parts)
         elif kind == "tool":
+            # Function responses go in a user turn, as google-genai sends them: current
+            # models refuse the old role `function`.
             response = {"name": m.get("name") or "", "response": {"result": with_note(tool_text(m), note)}}
-            _append(out, "function", [{"functionResponse": response}])
+            _append(out, "user", [{"functionResponse": response}])
             tool_images += [inline_data(img) for img in kept]
     if tool_images:
         _append(out, "user", [{"text": TOOL_IMAGES_TEXT}, *tool_images])
@@ -172,11 +175,16 @@ def build_contents(
 
 
 def _append(out: list[dict[str, Any]], role: str, parts: list[dict[str, Any]]) -> None:
-    # All responses to one step's calls must share one content, so a run merges.
-    if out and out[-1]["role"] == role:
+    # All responses to one step's calls must share one content, so a run merges; the
+    # responses keep a content of their own, as google-genai sends them.
+    if out and out[-1]["role"] == role and _responses(out[-1]) == _responses({"parts": parts}):
         out[-1]["parts"].extend(parts)
     else:
         out.append({"role": role, "parts": parts})
+
+
+def _responses(content: Mapping[str, Any]) -> bool:
+    return any("functionResponse" in p for p in content["parts"])
 
 
 def inline_data(image: Mapping[str, Any]) -> dict[str, Any]:
@@ -321,15 +329,18 @@ class GenerateStream:
     def answer(self) -> Answer:
         """The final answer, or the `Failure` the stream ended in."""
         text = "".join(self.text)
+        usage = usage_from(self.meta) if self.meta is not None else None
         if self.finish in WITHHELD and not text and not self.calls:
-            raise Failure("provider", f"the model stopped without an answer (finishReason {self.finish})")
+            raise Failure(
+                "provider", f"the model stopped without an answer (finishReason {self.finish})", usage=usage
+            )
         if self.finish == "MALFORMED_FUNCTION_CALL" and not self.calls:
-            raise Failure("provider", "the model sent a malformed function call")
+            raise Failure("provider", "the model sent a malformed function call", usage=usage)
         return finish_answer(
             text=text,
             reasoning="".join(self.reasoning),
             calls=self.calls,
-            usage=usage_from(self.meta) if self.meta is not None else None,
+            usage=usage,
             finished=self.finish is not None,
             hit_limit=self.finish == "MAX_TOKENS",
             replay=self.replay(),

@@ -2,8 +2,8 @@
 
 Also the wire of every OpenAI-compatible provider (OpenRouter, Groq, DeepSeek, Ollama…).
 The differences between them that matter here are few and keyed by the base_url host in
-`DIALECTS`; `request.provider["compat"]` (a dict of `Dialect` field names) overrides
-them for a custom endpoint.
+`DIALECTS`; `request.provider["compat"]` (a dict of `Dialect` field names, set with
+`uji.provider.add{compat = {...}}` and checked by `check_compat`) overrides them.
 
 The pure parts (`build_body`, `build_messages`, `dialect_for`, `ChatStream`) are separate
 from the I/O, which `common.SSEWire` runs for all three HTTP wires, so golden tests need
@@ -72,19 +72,62 @@ class Dialect:
     finish_reason: bool = True  # a stream that ends without one is a failure
     tool_result_name: bool = False  # tool messages carry the tool's `name`
     bridge_tool_images: bool = False  # an assistant line before the tool-images message
+    stream_options: bool = True  # ask for the usage chunk (`stream_options.include_usage`)
+    # The assistant-message field that carries the model's reasoning back (DeepSeek's
+    # thinking mode with tools refuses an assistant message without `reasoning_content`).
+    # Every assistant message then has it: its own reasoning, or "" when it had none.
+    reasoning_field: str | None = None
+
+
+# What `compat` may set, and the type each option takes (`None`: a string, or false).
+COMPAT_OPTIONS: dict[str, str] = {
+    "max_tokens_field": "a field name, or false to send no output limit",
+    "cache_key": "true or false",
+    "effort": "a style (reasoning_effort, reasoning, thinking, thinking_only, enable_thinking), "
+    "a field name, or false to send no effort",
+    "finish_reason": "true or false",
+    "tool_result_name": "true or false",
+    "bridge_tool_images": "true or false",
+    "stream_options": "true or false",
+    "reasoning_field": "a field name (reasoning_content, reasoning), or false",
+}
+
+
+def check_compat(compat: Any) -> dict[str, Any]:
+    """`compat` as given to `uji.provider.add`, checked: a table of known option names,
+    each of its type. Raises ValueError saying which option is wrong and why."""
+    if isinstance(compat, list) and not compat:
+        return {}  # an empty Lua table
+    if not isinstance(compat, Mapping):
+        raise ValueError("`compat` must be a table of openai-chat options")
+    known = {f.name: f for f in fields(Dialect)}
+    out: dict[str, Any] = {}
+    for name, value in compat.items():
+        if name not in known:
+            raise ValueError(f"unknown compat option {name!r} (known: {', '.join(sorted(COMPAT_OPTIONS))})")
+        flag = known[name].type in ("bool", bool)
+        ok = isinstance(value, bool) if flag else (value is False or (isinstance(value, str) and value))
+        if not ok:
+            raise ValueError(f"compat option {name!r} must be {COMPAT_OPTIONS[name]}, got {value!r}")
+        out[name] = value
+    return out
 
 
 # Matched on the host and its subdomains. Everything else gets `Dialect()`.
 DIALECTS: dict[str, Dialect] = {
     "api.openai.com": Dialect(max_tokens_field="max_completion_tokens", cache_key=True),
     "openrouter.ai": Dialect(effort="reasoning"),
-    "api.deepseek.com": Dialect(effort="thinking"),
+    "api.deepseek.com": Dialect(effort="thinking", reasoning_field="reasoning_content"),
+    # Kimi's thinking models want their reasoning back within a tool loop.
+    "api.moonshot.ai": Dialect(reasoning_field="reasoning_content"),
+    "api.moonshot.cn": Dialect(reasoning_field="reasoning_content"),
     "api.z.ai": Dialect(effort="thinking_only"),
     "open.bigmodel.cn": Dialect(effort="thinking_only"),
     "dashscope.aliyuncs.com": Dialect(effort="enable_thinking"),
     "dashscope-intl.aliyuncs.com": Dialect(effort="enable_thinking"),
-    # Mistral answers 422 to any body field it does not know, `reasoning_effort` included.
-    "api.mistral.ai": Dialect(effort=None, bridge_tool_images=True),
+    # Mistral answers 422 to any body field it does not know (`stream_options` among them);
+    # it sends usage in its last chunk unasked.
+    "api.mistral.ai": Dialect(stream_options=False, bridge_tool_images=True),
 }
 
 
@@ -96,9 +139,11 @@ def dialect_for(base_url: str, compat: Any = None) -> Dialect:
     host = host_of(base_url)
     dialect = next((d for h, d in DIALECTS.items() if host == h or host.endswith("." + h)), Dialect())
     if isinstance(compat, Mapping):
-        known = {f.name for f in fields(Dialect)}
+        known = {f.name: f.type in ("bool", bool) for f in fields(Dialect)}
         # Lua configs say `max_tokens_field = false` to omit the limit.
-        changes = {k: (None if v is False else v) for k, v in compat.items() if k in known}
+        changes: dict[str, Any] = {
+            k: (None if v is False and not known[k] else v) for k, v in compat.items() if k in known
+        }
         dialect = replace(dialect, **changes)
     return dialect
 
@@ -129,10 +174,12 @@ def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str
             tool_result_name=dialect.tool_result_name,
             images=request.images is not False,
             bridge=dialect.bridge_tool_images,
+            reasoning_field=dialect.reasoning_field,
         ),
         "stream": True,
-        "stream_options": {"include_usage": True},
     }
+    if dialect.stream_options:
+        body["stream_options"] = {"include_usage": True}
     if request.tools:
         body["tools"] = [_tool_spec(t) for t in request.tools]
     if dialect.max_tokens_field:
@@ -189,9 +236,11 @@ def build_messages(
     tool_result_name: bool = False,
     images: bool = True,
     bridge: bool = False,
+    reasoning_field: str | None = None,
 ) -> list[dict[str, Any]]:
     """Stored messages → Chat messages, images placed and budgeted (internals §4).
-    `images=False` (a text-only model) leaves every image out with a note."""
+    `images=False` (a text-only model) leaves every image out with a note; with a
+    `reasoning_field`, every assistant message carries its reasoning in that field."""
     plan = plan_images(messages, images=images)
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     tool_images: list[dict[str, Any]] = []  # of the current run of tool messages
@@ -204,7 +253,7 @@ def build_messages(
         if kind == "user":
             out.append(_user_message(m, kept, left_out))
         elif kind == "assistant":
-            out.append(_assistant_message(m))
+            out.append(_assistant_message(m, reasoning_field))
         elif kind == "tool":
             out.append(_tool_message(m, left_out, tool_result_name))
             tool_images += [_image_part(img) for img in kept]
@@ -226,10 +275,13 @@ def _user_message(m: Mapping[str, Any], kept: list[dict[str, Any]], left_out: st
     return {"role": "user", "content": parts + [_image_part(img) for img in kept]}
 
 
-def _assistant_message(m: Mapping[str, Any]) -> dict[str, Any]:
-    # Reasoning is not sent back: Chat Completions has no field for it that every
-    # compatible server accepts.
+def _assistant_message(m: Mapping[str, Any], reasoning_field: str | None = None) -> dict[str, Any]:
+    # Reasoning goes back only in the dialect's field: Chat Completions has none for it
+    # that every compatible server accepts.
     msg: dict[str, Any] = {"role": "assistant", "content": m.get("text") or None}
+    if reasoning_field:
+        reasoning = m.get("reasoning")
+        msg[reasoning_field] = reasoning if isinstance(reasoning, str) else ""
     calls = m.get("tool_calls") or []
     if calls:
         msg["tool_calls"] = [
@@ -318,6 +370,10 @@ class ChatStream:
             self.progress()
             if len(delta) == 1:  # the common one-field text delta: nothing else to look at
                 return
+        elif content and isinstance(content, list):
+            self._parts(content)
+        refusal = delta.get("refusal")
+        self._text(refusal)  # a refusal is shown as the answer: it is what the model said
         for key in REASONING_FIELDS:
             thought = delta.get(key)
             if thought and isinstance(thought, str):
@@ -328,6 +384,30 @@ class ChatStream:
         calls = delta.get("tool_calls")
         if calls and isinstance(calls, list):
             self._calls(calls)
+
+    def _parts(self, parts: list[Any]) -> None:
+        """`content` as typed parts (Mistral's Magistral): `text` parts are the answer,
+        `thinking` parts (their text nested in `thinking`) the reasoning."""
+        for part in parts:
+            if not isinstance(part, dict):
+                continue
+            kind = part.get("type")
+            if kind == "text":
+                self._text(part.get("text"))
+            elif kind == "thinking":
+                nested = part.get("thinking")
+                for inner in nested if isinstance(nested, list) else [{"text": nested}]:
+                    thought = inner.get("text") if isinstance(inner, dict) else None
+                    if thought and isinstance(thought, str):
+                        self.reasoning.append(thought)
+                        self.reply.reasoning(thought)
+                        self.progress()
+
+    def _text(self, text: Any) -> None:
+        if text and isinstance(text, str):
+            self.text.append(text)
+            self.reply.text(text)
+            self.progress()
 
     def _calls(self, chunks: list[Any]) -> None:
         for pos, tc in enumerate(chunks):
