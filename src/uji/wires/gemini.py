@@ -122,7 +122,8 @@ def thinking_config(effort: str | None, model: str, reasoning: bool) -> dict[str
     if effort is None or effort not in RANK:
         return {"includeThoughts": True} if reasoning else None
     if version >= (3, 0):
-        return {"thinkingLevel": thinking_level(effort, model), "includeThoughts": True}
+        # The enum's own spelling, as google-genai sends it (the API also reads "high").
+        return {"thinkingLevel": thinking_level(effort, model).upper(), "includeThoughts": True}
     if effort == "off":
         if "pro" in model:
             return {"thinkingBudget": PRO_MIN_BUDGET, "includeThoughts": True}
