@@ -152,7 +152,7 @@ async def test_uji_provider_list_and_remove(app: App) -> None:
 
 
 async def test_builtin_wires_are_known(app: App) -> None:
-    assert await lua(app, "return uji.wire.list()") == ["anthropic", "gemini", "openai-chat"]
+    assert await lua(app, "return uji.wire.list()") == ["anthropic", "gemini", "openai-chat", "responses"]
     from uji.wires.anthropic import AnthropicWire
     from uji.wires.gemini import GeminiWire
 

@@ -384,7 +384,7 @@ def test_a_lua_wire_answers_a_turn(home: Home) -> None:
     assert run.rc == 0, run.stderr
     assert run.done["text"] == "echo: e1 4 error: read"
     assert run.done["usage"]["input"] == 3
-    assert "anthropic,echo,gemini,openai-chat" in run.notices
+    assert "anthropic,echo,gemini,openai-chat,responses" in run.notices
 
 
 def test_a_lua_wire_that_fails_or_raises(home: Home) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Home
-from tests.fakes import anthropic_server, gemini_server, openai_server
+from tests.fakes import anthropic_server, gemini_server, openai_server, responses_server
 from tests.fakes.base import FakeServer
 
 KEY = "sk-e2e-key-42"
@@ -48,6 +48,13 @@ APIS = {
         "gemini-2.5-flash",
         '{ id = "gemini-2.5-flash", output = 8192, reasoning = true, efforts = { "off", "low", "high" } }',
     ),
+    "responses": Api(
+        "responses",
+        responses_server,
+        responses_server.FakeResponses,
+        "gpt-5",
+        '{ id = "gpt-5", output = 8192, reasoning = true, efforts = { "minimal", "low", "medium", "high" } }',
+    ),
 }
 
 
@@ -80,6 +87,8 @@ def tool_result_sent(api: Api, body: dict[str, Any]) -> str:
     if api.wire == "anthropic":
         blocks = [b for m in body["messages"] for b in m["content"] if b.get("type") == "tool_result"]
         return blocks[0]["content"]
+    if api.wire == "responses":
+        return next(i["output"] for i in body["input"] if i["type"] == "function_call_output")
     parts = [p for c in body["contents"] for p in c["parts"] if "functionResponse" in p]
     return parts[0]["functionResponse"]["response"]["result"]
 
@@ -120,6 +129,8 @@ def test_a_tool_turn_with_retries(home: Home, api: Api, server: Any) -> None:
     body = turns[0].body
     if api.wire == "openai-chat":
         assert body["reasoning_effort"] == "high"
+    elif api.wire == "responses":
+        assert body["reasoning"] == {"effort": "high", "summary": "auto"}
     elif api.wire == "anthropic":
         assert body["thinking"] == {"type": "enabled", "budget_tokens": 7168}  # high, shrunk
         assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}  # cache "short"
@@ -138,7 +149,9 @@ def test_401_fails_at_once(home: Home, server: Any, api: Api) -> None:
     assert len(server.turn_requests) == 1 and not run.notices
 
 
-@pytest.mark.parametrize("api", [APIS["anthropic"], APIS["gemini"]], ids=["anthropic", "gemini"])
+@pytest.mark.parametrize(
+    "api", [APIS["anthropic"], APIS["gemini"], APIS["responses"]], ids=["anthropic", "gemini", "responses"]
+)
 def test_a_dropped_stream_is_retried_without_duplicate_text(home: Home, server: Any, api: Api) -> None:
     f = api.fakes
     whole = f.text("hello world", piece=1)

@@ -168,7 +168,7 @@ class App:
 
     # Wires, providers, models --------------------------------------------------
 
-    BUILTIN_WIRES = ("anthropic", "gemini", "openai-chat")
+    BUILTIN_WIRES = ("anthropic", "gemini", "openai-chat", "responses")
 
     def wire_names(self) -> list[str]:
         return sorted({*self.BUILTIN_WIRES, *self.wires})
@@ -189,6 +189,10 @@ class App:
             from uji.wires.gemini import GeminiWire
 
             self.wires[name] = GeminiWire()
+        elif name == "responses":
+            from uji.wires.responses import ResponsesWire
+
+            self.wires[name] = ResponsesWire()
         else:
             raise LookupError(f"no wire named {name!r} (known: {', '.join(self.wire_names())})")
         return self.wires[name]

@@ -121,6 +121,10 @@ def conversations(model: str) -> dict[str, list[dict[str, Any]]]:
 def _replay_for(model: str) -> dict[str, Any]:
     if model.startswith("gemini"):
         return {"wire": "gemini", "model": model}
+    if model.startswith("gpt-"):
+        reasoning = {"type": "reasoning", "id": "rs_own", "encrypted_content": "enc-own"}
+        summary = [{"type": "summary_text", "text": "I should read it."}]
+        return {"wire": "responses", "model": model, "items": [{**reasoning, "summary": summary}]}
     return {
         "wire": "anthropic",
         "model": model,

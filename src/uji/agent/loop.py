@@ -378,8 +378,8 @@ class Agent:
             raise TurnFailed(str(e)) from None
         if key is None and provider.needs_key:
             raise TurnFailed(missing_key_message(provider))
-        try:
-            wire = app.wire(provider.wire)
+        try:  # a model may have its own wire (OpenAI's reasoning models: `responses`)
+            wire = app.wire(provider.wire_for(app.model_id))
         except LookupError as e:
             raise TurnFailed(str(e)) from None
         model = provider.model(app.model_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -19,6 +20,7 @@ class Model:
     cache: bool = False
     images: bool | None = None
     efforts: list[str] | None = None
+    wire: str | None = None  # this model's own wire, instead of the provider's
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
@@ -43,6 +45,17 @@ class Provider:
                 return m
         return None
 
+    def wire_for(self, model_id: str) -> str:
+        """The wire a model is called through: its own `wire`, else the one its id
+        calls for on this provider (`MODEL_WIRES`), else the provider's."""
+        m = self.model(model_id)
+        if m is not None and m.wire:
+            return m.wire
+        rule = MODEL_WIRES.get(self.id)
+        if rule is not None and self.wire == rule[0] and rule[1].match(model_id):
+            return rule[2]
+        return self.wire
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -60,6 +73,15 @@ class CatalogError(ValueError):
     pass
 
 
+# Models that default to another wire than their provider's, listed or not, as long as
+# the provider keeps its built-in wire: {provider id: (its wire, model id pattern, wire)}.
+# OpenAI's reasoning models speak the Responses API: only there do their encrypted
+# reasoning items carry across a tool loop (and the codex models serve nothing else).
+MODEL_WIRES: dict[str, tuple[str, re.Pattern[str], str]] = {
+    "openai": ("openai-chat", re.compile(r"(gpt-5|o[1-9])(\b|-|$)"), "responses"),
+}
+
+
 FIELDS = {
     "id",
     "name",
@@ -73,7 +95,7 @@ FIELDS = {
     "needs_key",
     "compat",
 }
-MODEL_FIELDS = {"id", "context", "output", "reasoning", "cache", "images", "efforts"}
+MODEL_FIELDS = {"id", "context", "output", "reasoning", "cache", "images", "efforts", "wire"}
 
 
 def _model(spec: Any, where: str) -> Model:
@@ -90,6 +112,8 @@ def _model(spec: Any, where: str) -> Model:
     for key in ("context", "output"):
         if spec.get(key) is not None and not isinstance(spec[key], int):
             raise CatalogError(f"{where}: model {key} must be a whole number of tokens")
+    if spec.get("wire") is not None and (not isinstance(spec["wire"], str) or not spec["wire"]):
+        raise CatalogError(f"{where}: model wire must be a wire name")
     return Model(
         id=spec["id"],
         context=spec.get("context"),
@@ -98,6 +122,7 @@ def _model(spec: Any, where: str) -> Model:
         cache=bool(spec.get("cache", False)),
         images=spec.get("images"),
         efforts=list(efforts) if efforts is not None else None,
+        wire=spec.get("wire"),
     )
 
 
@@ -196,6 +221,7 @@ def _m(
     cache: bool = False,
     images: bool = True,
     efforts: list[str] | None = None,
+    wire: str | None = None,
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "id": id,
@@ -207,6 +233,8 @@ def _m(
     }
     if efforts is not None:
         spec["efforts"] = efforts
+    if wire is not None:
+        spec["wire"] = wire
     return spec
 
 
