@@ -378,11 +378,12 @@ async def test_a_message_without_deltas_still_counts(wire: ResponsesWire, fake: 
 
 
 async def test_the_output_limit(wire: ResponsesWire, fake: FakeResponses) -> None:
-    reply = await run(wire, fake, incomplete("Half an ans"))
-    assert reply.failure.kind == "provider"
-    assert "output limit" in reply.failure.message
+    reply = await run(wire, fake, incomplete("Half an ans", usage=make_usage(30, 16)))
+    answer = reply.answer  # kept, with its usage; the loop adds the notice
+    assert (answer.text, answer.limited, answer.usage.output) == ("Half an ans", True, 16)
     filtered = await run(wire, fake, incomplete("Bad", reason="content_filter"))
     assert filtered.failure.message == "the response was stopped by the content filter"
+    assert filtered.failure.usage is not None and filtered.failure.usage.input == 12
 
 
 @pytest.mark.parametrize(

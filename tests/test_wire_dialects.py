@@ -251,6 +251,7 @@ LIMITED = {
     "openai-chat": lambda f: f.text("partial ans", finish="length", usage=f.make_usage(12, 7)),
     "anthropic": lambda f: f.text("partial ans", stop="max_tokens", usage=f.make_usage(12, 7)),
     "gemini": lambda f: f.text("partial ans", finish="MAX_TOKENS", usage=f.make_usage(12, 7)),
+    "responses": lambda f: f.incomplete("partial ans", usage=f.make_usage(12, 7)),
 }
 
 
@@ -280,6 +281,10 @@ WITHHELD = {
     "gemini": (
         lambda f: f.text("", finish="SAFETY", usage=f.make_usage(12, 5)),
         "provider: the model stopped without an answer (finishReason SAFETY)",
+    ),
+    "responses": (
+        lambda f: f.incomplete("", reason="content_filter", usage=f.make_usage(12, 5)),
+        "provider: the response was stopped by the content filter",
     ),
 }
 
