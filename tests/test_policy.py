@@ -1,10 +1,11 @@
-"""Rules, matching, precedence and the compound-command split, tested directly."""
+"""Rules, matching, precedence and how run_command lines are decided, tested directly."""
 
 from __future__ import annotations
 
 import pytest
 
-from uji.tools.policy import Policy, split_command
+from uji.tools.policy import Policy
+from uji.tools.shell import parse_command
 
 
 def decide(policy: Policy, tool: str, subject: str, declared: str | None = "ask") -> str:
@@ -116,19 +117,24 @@ def test_verdicts_name_the_rule_and_where_it_was_set() -> None:
         ("a && b || c", ["a", "b", "c"]),
         ("a | b & c", ["a", "b", "c"]),
         ("a\nb", ["a", "b"]),
-        ("cmd 2>&1 | tail", ["cmd 2>&1", "tail"]),
-        ("cmd >&2", ["cmd >&2"]),
-        ("cmd &> log", ["cmd &> log"]),
-        ("echo 'a; b' \"c | d\"", ["echo 'a; b' \"c | d\""]),
-        ("echo a\\;b", ["echo a\\;b"]),
+        # Redirections are not commands, and not part of the normal form.
+        ("cmd 2>&1 | tail", ["cmd", "tail"]),
+        ("cmd >&2", ["cmd"]),
+        ("cmd &> log", ["cmd"]),
+        ("cmd <&3", ["cmd"]),  # `<&` duplicates a descriptor: no split, no second command
+        ("cat <&0 | wc", ["cat", "wc"]),
+        ("echo 'a; b' \"c | d\"", ["echo a; b c | d"]),
+        ("echo a\\;b", ["echo a;b"]),
         ("echo $(rm -rf x; ls)", ["rm -rf x", "ls", "echo $(rm -rf x; ls)"]),
         ("echo `whoami`", ["whoami", "echo `whoami`"]),
         ("(cd x && make)", ["cd x", "make"]),
-        ('echo "$(id)"', ["id", 'echo "$(id)"']),
+        ('echo "$(id)"', ["id", "echo $(id)"]),
     ],
 )
-def test_split_command(line: str, parts: list[str]) -> None:
-    assert sorted(split_command(line)) == sorted(parts)
+def test_parts_of_a_line(line: str, parts: list[str]) -> None:
+    got = parse_command(line)
+    assert sorted(p.text for p in got) == sorted(parts)
+    assert all(p.fixed for p in got)
 
 
 def test_compound_commands_take_the_strictest_part() -> None:
@@ -147,3 +153,44 @@ def test_a_deny_rule_on_the_whole_line_still_applies() -> None:
     policy = Policy()
     policy.set({"run_command": {"allow": ["echo *"], "deny": ["*curl*"]}})
     assert decide(policy, "run_command", "echo a; echo curl") == "deny"
+
+
+def test_a_descriptor_duplication_is_not_a_second_command() -> None:
+    # The seed's splitter split `<&` as if it were `<` then `&` (a background list).
+    policy = Policy()
+    policy.set({"run_command": {"allow": ["cat *", "cat"], "deny": ["/^rm\\s+-rf/"]}})
+    v = policy.decide_command("run_command", "cat <&3 rm -rf x", "ask")
+    assert (v.decision, v.subject) == ("allow", "cat rm -rf x")  # cat gets the words as file names
+
+
+def test_a_part_that_is_not_fixed_text_is_never_allowed() -> None:
+    policy = Policy()
+    policy.set({"run_command": {"allow": ["*"], "deny": ["/^rm\\s+-rf/"]}})
+    for line in ("$CMD x", "eval ls", "$(echo ls) -la", "ls; r?m x", "echo 'unterminated"):
+        v = policy.decide_command("run_command", line, "ask")
+        assert (v.decision, v.by) == ("ask", "unfixed"), line
+        assert v.note and v.subject
+    # deny rules still reach a part that is not fixed, and the words eval runs
+    assert decide(policy, "run_command", 'eval "rm -rf x"') == "deny"
+    assert decide(policy, "run_command", "$X; rm -rf x") == "deny"
+    # nor does a default or declared allow allow it
+    policy.set({"run_command": {"default": "allow"}})
+    assert decide(policy, "run_command", "$CMD") == "ask"
+    assert decide(Policy(), "run_command", "$CMD", declared="allow") == "ask"
+
+
+def test_the_verdict_names_the_normalised_part_that_decided_it() -> None:
+    policy = Policy()
+    policy.set({"run_command": {"allow": ["ls *", "git diff *"], "deny": ["/^rm\\s+-rf/"]}})
+    v = policy.decide_command("run_command", "ls x && \\rm -r'f' y", "ask")
+    assert (v.decision, v.rule, v.subject) == ("deny", "/^rm\\s+-rf/", "rm -rf y")
+    v = policy.decide_command("run_command", "ls x; curl y", "ask")
+    assert (v.decision, v.by, v.subject) == ("ask", "declared", "curl y")
+    v = policy.decide_command("run_command", "  git   diff --stat ", "ask")
+    assert (v.decision, v.rule, v.subject) == ("allow", "git diff *", "git diff --stat")
+
+
+def test_a_line_with_no_command_gets_the_fallback() -> None:
+    policy = Policy()
+    assert decide(policy, "run_command", "X=1", "ask") == "ask"
+    assert decide(policy, "run_command", "# just a comment", "allow") == "allow"

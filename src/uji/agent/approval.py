@@ -60,6 +60,8 @@ class Decision:
                 out["source"] = v.origin
             if v.subject is not None:
                 out["part"] = v.subject
+            if v.note is not None:
+                out["unfixed"] = v.note
             out["policy"] = v.decision
         if self.reason:
             out["reason"] = self.reason

@@ -1,6 +1,7 @@
 """Which tool calls run, ask first, or are refused (uji.tool.txt, SPEC §3).
 
-Pure logic: rules, matching, precedence and the compound-command split. Nothing here
+Pure logic: rules, matching and precedence; run_command lines are split into the
+commands they run by tools/shell.py. Nothing here
 touches files or Lua, so every sentence of the contract can be tested directly.
 """
 
@@ -132,10 +133,11 @@ class ToolRules:
 @dataclass
 class Verdict:
     decision: str  # allow | ask | deny
-    by: str  # rule | tool-default | declared | default | fallback | hook | disabled | confine
+    by: str  # rule | tool-default | declared | default | fallback | unfixed | hook | disabled | confine
     rule: str | None = None
     origin: str | None = None
-    subject: str | None = None  # the part of a compound command that decided it
+    subject: str | None = None  # the part of a command line that decided it, in normal form
+    note: str | None = None  # why a part is not fixed (by == "unfixed")
 
     def explain(self, tool: str) -> str:
         where = f" ({self.origin})" if self.origin else ""
@@ -148,6 +150,8 @@ class Verdict:
             return f"{tool}'s declared policy `{self.decision}`{part}"
         if self.by == "default":
             return f"the top-level default `{self.decision}`{where}{part}"
+        if self.by == "unfixed":
+            return f"`{self.subject}` is not a fixed command ({self.note}), so ask"
         return f"no rule or default{part}, so ask"
 
 
@@ -263,146 +267,22 @@ class Policy:
         return self.match(tool, subjects) or self.fallback(tool, declared)
 
     def decide_command(self, tool: str, line: str, declared: str | None) -> Verdict:
-        """run_command: the strictest of the whole line's match (allow when no rule
-        matches it) and each simple command's full evaluation."""
-        parts = split_command(line)
-        whole = self.match(tool, [line])
-        if len(parts) == 1 and parts[0] == line.strip():
-            return whole or self.fallback(tool, declared)
-        verdicts: list[Verdict] = [whole or Verdict("allow", "rule")]
-        for part in parts:
-            v = self.decide(tool, [part], declared)
-            v.subject = part
+        """run_command: the strictest of each part's full evaluation (see tools/shell.py)
+        and of the rule matching the raw line, if one does. A part whose command word is
+        not fixed text is never allowed: at best it asks. A line with no part (only an
+        assignment or a comment) gets the fallback."""
+        from uji.tools.shell import parse_command
+
+        verdicts: list[Verdict] = []
+        for part in parse_command(line):
+            v = self.decide(tool, [part.text], declared)
+            if not part.fixed and v.decision == "allow":
+                v = Verdict("ask", "unfixed", note=part.why)
+            v.subject = part.text
             verdicts.append(v)
-        if not parts:
+        whole = self.match(tool, [line])
+        if whole is not None:
+            verdicts.append(whole)
+        if not verdicts:
             verdicts.append(self.fallback(tool, declared))
-        best = _strictest(verdicts)
-        if best is verdicts[0] and whole is None:
-            # Every part allowed: report what allowed the first part.
-            best = verdicts[1] if len(verdicts) > 1 else self.fallback(tool, declared)
-        return best
-
-
-# Compound commands --------------------------------------------------------------
-
-
-def split_command(line: str) -> list[str]:
-    """Split a shell line into its simple commands: on `;`, `&`, `|`, newlines (so `&&`
-    and `||` too) and the insides of `( )`, `$( )` and backticks. Quotes and escapes are
-    respected; a redirect's `&` (`2>&1`, `>&2`, `&>`) is not a split."""
-    parts: list[str] = []
-    _split_into(line, parts)
-    return [p for p in (s.strip() for s in parts) if p]
-
-
-def _split_into(text: str, parts: list[str]) -> None:
-    cur: list[str] = []
-    i, n = 0, len(text)
-    quote: str | None = None
-
-    def flush() -> None:
-        parts.append("".join(cur))
-        cur.clear()
-
-    while i < n:
-        c = text[i]
-        if quote == "'":
-            cur.append(c)
-            if c == "'":
-                quote = None
-            i += 1
-            continue
-        if c == "\\" and i + 1 < n:
-            cur.append(text[i : i + 2])
-            i += 2
-            continue
-        if quote == '"':
-            if c == '"':
-                quote = None
-                cur.append(c)
-                i += 1
-                continue
-            if c == "`" or (c == "$" and text.startswith("$(", i)):
-                inner, end = _take_substitution(text, i)
-                _split_into(inner, parts)
-                cur.append(text[i:end])
-                i = end
-                continue
-            cur.append(c)
-            i += 1
-            continue
-        if c in "'\"":
-            quote = c
-            cur.append(c)
-            i += 1
-            continue
-        if c == "`" or (c == "$" and text.startswith("$(", i)):
-            inner, end = _take_substitution(text, i)
-            _split_into(inner, parts)
-            cur.append(text[i:end])
-            i = end
-            continue
-        if c == "(":
-            inner, end = _take_group(text, i)
-            _split_into(inner, parts)
-            i = end
-            continue
-        if c == "&" and _is_redirect_amp(text, i):
-            cur.append(c)
-            i += 1
-            continue
-        if c in ";&|\n":
-            flush()
-            i += 1
-            continue
-        cur.append(c)
-        i += 1
-    flush()
-
-
-def _is_redirect_amp(text: str, i: int) -> bool:
-    # `>&`, `<&` (2>&1, >&2) and `&>` / `&>>` (redirect both streams).
-    if i > 0 and text[i - 1] in "<>":
-        return True
-    return i + 1 < len(text) and text[i + 1] == ">"
-
-
-def _take_group(text: str, start: int) -> tuple[str, int]:
-    """`( ... )` starting at `start`: returns its inside and the index after `)`."""
-    depth, i, quote = 0, start, None
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\" and quote == '"':
-                i += 2
-                continue
-            if c == quote:
-                quote = None
-        elif c == "\\":
-            i += 2
-            continue
-        elif c in "'\"":
-            quote = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : i], i + 1
-        i += 1
-    return text[start + 1 :], len(text)
-
-
-def _take_substitution(text: str, start: int) -> tuple[str, int]:
-    if text[start] == "`":
-        i = start + 1
-        while i < len(text):
-            if text[i] == "\\":
-                i += 2
-                continue
-            if text[i] == "`":
-                return text[start + 1 : i], i + 1
-            i += 1
-        return text[start + 1 :], len(text)
-    inner, end = _take_group(text, start + 1)
-    return inner, end
+        return _strictest(verdicts)

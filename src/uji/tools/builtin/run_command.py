@@ -1,4 +1,5 @@
-"""run_command: `sh -c` in the working directory, output merged and tail-limited.
+"""run_command: `bash -c` (the shell whose grammar the policy parses; `sh` where there is
+no bash) in the working directory, output merged and tail-limited.
 
 The command gets its own session (so its process group can be killed as a whole), stdin
 from /dev/null and GIT_TERMINAL_PROMPT=0, so nothing can wait for input that cannot come.
@@ -30,12 +31,11 @@ MAX_BYTES = 50 * 1024
 # already on its way for this long, then stop.
 EXIT_GRACE = 0.1
 PROGRESS_INTERVAL = 0.1  # at most ~10 progress updates a second
-SHELL = "/bin/sh" if os.path.exists("/bin/sh") else "sh"
 
 SPEC: dict[str, Any] = {
     "name": "run_command",
     "description": (
-        "Run a shell command (sh -c) in the working directory; returns stdout and stderr "
+        "Run a bash command line in the working directory; returns stdout and stderr "
         "merged, then the exit code. stdin is closed, so nothing can prompt for input. Only "
         "the last 2000 lines or 50 KB are shown. Killed after `timeout` seconds (default 120)."
     ),
@@ -226,9 +226,11 @@ def _exit_text(code: int, body: str) -> str:
 
 
 async def _spawn(command: str, cwd: str, out: int) -> asyncio.subprocess.Process:
+    from uji.tools.shell import shell_path
+
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
     return await asyncio.create_subprocess_exec(
-        SHELL,
+        shell_path(),
         "-c",
         command,
         stdin=asyncio.subprocess.DEVNULL,
