@@ -29,6 +29,7 @@ from anthropic.types.message_create_params import MessageCreateParamsStreaming
 from google.genai import types as genai
 from mistralai.client.models import ChatCompletionStreamRequest
 from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming
+from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
 
 from tests import golden
 from tests.conftest import Home
@@ -36,7 +37,7 @@ from tests.fakes.openai_server import FakeOpenAI
 from tests.sdk_check import Errors, check_model, check_typed
 from uji.providers.catalog import Catalog, Model, Provider
 from uji.providers.efforts import EFFORTS, for_request
-from uji.wires import anthropic, gemini, openai_chat
+from uji.wires import anthropic, gemini, openai_chat, responses
 from uji.wires.base import WireRequest
 
 SIGNATURE = "RXFVQ0NxSUNBYjQrOXZzaDhQZDV0YVpWb1B6U3Zq"  # base64, as Gemini's are
@@ -191,10 +192,13 @@ def check_gemini(body: dict[str, Any]) -> Errors:
 
 
 def check_body(provider: Provider, request: WireRequest) -> Errors:
-    if provider.wire == "anthropic":
+    wire = provider.wire_for(request.model)  # OpenAI's reasoning models: responses
+    if wire == "anthropic":
         return check_anthropic(anthropic.build_body(request))
-    if provider.wire == "gemini":
+    if wire == "gemini":
         return check_gemini(gemini.build_body(request))
+    if wire == "responses":
+        return check_typed(responses.build_body(request), ResponseCreateParamsStreaming)
     dialect = openai_chat.dialect_for(provider.base_url, provider.compat)
     body = openai_chat.build_body(request, dialect)
     if openai_chat.host_of(provider.base_url) == "api.mistral.ai":
