@@ -121,7 +121,12 @@ def step_of(case: Case) -> Step:
 
 
 def test_every_recording_is_replayed() -> None:
-    on_disk = {str(p.relative_to(RECORDINGS)) for p in RECORDINGS.rglob("*.sse")}
+    # responses/ belongs to the responses wire's own replay test.
+    on_disk = {
+        str(p.relative_to(RECORDINGS))
+        for d in ("openai-chat", "anthropic", "gemini")
+        for p in (RECORDINGS / d).glob("*.sse")
+    }
     assert on_disk == {c.file for c in CASES}
     assert {c.sdk for c in CASES} == set(SERVERS)
 
