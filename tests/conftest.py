@@ -18,7 +18,7 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAI
 
-# Points the built-in "custom" provider at the fake server from init.lua.
+# A "test" provider pointed at the fake server from init.lua.
 PROVIDER_LUA = """
 uji.provider.add({{ id = "test", name = "Test", wire = "openai-chat", base_url = "{base_url}",
   models = {{ {{ id = "m", context = 100000, images = true }} }} }})
@@ -83,6 +83,8 @@ class Home:
             if not k.endswith("_API_KEY") and not k.startswith(("UJI_", "XDG_"))
         }
         env.update(HOME=str(self.home), PYTHONUNBUFFERED="1", NO_PROXY="*", no_proxy="*")
+        # No local-server probe unless a test asks for one: this machine's ports are not ours.
+        env["UJI_PROBE_PORTS"] = ""
         env.pop("HTTP_PROXY", None)
         env.pop("HTTPS_PROXY", None)
         env.update(extra)

@@ -44,34 +44,56 @@ def test_accepted_and_for_request() -> None:
     assert for_request(None, thinker) is None  # the provider's default
 
 
+BUILTIN_IDS = [
+    "anthropic",
+    "openai",
+    "google",
+    "xai",
+    "deepseek",
+    "mistral",
+    "groq",
+    "cerebras",
+    "fireworks",
+    "together",
+    "openrouter",
+    "perplexity",
+    "huggingface",
+    "github-models",
+    "nvidia",
+    "moonshotai",
+    "zhipuai",
+    "baseten",
+    "ollama",
+    "lmstudio",
+    "opencode-zen",
+    "opencode-go",
+]
+
+
 def test_builtin_catalog() -> None:
     catalog = Catalog()
     ids = [p.id for p in catalog.list()]
-    for needed in [
-        "anthropic",
-        "openai",
-        "google",
-        "openrouter",
-        "groq",
-        "deepseek",
-        "mistral",
-        "xai",
-        "ollama",
-        "lmstudio",
-        "custom",
-    ]:
-        assert needed in ids
+    # The reference's 22; `custom` joins them once it has a base URL.
+    assert len(BUILTIN_IDS) == 22 and ids == sorted(BUILTIN_IDS)
+    assert catalog.get("custom") is None
+    for p in catalog.list():
+        assert p.base_url.startswith(("https://", "http://localhost:")), p.id
+        assert p.auth_env, p.id
+        if p.id in ("ollama", "lmstudio"):
+            assert not p.models and p.lazy and p.state == "idle" and not p.needs_key
+            continue
+        assert p.models and p.state == "loaded" and p.needs_key, p.id
+        assert len({m.id for m in p.models}) == len(p.models), p.id
+        for m in p.models:
+            assert m.name and m.context and m.output and m.output <= m.context, m.id
+            assert all(e in EFFORTS for e in m.efforts or []), m.id
+            assert m.efforts is None or m.reasoning, m.id
+    zen = catalog.get("opencode-zen")
+    assert zen.wire_for("claude-sonnet-4-5") == "anthropic" and zen.wire_for("qwen3-coder") == "openai-chat"
     assert catalog.get("google").wire == "gemini" and catalog.get("anthropic").wire == "anthropic"
     assert (
         catalog.get("ollama").base_url == "http://localhost:11434/v1" and not catalog.get("ollama").needs_key
     )
-    for pid in ("anthropic", "openai", "google", "openrouter", "groq", "deepseek", "mistral", "xai"):
-        models = catalog.get(pid).models
-        assert models, pid
-        assert len({m.id for m in models}) == len(models), pid
-        for m in models:
-            assert m.context and m.output and m.output <= m.context, m.id
-            assert all(e in EFFORTS for e in m.efforts or []), m.id
     assert all(m.cache for m in catalog.get("anthropic").models)
     opus = catalog.get("anthropic").model("claude-opus-4-6")
     assert opus is not None and opus.efforts == ["off", "low", "medium", "high", "max"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from uji.commands import Commands
 from uji.events import Events, Handler
 from uji.paths import Paths
-from uji.providers.catalog import EFFORTS, Catalog, Provider
+from uji.providers.catalog import EFFORTS, Catalog, Model, Provider
 from uji.tools.builtin import builtin_tools
 from uji.tools.policy import Policy
 from uji.tools.registry import Registry
@@ -63,6 +63,8 @@ class App:
         self.provider_id: str | None = None
         self.model_id: str | None = None
         self.effort: str | None = None
+        self.base_url_override: str | None = None
+        self._background: set[asyncio.Task[Any]] = set()
         self._lua: Runtime | None = None
         self._store: Store | None = None
         self._loading_config = False
@@ -123,6 +125,7 @@ class App:
 
         self._loading_config = True
         try:
+            self.restore_custom()
             await load_config(self)
         finally:
             self._loading_config = False
@@ -198,26 +201,44 @@ class App:
         return self.wires[name]
 
     def use_model(
-        self, provider: str | None, model: str | None, effort: str | None = None, save: bool = True
+        self,
+        provider: str | None,
+        model: str | None,
+        effort: str | None = None,
+        save: bool = True,
+        base_url: str | None = None,
     ) -> None:
+        """Choose the model. `base_url` overrides the provider's ("" resets it); for
+        `custom` it is the endpoint itself, saved so it survives a restart."""
         pid = provider or self.provider_id
         if pid is None:
             raise ValueError("name a provider")
-        found = self.catalog.get(pid)
+        if pid == "custom" and base_url:
+            self.set_custom(base_url, save=save)
+            base_url = None
+        found = self.catalog.get(pid) or (self.restore_custom() if pid == "custom" else None)
         if found is None:
+            if pid == "custom":
+                raise ValueError("custom needs a base_url (the OpenAI-compatible server's /v1 address)")
             raise ValueError(f"unknown provider {pid!r}")
+        if pid != self.provider_id:
+            self.base_url_override = None  # switching provider clears the override
+        if base_url is not None:
+            self.base_url_override = base_url.rstrip("/") or None
         if model is None:
             model = self._last_model(found)
-        if not model:
+        if not model and not found.lazy:
             raise ValueError(f"name a model for {pid} (it lists none)")
         changed = (pid, model) != (self.provider_id, self.model_id)
-        self.provider_id, self.model_id = pid, model
+        self.provider_id, self.model_id = pid, model or None
         if effort is not None:
             self.effort = effort
         if save:
             self._save_model()
         if changed:
-            self.events.emit("model_changed", {"provider": pid, "model": model})
+            self.events.emit("model_changed", {"provider": pid, "model": model or ""})
+        if found.lazy and (found.loader is not None or not model):
+            self._load_in_background(found)
 
     def _last_model(self, provider: Provider) -> str | None:
         saved = self.setting(f"model.{provider.id}")
@@ -234,22 +255,177 @@ class App:
     def _save_model(self) -> None:
         try:
             self.store.set_setting("provider", self.provider_id)
-            self.store.set_setting(f"model.{self.provider_id}", self.model_id)
+            if self.model_id:
+                self.store.set_setting(f"model.{self.provider_id}", self.model_id)
             self.store.set_setting("effort", self.effort)
+            self.store.set_setting("base_url", self.base_url_override)
         except Exception as e:  # a read-only database must not stop a config from loading
             self.notice(f"could not save the model choice: {e}")
 
     def restore_model(self) -> None:
         """The model chosen last time, saved in the database."""
         pid = self.setting("provider")
+        if pid == "custom":
+            self.restore_custom()
         if pid and self.catalog.get(pid):
             self.provider_id = pid
             self.model_id = self.setting(f"model.{pid}")
             effort = self.setting("effort")
             self.effort = effort if effort in EFFORTS else None
+            self.base_url_override = self.setting("base_url") or None
+
+    # The custom endpoint ------------------------------------------------------------
+
+    def set_custom(self, base_url: str, save: bool = True) -> Provider:
+        """Point `custom` at an OpenAI-compatible server; saved (the URL only: a key
+        goes to auth.toml) so the next start has it too."""
+        url = base_url.strip().rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"the base URL must start with http:// or https://, got {base_url!r}")
+        provider = self.catalog.add({"id": "custom", "base_url": url})
+        if save:
+            try:
+                self.store.set_setting("custom.base_url", url)
+            except Exception as e:
+                self.notice(f"could not save the custom base URL: {e}")
+        return provider
+
+    def restore_custom(self) -> Provider | None:
+        """The custom endpoint saved by /login, unless the config defined one."""
+        found = self.catalog.get("custom")
+        if found is not None:
+            return found
+        url = self.setting("custom.base_url")
+        return self.catalog.add({"id": "custom", "base_url": url}) if url else None
+
+    # Lazy model lists -----------------------------------------------------------------
+
+    def _load_in_background(self, provider: Provider) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # loaded at the next need instead
+        task = loop.create_task(self.load_provider(provider))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def load_provider(self, provider: Provider, quiet: bool = False) -> Provider:
+        """Load a lazy provider's models if needed. A failure keeps the old list, says
+        so in a notice (unless `quiet`), and the next need tries again. Once loaded,
+        a current provider without a model gets its first one."""
+        from uji.providers.catalog import FAILED
+
+        if not provider.lazy or provider.state == "loaded":
+            return provider
+        await self.catalog.load(provider, self._fetch_models)
+        if provider.state == FAILED:
+            if not quiet:
+                kept = f"; keeping the {len(provider.models)} known" if provider.models else ""
+                self.notice(f"could not load the models of {provider.name}: {provider.error}{kept}")
+        elif self.provider_id == provider.id and not self.model_id and provider.models:
+            self.model_id = _first_chat_model(provider)
+            self.events.emit("model_changed", {"provider": provider.id, "model": self.model_id})
+        return provider
+
+    async def _fetch_models(self, provider: Provider) -> Any:
+        if provider.loader is not None:
+            rt = self.lua
+            values = await rt.call(provider.loader)
+            if not values or values[0] is None:
+                why = rt.convert.to_python(values[1]) if len(values) > 1 else None
+                raise ValueError(str(why) if why else "the models function returned nothing")
+            return rt.convert.to_python(values[0])
+        from uji.providers.auth import find_key
+        from uji.providers.discovery import discover
+
+        try:
+            key = find_key(self.paths.auth_file, provider)
+        except Exception:
+            key = None
+        url = self.base_url(provider)
+        try:
+            return await discover(url, provider.discover or "openai", key)
+        except Exception as e:
+            hint = f" - {provider.hint}" if provider.hint and "connect" in str(e) else ""
+            raise ValueError(f"{e}{hint}") from None
+
+    async def ready_model(self) -> None:
+        """Before a request: a `models` function has run, and a provider chosen without
+        a model has one (its first)."""
+        provider = self.provider()
+        if provider is None or not provider.lazy or provider.state == "loaded":
+            return
+        if provider.loader is not None or not self.model_id:
+            await self.load_provider(provider)
+
+    async def model_choices(self) -> list[tuple[str, str]]:
+        """What /models offers: the models of the providers that have a key (or need
+        none) and of the current one, lazy lists loaded first (all at once). A local
+        server that is not running just lists nothing."""
+        from uji.providers import auth
+
+        wanted: list[Provider] = []
+        for provider in self.catalog.list():
+            try:
+                ready = not provider.needs_key or auth.find_key(self.paths.auth_file, provider) is not None
+            except auth.AuthError:
+                ready = False
+            if ready or provider.id == self.provider_id:
+                wanted.append(provider)
+        await asyncio.gather(
+            *(
+                self.load_provider(p, quiet=p.loader is None and p.id != self.provider_id)
+                for p in wanted
+                if p.lazy
+            )
+        )
+        choices = [(p.id, m.id) for p in wanted for m in p.models]
+        current = (self.provider_id or "", self.model_id or "")
+        if self.provider_id and self.model_id and current not in choices:
+            choices.insert(0, current)
+        return choices
+
+    # The local server probe ---------------------------------------------------------
+
+    async def find_local_server(self) -> str | None:
+        """With no model chosen: look for a local server on the usual loopback ports and
+        use it (not saved). Returns the notice saying what was picked, or None."""
+        from uji.providers import probe
+
+        try:
+            targets = probe.targets()
+        except ValueError as e:
+            self.notice(str(e))
+            return None
+        found = await probe.find(targets)
+        if found is None:
+            return None
+        if found.provider == "custom":
+            provider = self.catalog.add({"id": "custom", "base_url": found.base_url})
+        else:
+            provider = self.catalog.get(found.provider) or self.catalog.add(
+                {"id": found.provider, "base_url": found.base_url}
+            )
+        provider.merge_models([Model(m["id"]) for m in found.models])
+        provider.state, provider.error = "loaded", None
+        base = found.base_url if found.base_url != provider.base_url else None
+        model = _first_chat_model(provider)
+        self.use_model(provider.id, model, save=False)
+        self.base_url_override = base
+        return f"no model chosen; found {found.label} at {found.base_url}: using {provider.id}/{model}"
 
     def provider(self) -> Provider | None:
         return self.catalog.get(self.provider_id) if self.provider_id else None
+
+    def base_url(self, provider: Provider | None = None) -> str:
+        """Where requests go: the `uji.model.use{base_url=}` override for the current
+        provider, else the provider's own."""
+        provider = provider or self.provider()
+        if provider is None:
+            return ""
+        if provider.id == self.provider_id and self.base_url_override:
+            return self.base_url_override
+        return provider.base_url
 
     def current_model(self) -> dict[str, Any]:
         provider = self.provider()
@@ -258,7 +434,7 @@ class App:
             "provider": self.provider_id or "",
             "name": provider.name if provider else "",
             "model": self.model_id or "",
-            "base_url": provider.base_url if provider else "",
+            "base_url": self.base_url(provider) if provider else "",
             "effort": self.effort,
             "images": model.images if model else None,
         }
@@ -288,6 +464,8 @@ class App:
         return accepted(provider.model(self.model_id) if provider and self.model_id else None)
 
     async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
         await self.events.drain()
         for hook in self.on_close:
             hook()
@@ -295,3 +473,11 @@ class App:
             self._lua.close()
         if self._store is not None:
             self._store.close()
+
+
+def _first_chat_model(provider: Provider) -> str | None:
+    """The model to pick when none was named: the first that is not an embedding model."""
+    for m in provider.models:
+        if "embed" not in m.id.lower():
+            return m.id
+    return provider.models[0].id if provider.models else None

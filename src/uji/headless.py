@@ -14,6 +14,10 @@ from uji.app import App
 from uji.paths import Paths
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+NO_MODEL = (
+    "no model chosen and no local server found: add uji.model.use{provider=..., model=...} to init.lua, "
+    "pass --model PROVIDER/MODEL, or start a local server such as `ollama serve`"
+)
 
 
 def title_from_prompt(prompt: str) -> str:
@@ -109,6 +113,13 @@ def _choose_model(app: App, opts: Any) -> str | None:
     return None
 
 
+def _is_command(app: App, prompt: str) -> bool:
+    from uji.commands import parse
+
+    parsed = parse(prompt)
+    return bool(parsed) and app.commands.get(parsed[0]) is not None
+
+
 def _open_session(app: App, opts: Any, prompt: str) -> tuple[str | None, str | None]:
     """(session id, usage error): a new session, or with --session the one to continue."""
     from uji.lua.api.session import UUID
@@ -134,6 +145,12 @@ async def run(paths: Paths, opts: Any) -> int:
         problem = _choose_model(app, opts)
         if problem:
             return _usage_error(problem)
+        if app.provider_id is None and not _is_command(app, " ".join(opts.prompt)):
+            picked = await app.find_local_server()
+            if picked is None:
+                printer.done(TurnResult(error=NO_MODEL))
+                return EXIT_FAILED
+            printer.notice(picked)
         tools = [t for t in opts.tools.split(",") if t] if opts.tools is not None else None
         prompt = " ".join(opts.prompt)
         session_id, problem = _open_session(app, opts, prompt)

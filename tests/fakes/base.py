@@ -156,6 +156,11 @@ class FakeServer:
         self._thread: threading.Thread | None = None
         self._conns: set[socket.socket] = set()
         self.port = 0
+        # GET listings, as a local server answers them: `/v1/models` (OpenAI) and
+        # `/api/tags` (Ollama). None answers 404. Each GET is counted in `.listings`.
+        self.models: list[str] | None = None
+        self.tags: list[str] | None = None
+        self._listings: list[str] = []
 
     # -- what a format supplies
 
@@ -288,6 +293,9 @@ class FakeServer:
                 request = _read_request(reader)
                 if request is None:
                     return
+                if request.method == "GET":
+                    _send(conn, self._listing(request.path))
+                    continue
                 step, keep = self._choose(request)
                 try:
                     if not self._answer(conn, request, step):
@@ -305,6 +313,29 @@ class FakeServer:
                 self._conns.discard(conn)
             with contextlib.suppress(OSError):
                 reader.close()
+
+    @property
+    def listings(self) -> list[str]:
+        """The paths of the GET requests seen (model listings)."""
+        with self._lock:
+            return list(self._listings)
+
+    def _listing(self, path: str) -> bytes:
+        with self._lock:
+            self._listings.append(path)
+            models, tags = self.models, self.tags
+        doc: Any = None
+        if path == f"{self.PREFIX}/models" and models is not None:
+            doc = {
+                "object": "list",
+                "data": [{"id": m, "object": "model", "owned_by": "fake"} for m in models],
+            }
+        elif path == "/api/tags" and tags is not None:
+            doc = {"models": [{"name": m, "model": m, "details": {"family": "fake"}} for m in tags]}
+        if doc is None:
+            return _status_head(404, "text/plain", {}, 9) + b"not found"
+        body = json.dumps(doc).encode()
+        return _status_head(200, "application/json", {}, len(body)) + body
 
     def _choose(self, request: Recorded) -> tuple[Step, bool]:
         """Record the request and pick its answer; the bool says keep the connection."""

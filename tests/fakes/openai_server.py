@@ -36,6 +36,9 @@ it is answered "SUMMARY OF EARLIER WORK" when the system prompt mentions compact
 summarising, else "Title", and is recorded with `side=True`. When the script runs out,
 turns are answered with a plain "done" and `.exhausted` becomes True.
 
+Model listings: set `.models = ["id", ...]` to answer `GET /v1/models`, and `.tags` for
+Ollama's `GET /api/tags` (else 404); each GET's path is kept in `.listings`.
+
 Inspect: `.requests` (a copy: `Recorded(method, path, headers, body, side, step)`, header
 names lower-cased, body parsed JSON), `.turn_requests`, `.side_requests`, `.drops`,
 `.exhausted`, `.connections` (TCP connections accepted), `wait_for_drops(n, timeout)`.

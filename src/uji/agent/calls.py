@@ -79,6 +79,23 @@ def first_line(text: str) -> str:
     return line[:160]
 
 
+def refused_locally(failure: Failure, request: WireRequest, hint: str | None) -> Failure | None:
+    """A connection to a loopback or LAN address that nothing accepts: retrying will not
+    help, so it fails at once, naming the URL with a hint. None for anything else."""
+    from uji.providers.discovery import is_local
+
+    url = str(request.provider.get("base_url") or "")
+    if failure.kind != "http" or failure.status is not None or not is_local(url):
+        return None
+    if not failure.message.startswith("could not connect"):
+        return None  # a timeout or a dropped stream may be passing
+    detail = failure.message.partition(":")[2].strip()
+    if not detail or detail == "All connection attempts failed":
+        detail = "connection refused"
+    why = hint or "is the server running at that address?"
+    return Failure("http", f"could not connect to {url} ({detail}) - {why}")
+
+
 async def call_model(
     wire: Any,
     request: WireRequest,
@@ -86,9 +103,11 @@ async def call_model(
     emit: Emit,
     notice: Callable[[str], None],
     track: Callable[[Collector | None], None] = lambda reply: None,
+    hint: str | None = None,
 ) -> Answer:
     """Stream one answer, retrying what can be retried. Raises Failure when it gives up.
-    `track` sees the reply in flight, so an interrupt can keep its partial text."""
+    `track` sees the reply in flight, so an interrupt can keep its partial text. `hint`
+    is what to suggest when a local server refuses the connection."""
     for attempt in range(MAX_RETRIES + 1):
         reply = Collector(emit)
         track(reply)
@@ -97,6 +116,9 @@ async def call_model(
         if reply.answer is not None:
             return reply.answer
         failure = reply.failure or Failure("provider", "the wire ended without an answer")
+        refused = refused_locally(failure, request, hint)
+        if refused is not None:
+            raise refused
         if not failure.retryable or attempt == MAX_RETRIES:
             raise failure
         delay = backoff(attempt, failure.retry_after)

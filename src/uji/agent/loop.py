@@ -159,6 +159,9 @@ class Agent:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
+            # Esc stops everything the turn started: a title still retrying included.
+            if self._title_task is not None and not self._title_task.done():
+                self._title_task.cancel()
             self._after_interrupt()
             return TurnResult(error="interrupted", interrupted=True, usage=self.usage)
         except (TurnFailed, Failure) as e:
@@ -267,15 +270,19 @@ class Agent:
         self.app.events.emit("session_compacted", {"count": len(folded)})
         return True, None
 
-    async def side_request(self, system: str, text: str, max_output: int = 8192) -> str:
-        """A call without tools (titles, summaries): the same model, effort off, no cache."""
+    async def side_request(self, system: str, text: str, max_output: int = 8192, quiet: bool = False) -> str:
+        """A call without tools (titles, summaries): the same model, effort off, no cache.
+        `quiet` keeps its retries out of the notices (a title runs beside the turn's own
+        request, whose retries already say that the provider is failing)."""
+        await self.app.ready_model()
         request, wire, idle = self._request(system)
         request.messages = [{"type": "user", "text": text}]
         request.tools = []
         request.effort = None
         request.cache = "off"
         request.max_output = min(request.max_output, max_output)
-        answer = await call_model(wire, request, idle, lambda kind, data: None, self.notice)
+        notice = (lambda text: None) if quiet else self.notice
+        answer = await call_model(wire, request, idle, lambda kind, data: None, notice, hint=self._hint())
         self._count(answer.usage)
         return answer.text
 
@@ -293,7 +300,7 @@ class Agent:
 
     async def _title(self, text: str) -> None:
         try:
-            answer = await self.side_request(titles.PROMPT, titles.clip_input(text), 64)
+            answer = await self.side_request(titles.PROMPT, titles.clip_input(text), 64, quiet=True)
         except Exception:
             return  # a title is a nicety; the turn goes on without one
         title = titles.sanitize(answer)
@@ -366,6 +373,8 @@ class Agent:
         app = self.app
         provider = app.provider()
         if provider is None or not app.model_id:
+            if provider is not None and provider.error:
+                raise TurnFailed(f"no model for {provider.name}: {provider.error}")
             raise TurnFailed(
                 "no model chosen: add uji.model.use{provider=..., model=...} to init.lua, "
                 "or pass uji run --model PROVIDER/MODEL"
@@ -392,7 +401,7 @@ class Agent:
             system=system,
             messages=for_model(history),
             tools=tools,
-            provider={"id": provider.id, "base_url": provider.base_url, "compat": dict(provider.compat)},
+            provider={"id": provider.id, "base_url": app.base_url(provider), "compat": dict(provider.compat)},
             auth={"key": key, "oauth": None},
             # The user's level, moved to the nearest one this model accepts.
             effort=for_request(app.effort, model),
@@ -406,10 +415,11 @@ class Agent:
         return request, wire, provider.idle or STALL_SECONDS
 
     async def _generate(self, system: str) -> Answer:
+        await self.app.ready_model()
         request, wire, idle = self._request(system)
         self._anchor_pending = self._last_seq
         try:
-            answer = await call_model(wire, request, idle, self._emit, self.notice, self._track)
+            answer = await call_model(wire, request, idle, self._emit, self.notice, self._track, self._hint())
         except Failure as failure:
             if failure.usage is not None:
                 self._count(failure.usage)  # a refusal or a cut-off call still cost tokens
@@ -418,7 +428,7 @@ class Agent:
             # A model of unknown ability refused a request with images: once more without
             # them, and if that works, remember that it takes none.
             request.images = False
-            answer = await call_model(wire, request, idle, self._emit, self.notice, self._track)
+            answer = await call_model(wire, request, idle, self._emit, self.notice, self._track, self._hint())
             self.app.remember_text_only()
             self.notice(f"{self.app.model_id} does not take images; they are left out from now on")
         self._count(answer.usage)
@@ -426,6 +436,10 @@ class Agent:
         if answer.limited:
             self.notice(f"the answer was cut off at the output limit ({request.max_output} tokens)")
         return answer
+
+    def _hint(self) -> str | None:
+        provider = self.app.provider()
+        return provider.hint if provider else None
 
     def _count(self, usage: Usage) -> None:
         self.usage.add(usage)

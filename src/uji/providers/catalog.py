@@ -1,14 +1,38 @@
-"""Providers and their models: the built-in catalog, and `uji.provider.add` merging."""
+"""Providers and their models: the built-in catalog, `uji.provider.add` merging, and
+lazy model lists.
+
+A provider's models come from its table, from a `models = function() ... end` given
+to `uji.provider.add`, or, for Ollama, LM Studio and custom, from the server itself
+(`providers/discovery.py`). The last two are *lazy*: loaded when first needed, with the
+states of the reference (idle, loading, loaded, failed). A load merges its models into
+the list by id; a failed one keeps the old list and the next need tries again.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from uji.providers.efforts import DEFAULT_EFFORTS, EFFORTS
 
-__all__ = ["BUILTIN", "DEFAULT_EFFORTS", "EFFORTS", "Catalog", "CatalogError", "Model", "Provider"]
+__all__ = [
+    "DEFAULT_EFFORTS",
+    "EFFORTS",
+    "STATES",
+    "Catalog",
+    "CatalogError",
+    "Model",
+    "Provider",
+]
+
+IDLE, LOADING, LOADED, FAILED = "idle", "loading", "loaded", "failed"
+STATES = (IDLE, LOADING, LOADED, FAILED)
+
+# Fetches a lazy provider's model specs (a list of ids or tables); raises on failure.
+Fetch = Callable[["Provider"], Awaitable[Any]]
 
 
 @dataclass
@@ -20,7 +44,8 @@ class Model:
     cache: bool = False
     images: bool | None = None
     efforts: list[str] | None = None
-    wire: str | None = None  # this model's own wire, instead of the provider's
+    name: str | None = None
+    wire: str | None = None  # overrides the provider's wire for this model
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
@@ -38,6 +63,18 @@ class Provider:
     idle: float | None = None  # stream stall timeout in seconds (default 120)
     needs_key: bool = True
     compat: dict[str, Any] = field(default_factory=dict)  # openai-chat dialect options
+    # Lazy models: a `models` function from Lua (called through the app), or "ollama" /
+    # "openai" to ask the server what it serves.
+    loader: Any = None
+    discover: str | None = None
+    hint: str | None = None  # said when a connection to it is refused
+    state: str = LOADED
+    error: str | None = None
+    _task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @property
+    def lazy(self) -> bool:
+        return self.loader is not None or self.discover is not None
 
     def model(self, model_id: str) -> Model | None:
         for m in self.models:
@@ -45,19 +82,19 @@ class Provider:
                 return m
         return None
 
-    def wire_for(self, model_id: str) -> str:
+    def wire_for(self, model_id: str | None) -> str:
         """The wire a model is called through: its own `wire`, else the one its id
         calls for on this provider (`MODEL_WIRES`), else the provider's."""
-        m = self.model(model_id)
+        m = self.model(model_id) if model_id else None
         if m is not None and m.wire:
             return m.wire
         rule = MODEL_WIRES.get(self.id)
-        if rule is not None and self.wire == rule[0] and rule[1].match(model_id):
+        if model_id and rule is not None and self.wire == rule[0] and rule[1].match(model_id):
             return rule[2]
         return self.wire
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        row: dict[str, Any] = {
             "id": self.id,
             "name": self.name,
             "wire": self.wire,
@@ -66,7 +103,24 @@ class Provider:
             "auth_env": list(self.auth_env),
             "context_window": self.context_window,
             "models": [m.as_dict() for m in self.models],
+            "oauth": False,
+            "loop": False,
+            "state": self.state,
         }
+        if self.error is not None:
+            row["error"] = self.error
+        return row
+
+    def merge_models(self, new: list[Model]) -> None:
+        """By id: a model with a known id replaces the old one whole, in its place;
+        new ids are added at the end."""
+        index = {m.id: i for i, m in enumerate(self.models)}
+        for m in new:
+            if m.id in index:
+                self.models[index[m.id]] = m
+            else:
+                index[m.id] = len(self.models)
+                self.models.append(m)
 
 
 class CatalogError(ValueError):
@@ -95,11 +149,13 @@ FIELDS = {
     "needs_key",
     "compat",
 }
-MODEL_FIELDS = {"id", "context", "output", "reasoning", "cache", "images", "efforts", "wire"}
+# Set only by the built-in table.
+BUILTIN_FIELDS = {"discover", "hint"}
+MODEL_FIELDS = {"id", "name", "context", "output", "reasoning", "cache", "images", "efforts", "wire"}
 
 
 def _model(spec: Any, where: str) -> Model:
-    if isinstance(spec, str):
+    if isinstance(spec, str) and spec:
         return Model(spec)
     if not isinstance(spec, dict) or not isinstance(spec.get("id"), str) or not spec["id"]:
         raise CatalogError(f"{where}: each model is an id string or a table with an `id`")
@@ -112,6 +168,8 @@ def _model(spec: Any, where: str) -> Model:
     for key in ("context", "output"):
         if spec.get(key) is not None and not isinstance(spec[key], int):
             raise CatalogError(f"{where}: model {key} must be a whole number of tokens")
+    if spec.get("name") is not None and not isinstance(spec["name"], str):
+        raise CatalogError(f"{where}: model name must be a string")
     if spec.get("wire") is not None and (not isinstance(spec["wire"], str) or not spec["wire"]):
         raise CatalogError(f"{where}: model wire must be a wire name")
     return Model(
@@ -122,15 +180,27 @@ def _model(spec: Any, where: str) -> Model:
         cache=bool(spec.get("cache", False)),
         images=spec.get("images"),
         efforts=list(efforts) if efforts is not None else None,
+        name=spec.get("name"),
         wire=spec.get("wire"),
     )
 
 
+def parse_models(specs: Any, where: str) -> list[Model]:
+    """A `models` list (ids or tables), checked; raises CatalogError."""
+    if isinstance(specs, dict) and not specs:
+        specs = []  # an empty Lua table
+    if not isinstance(specs, list):
+        raise CatalogError(f"{where}: `models` must be a list (or a function that returns one)")
+    return [_model(m, where) for m in specs]
+
+
 class Catalog:
     def __init__(self) -> None:
+        from uji.providers.builtin import BUILTIN
+
         self._providers: dict[str, Provider] = {}
         for spec in BUILTIN:
-            self.add(spec)
+            self.add(spec, builtin=True)
 
     def get(self, provider_id: str) -> Provider | None:
         return self._providers.get(provider_id)
@@ -141,17 +211,24 @@ class Catalog:
     def list(self) -> list[Provider]:
         return sorted(self._providers.values(), key=lambda p: p.id)
 
-    def add(self, spec: dict[str, Any]) -> Provider:
-        """Add a provider, or merge the given fields into the one with the same id."""
+    def add(self, spec: dict[str, Any], loader: Any = None, *, builtin: bool = False) -> Provider:
+        """Add a provider, or merge the given fields into the one with the same id.
+        `loader` is a lazy `models` function (it replaces a `models` list)."""
         pid = spec.get("id")
         if not isinstance(pid, str) or not pid:
             raise CatalogError("uji.provider.add: `id` is required")
-        unknown = set(spec) - FIELDS
+        unknown = set(spec) - FIELDS - (BUILTIN_FIELDS if builtin else set())
         if unknown:
             raise CatalogError(f"uji.provider.add: unknown field(s) {', '.join(sorted(unknown))}")
         if "api" in spec and "wire" not in spec:
             spec = dict(spec, wire=spec["api"])
         old = self._providers.get(pid)
+        if old is None and pid == "custom":
+            from uji.providers.builtin import CUSTOM
+
+            # The template fills in what a custom endpoint needs besides its URL.
+            spec = {**CUSTOM, **{k: v for k, v in spec.items() if v is not None}}
+            builtin = True
         if old is None:
             missing = [k for k in ("name", "wire", "base_url") if not spec.get(k)]
             if missing:
@@ -168,9 +245,10 @@ class Catalog:
         ):
             raise CatalogError(f"{where}: `auth_env` must be a list of variable names")
         models = spec.get("models")
-        if models is not None and not isinstance(models, (list, dict)):
-            raise CatalogError(f"{where}: `models` must be a list")
-        new_models = [_model(m, where) for m in (models or [])] if models is not None else None
+        new_models = parse_models(models, where) if models is not None else None
+        window = spec.get("context_window")
+        if window is not None and (not isinstance(window, int) or window <= 0):
+            raise CatalogError(f"{where}: `context_window` must be a whole number of tokens")
         provider = old or Provider(id=pid, name=spec["name"], wire=spec["wire"], base_url=spec["base_url"])
         if "name" in spec:
             provider.name = spec["name"]
@@ -178,10 +256,20 @@ class Catalog:
             provider.wire = spec["wire"]
         if "base_url" in spec:
             provider.base_url = spec["base_url"].rstrip("/")
+            if provider.discover is not None and old is not None:
+                provider.state, provider.error = IDLE, None  # another server: ask it again
         if auth_env is not None:
             provider.auth_env = list(auth_env) if isinstance(auth_env, list) else []
+        if builtin:
+            provider.discover = spec.get("discover", provider.discover)
+            provider.hint = spec.get("hint", provider.hint)
         if new_models is not None:
             provider.models = new_models
+            provider.loader = None
+        if loader is not None:
+            provider.loader = loader
+        if new_models is not None or loader is not None or old is None:
+            provider.state, provider.error = (IDLE if provider.lazy else LOADED), None
         if "context_window" in spec:
             provider.context_window = spec["context_window"]
         if "idle" in spec:
@@ -203,261 +291,31 @@ class Catalog:
         self._providers[pid] = provider
         return provider
 
+    async def load(self, provider: Provider, fetch: Fetch) -> None:
+        """Load a lazy provider's models if they are not loaded yet (a failed load is
+        tried again). Concurrent needs share one load. Never raises: the outcome is in
+        `provider.state` and `provider.error`."""
+        if not provider.lazy or provider.state == LOADED:
+            return
+        task = provider._task
+        if task is None or task.done():
+            task = asyncio.get_running_loop().create_task(self._load(provider, fetch))
+            provider._task = task
+        # Shielded: a waiter that is interrupted does not cancel the load for the others.
+        await asyncio.shield(task)
 
-# Model tables: a *starting list* as of early 2026, not a promise that it is complete
-# or current. Any id the provider serves works with `uji.model.use` or `--model`; a
-# model missing here just gets no capability hints (its effort is sent as asked). The
-# first model of a provider is the one picked when a user names only the provider, so it
-# is a widely available choice rather than the newest.
-BUDGET_EFFORTS = ["off", "minimal", "low", "medium", "high", "xhigh"]
-
-
-def _m(
-    id: str,
-    context: int,
-    output: int,
-    *,
-    reasoning: bool = False,
-    cache: bool = False,
-    images: bool = True,
-    efforts: list[str] | None = None,
-    wire: str | None = None,
-) -> dict[str, Any]:
-    spec: dict[str, Any] = {
-        "id": id,
-        "context": context,
-        "output": output,
-        "reasoning": reasoning,
-        "cache": cache,
-        "images": images,
-    }
-    if efforts is not None:
-        spec["efforts"] = efforts
-    if wire is not None:
-        spec["wire"] = wire
-    return spec
-
-
-# Claude before 4.6 thinks on a token budget (any level up to the output limit works);
-# 4.6 and later think adaptively at an effort of low, medium, high (and max on Opus).
-ANTHROPIC_MODELS = [
-    _m("claude-sonnet-4-5", 200_000, 64_000, reasoning=True, cache=True, efforts=BUDGET_EFFORTS),
-    _m(
-        "claude-opus-4-6",
-        200_000,
-        128_000,
-        reasoning=True,
-        cache=True,
-        efforts=["off", "low", "medium", "high", "max"],
-    ),
-    _m(
-        "claude-sonnet-4-6",
-        200_000,
-        64_000,
-        reasoning=True,
-        cache=True,
-        efforts=["off", "low", "medium", "high"],
-    ),
-    _m("claude-opus-4-5", 200_000, 64_000, reasoning=True, cache=True, efforts=BUDGET_EFFORTS),
-    _m("claude-haiku-4-5", 200_000, 64_000, reasoning=True, cache=True, efforts=BUDGET_EFFORTS),
-    _m("claude-opus-4-1", 200_000, 32_000, reasoning=True, cache=True),
-    _m("claude-sonnet-4-0", 200_000, 64_000, reasoning=True, cache=True),
-]
-
-# OpenAI caches long prompts by itself; `cache` here means "benefits from a cache key".
-# "off" is listed only for models whose lowest `reasoning_effort` is "none".
-OPENAI_MODELS = [
-    _m("gpt-5", 400_000, 128_000, reasoning=True, cache=True, efforts=["minimal", "low", "medium", "high"]),
-    _m(
-        "gpt-5.2",
-        400_000,
-        128_000,
-        reasoning=True,
-        cache=True,
-        efforts=["off", "low", "medium", "high", "xhigh"],
-    ),
-    _m("gpt-5.1", 400_000, 128_000, reasoning=True, cache=True, efforts=["off", "low", "medium", "high"]),
-    _m(
-        "gpt-5-mini",
-        400_000,
-        128_000,
-        reasoning=True,
-        cache=True,
-        efforts=["minimal", "low", "medium", "high"],
-    ),
-    _m(
-        "gpt-5-nano",
-        400_000,
-        128_000,
-        reasoning=True,
-        cache=True,
-        efforts=["minimal", "low", "medium", "high"],
-    ),
-    _m("gpt-4.1", 1_047_576, 32_768, cache=True),
-    _m("gpt-4.1-mini", 1_047_576, 32_768, cache=True),
-    _m("o3", 200_000, 100_000, reasoning=True, cache=True, efforts=["low", "medium", "high"]),
-    _m("o4-mini", 200_000, 100_000, reasoning=True, cache=True, efforts=["low", "medium", "high"]),
-]
-
-# Gemini 2.5 Pro cannot switch thinking off; 3.x thinks at named levels (see the wire).
-GOOGLE_MODELS = [
-    _m(
-        "gemini-2.5-pro",
-        1_048_576,
-        65_536,
-        reasoning=True,
-        efforts=["minimal", "low", "medium", "high", "xhigh"],
-    ),
-    _m(
-        "gemini-2.5-flash",
-        1_048_576,
-        65_536,
-        reasoning=True,
-        efforts=["off", "minimal", "low", "medium", "high"],
-    ),
-    _m(
-        "gemini-2.5-flash-lite",
-        1_048_576,
-        65_536,
-        reasoning=True,
-        efforts=["off", "minimal", "low", "medium", "high"],
-    ),
-    _m("gemini-3-pro-preview", 1_048_576, 65_536, reasoning=True, efforts=["low", "high"]),
-    _m(
-        "gemini-3-flash-preview",
-        1_048_576,
-        65_536,
-        reasoning=True,
-        efforts=["minimal", "low", "medium", "high"],
-    ),
-]
-
-OPENROUTER_MODELS = [
-    _m(
-        "anthropic/claude-sonnet-4.5",
-        200_000,
-        64_000,
-        reasoning=True,
-        efforts=["off", "low", "medium", "high"],
-    ),
-    _m("openai/gpt-5", 400_000, 128_000, reasoning=True, efforts=["minimal", "low", "medium", "high"]),
-    _m("google/gemini-2.5-pro", 1_048_576, 65_536, reasoning=True, efforts=["low", "medium", "high"]),
-    _m("deepseek/deepseek-chat", 163_840, 16_384, images=False),
-]
-
-GROQ_MODELS = [
-    _m(
-        "openai/gpt-oss-120b",
-        131_072,
-        65_536,
-        reasoning=True,
-        images=False,
-        efforts=["low", "medium", "high"],
-    ),
-    _m(
-        "openai/gpt-oss-20b", 131_072, 65_536, reasoning=True, images=False, efforts=["low", "medium", "high"]
-    ),
-    _m("llama-3.3-70b-versatile", 131_072, 32_768, images=False),
-    _m("moonshotai/kimi-k2-instruct-0905", 262_144, 16_384, images=False),
-]
-
-# deepseek-chat thinks when asked (`thinking.type`); deepseek-reasoner always thinks.
-DEEPSEEK_MODELS = [
-    _m("deepseek-chat", 128_000, 8_192, reasoning=True, cache=True, images=False, efforts=["off", "high"]),
-    _m("deepseek-reasoner", 128_000, 64_000, reasoning=True, cache=True, images=False, efforts=["high"]),
-]
-
-# Mistral rejects unknown body fields, so no effort is ever sent to it (see the dialect).
-MISTRAL_MODELS = [
-    _m("mistral-medium-latest", 131_072, 32_768),
-    _m("mistral-large-latest", 131_072, 32_768),
-    _m("devstral-medium-latest", 131_072, 32_768, images=False),
-    _m("codestral-latest", 256_000, 32_768, images=False),
-]
-
-# grok-4 reasons but refuses a `reasoning_effort`; listing it as not reasoning keeps
-# uji from sending one.
-XAI_MODELS = [
-    _m("grok-4", 256_000, 32_768),
-    _m("grok-code-fast-1", 256_000, 32_768, images=False),
-    _m("grok-3-mini", 131_072, 32_768, reasoning=True, images=False, efforts=["low", "high"]),
-]
-
-
-# The built-in providers (SPEC §4).
-BUILTIN: list[dict[str, Any]] = [
-    {
-        "id": "anthropic",
-        "name": "Anthropic",
-        "wire": "anthropic",
-        "base_url": "https://api.anthropic.com/v1",
-        "auth_env": ["ANTHROPIC_API_KEY"],
-        "models": ANTHROPIC_MODELS,
-    },
-    {
-        "id": "openai",
-        "name": "OpenAI",
-        "wire": "openai-chat",
-        "base_url": "https://api.openai.com/v1",
-        "auth_env": ["OPENAI_API_KEY"],
-        "models": OPENAI_MODELS,
-    },
-    {
-        "id": "google",
-        "name": "Google Gemini",
-        "wire": "gemini",
-        "base_url": "https://generativelanguage.googleapis.com/v1beta",
-        "auth_env": ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-        "models": GOOGLE_MODELS,
-    },
-    {
-        "id": "openrouter",
-        "name": "OpenRouter",
-        "wire": "openai-chat",
-        "base_url": "https://openrouter.ai/api/v1",
-        "auth_env": ["OPENROUTER_API_KEY"],
-        "models": OPENROUTER_MODELS,
-    },
-    {
-        "id": "groq",
-        "name": "Groq",
-        "wire": "openai-chat",
-        "base_url": "https://api.groq.com/openai/v1",
-        "auth_env": ["GROQ_API_KEY"],
-        "models": GROQ_MODELS,
-    },
-    {
-        "id": "deepseek",
-        "name": "DeepSeek",
-        "wire": "openai-chat",
-        "base_url": "https://api.deepseek.com/v1",
-        "auth_env": ["DEEPSEEK_API_KEY"],
-        "models": DEEPSEEK_MODELS,
-    },
-    {
-        "id": "mistral",
-        "name": "Mistral",
-        "wire": "openai-chat",
-        "base_url": "https://api.mistral.ai/v1",
-        "auth_env": ["MISTRAL_API_KEY"],
-        "models": MISTRAL_MODELS,
-    },
-    {
-        "id": "xai",
-        "name": "xAI",
-        "wire": "openai-chat",
-        "base_url": "https://api.x.ai/v1",
-        "auth_env": ["XAI_API_KEY"],
-        "models": XAI_MODELS,
-    },
-    {"id": "ollama", "name": "Ollama", "wire": "openai-chat", "base_url": "http://localhost:11434/v1"},
-    {"id": "lmstudio", "name": "LM Studio", "wire": "openai-chat", "base_url": "http://localhost:1234/v1"},
-    {
-        "id": "custom",
-        "name": "Custom (OpenAI-compatible)",
-        "wire": "openai-chat",
-        "base_url": "http://localhost:8080/v1",
-        "auth_env": ["UJI_CUSTOM_API_KEY"],
-        "needs_key": False,
-    },
-]
+    async def _load(self, provider: Provider, fetch: Fetch) -> None:
+        provider.state = LOADING
+        try:
+            specs = await fetch(provider)
+            models = parse_models(specs, f"{provider.id}: models")
+        except asyncio.CancelledError:
+            provider.state = FAILED
+            provider.error = "the load was cancelled"
+            raise
+        except Exception as e:
+            provider.state = FAILED
+            provider.error = str(e) or type(e).__name__
+            return
+        provider.merge_models(models)
+        provider.state, provider.error = LOADED, None

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from uji.lua.runtime import LuaError
-from uji.providers import auth
 from uji.tui import host
 from uji.tui.composer import Suggestion
 from uji.tui.login import login
@@ -29,17 +28,8 @@ class Builtin:
 async def models(tui: UjiApp, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
-    choices: list[tuple[str, str]] = []
-    for provider in app.catalog.list():
-        try:
-            ready = not provider.needs_key or auth.find_key(app.paths.auth_file, provider) is not None
-        except auth.AuthError:
-            ready = False
-        if ready or provider.id == app.provider_id:
-            choices += [(provider.id, m.id) for m in provider.models]
+    choices = await app.model_choices()
     current_pair = (app.provider_id or "", app.model_id or "")
-    if app.provider_id and app.model_id and current_pair not in choices:
-        choices.insert(0, current_pair)
     if not choices:
         tui.show_notice("no models to pick from: sign in to a provider with /login first")
         return

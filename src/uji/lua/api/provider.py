@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError
+from uji.lua.runtime import ApiError, Pending
 from uji.providers.catalog import EFFORTS, CatalogError
 
 if TYPE_CHECKING:
@@ -23,11 +23,33 @@ def install(app: App) -> dict[str, Any]:
     def wire_list() -> Any:
         return app.lua.convert.to_lua(app.wire_names())
 
-    def provider_add(spec: Any) -> None:
+    def provider_add(spec: Any, models_fn: Any = None) -> None:
+        """`models_fn`: a lazy `models = function() ... end`, passed apart from the
+        table (a function does not convert); it is called when the models are needed."""
+        data = app.lua.convert.to_python(spec)
         try:
-            app.catalog.add(app.lua.convert.to_python(spec))
+            provider = app.catalog.add(data, loader=models_fn)
         except CatalogError as e:
             raise ApiError(str(e)) from None
+        if models_fn is not None and provider.id == app.provider_id:
+            app.use_model(provider.id, app.model_id, save=False)  # current: load it now
+
+    def provider_row(pid: str) -> Any:
+        provider = app.catalog.get(pid)
+        if provider is None and pid == "custom":
+            provider = app.restore_custom()
+        return None if provider is None else app.lua.convert.to_lua(provider.as_dict(), json_null=False)
+
+    def provider_load(pid: str) -> Pending:
+        provider = app.catalog.get(pid) or (app.restore_custom() if pid == "custom" else None)
+        if provider is None:
+            raise ApiError(f"uji.provider.load: unknown provider {pid!r}")
+
+        async def load() -> Any:
+            await app.load_provider(provider)
+            return app.lua.convert.to_lua(provider.as_dict(), json_null=False)
+
+        return Pending(load())
 
     def provider_remove(pid: str) -> bool:
         return app.catalog.remove(pid)
@@ -43,8 +65,11 @@ def install(app: App) -> dict[str, Any]:
         effort = data.get("effort")
         if effort is not None and effort not in EFFORTS:
             raise ApiError(f"uji.model.use: effort must be one of {', '.join(EFFORTS)}, got {effort!r}")
+        base_url = data.get("base_url")
+        if base_url is not None and not isinstance(base_url, str):
+            raise ApiError("uji.model.use: base_url must be a string")
         try:
-            app.use_model(data.get("provider"), data.get("model"), effort)
+            app.use_model(data.get("provider"), data.get("model"), effort, base_url=base_url)
         except ValueError as e:
             raise ApiError(f"uji.model.use: {e}") from None
 
@@ -61,6 +86,8 @@ def install(app: App) -> dict[str, Any]:
         "provider_add": provider_add,
         "provider_remove": provider_remove,
         "provider_list": provider_list,
+        "provider_get": provider_row,
+        "provider_load": provider_load,
         "model_use": model_use,
         "model_current": model_current,
         "model_efforts": model_efforts,

@@ -17,9 +17,26 @@ uji.wire = {
 }
 
 uji.provider = {
+  STATE = { IDLE = "idle", LOADING = "loading", LOADED = "loaded", FAILED = "failed" },
   add = function(spec)
     check(type(spec) == "table", "uji.provider.add expects a table")
-    call(host.provider_add, clean(spec))
+    local models_fn = nil
+    if is_callable(spec.models) then
+      -- A lazy list: the function goes apart, the rest of the table is copied.
+      models_fn = spec.models
+      local rest = {}
+      for k, v in pairs(spec) do if k ~= "models" then rest[k] = v end end
+      spec = rest
+    end
+    call(host.provider_add, clean(spec), models_fn)
+  end,
+  get = function(id)
+    check(type(id) == "string", "uji.provider.get expects a provider id")
+    return host.provider_get(id)
+  end,
+  load = function(id, cb)
+    check(type(id) == "string", "uji.provider.load expects a provider id")
+    return wait(call(host.provider_load, id), cb)
   end,
   remove = function(id)
     check(type(id) == "string", "uji.provider.remove expects a provider id")

@@ -1,0 +1,609 @@
+"""The built-in providers: the original's 22, and the `custom` template.
+
+Model tables are a *starting list* as of early 2026, not a promise that they are complete
+or current. Any id a provider serves works with `uji.model.use` or `--model`; a model
+missing here just gets no capability hints (its effort is sent as asked, and whether it
+takes images is learnt from a refusal). The first model of a provider is the one picked
+when a user names only the provider, so it is a widely available choice rather than the
+newest. `images=None` means "not known"; `wire` on a model overrides the provider's.
+
+Ollama, LM Studio and custom have no table: their models are discovered from the server
+(`GET /v1/models`, and Ollama's `/api/tags`) when they are first needed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+BUDGET_EFFORTS = ["off", "minimal", "low", "medium", "high", "xhigh"]
+GPT_OSS_EFFORTS = ["low", "medium", "high"]
+
+
+def _m(
+    id: str,
+    context: int,
+    output: int,
+    *,
+    name: str | None = None,
+    reasoning: bool = False,
+    cache: bool = False,
+    images: bool | None = True,
+    efforts: list[str] | None = None,
+    wire: str | None = None,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "id": id,
+        "context": context,
+        "output": output,
+        "reasoning": reasoning,
+        "cache": cache,
+    }
+    for key, value in (("name", name), ("images", images), ("efforts", efforts), ("wire", wire)):
+        if value is not None:
+            spec[key] = value
+    return spec
+
+
+# Claude before 4.6 thinks on a token budget (any level up to the output limit works);
+# 4.6 and later think adaptively at an effort of low, medium, high (and max on Opus).
+ANTHROPIC_MODELS = [
+    _m(
+        "claude-sonnet-4-5",
+        200_000,
+        64_000,
+        name="Claude Sonnet 4.5",
+        reasoning=True,
+        cache=True,
+        efforts=BUDGET_EFFORTS,
+    ),
+    _m(
+        "claude-opus-4-6",
+        200_000,
+        128_000,
+        name="Claude Opus 4.6",
+        reasoning=True,
+        cache=True,
+        efforts=["off", "low", "medium", "high", "max"],
+    ),
+    _m(
+        "claude-sonnet-4-6",
+        200_000,
+        64_000,
+        name="Claude Sonnet 4.6",
+        reasoning=True,
+        cache=True,
+        efforts=["off", "low", "medium", "high"],
+    ),
+    _m(
+        "claude-opus-4-5",
+        200_000,
+        64_000,
+        name="Claude Opus 4.5",
+        reasoning=True,
+        cache=True,
+        efforts=BUDGET_EFFORTS,
+    ),
+    _m(
+        "claude-haiku-4-5",
+        200_000,
+        64_000,
+        name="Claude Haiku 4.5",
+        reasoning=True,
+        cache=True,
+        efforts=BUDGET_EFFORTS,
+    ),
+    _m("claude-opus-4-1", 200_000, 32_000, name="Claude Opus 4.1", reasoning=True, cache=True),
+    _m("claude-sonnet-4-0", 200_000, 64_000, name="Claude Sonnet 4", reasoning=True, cache=True),
+]
+
+# OpenAI caches long prompts by itself; `cache` here means "benefits from a cache key".
+# "off" is listed only for models whose lowest `reasoning_effort` is "none".
+OPENAI_MODELS = [
+    _m(
+        "gpt-5",
+        400_000,
+        128_000,
+        name="GPT-5",
+        reasoning=True,
+        cache=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+    _m(
+        "gpt-5.2",
+        400_000,
+        128_000,
+        name="GPT-5.2",
+        reasoning=True,
+        cache=True,
+        efforts=["off", "low", "medium", "high", "xhigh"],
+    ),
+    _m(
+        "gpt-5.1",
+        400_000,
+        128_000,
+        name="GPT-5.1",
+        reasoning=True,
+        cache=True,
+        efforts=["off", "low", "medium", "high"],
+    ),
+    _m(
+        "gpt-5-mini",
+        400_000,
+        128_000,
+        name="GPT-5 mini",
+        reasoning=True,
+        cache=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+    _m(
+        "gpt-5-nano",
+        400_000,
+        128_000,
+        name="GPT-5 nano",
+        reasoning=True,
+        cache=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+    _m("gpt-4.1", 1_047_576, 32_768, name="GPT-4.1", cache=True),
+    _m("gpt-4.1-mini", 1_047_576, 32_768, name="GPT-4.1 mini", cache=True),
+    _m("o3", 200_000, 100_000, name="o3", reasoning=True, cache=True, efforts=["low", "medium", "high"]),
+    _m(
+        "o4-mini",
+        200_000,
+        100_000,
+        name="o4-mini",
+        reasoning=True,
+        cache=True,
+        efforts=["low", "medium", "high"],
+    ),
+]
+
+# Gemini 2.5 Pro cannot switch thinking off; 3.x thinks at named levels (see the wire).
+GOOGLE_MODELS = [
+    _m(
+        "gemini-2.5-pro",
+        1_048_576,
+        65_536,
+        name="Gemini 2.5 Pro",
+        reasoning=True,
+        efforts=["minimal", "low", "medium", "high", "xhigh"],
+    ),
+    _m(
+        "gemini-2.5-flash",
+        1_048_576,
+        65_536,
+        name="Gemini 2.5 Flash",
+        reasoning=True,
+        efforts=["off", "minimal", "low", "medium", "high"],
+    ),
+    _m(
+        "gemini-2.5-flash-lite",
+        1_048_576,
+        65_536,
+        name="Gemini 2.5 Flash-Lite",
+        reasoning=True,
+        efforts=["off", "minimal", "low", "medium", "high"],
+    ),
+    _m(
+        "gemini-3-pro-preview",
+        1_048_576,
+        65_536,
+        name="Gemini 3 Pro (preview)",
+        reasoning=True,
+        efforts=["low", "high"],
+    ),
+    _m(
+        "gemini-3-flash-preview",
+        1_048_576,
+        65_536,
+        name="Gemini 3 Flash (preview)",
+        reasoning=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+]
+
+# grok-4 reasons but refuses a `reasoning_effort`; listing it as not reasoning keeps
+# uji from sending one.
+XAI_MODELS = [
+    _m("grok-4", 256_000, 32_768, name="Grok 4"),
+    _m("grok-code-fast-1", 256_000, 32_768, name="Grok Code Fast 1", images=False),
+    _m(
+        "grok-3-mini",
+        131_072,
+        32_768,
+        name="Grok 3 Mini",
+        reasoning=True,
+        images=False,
+        efforts=["low", "high"],
+    ),
+]
+
+# deepseek-chat thinks when asked (`thinking.type`); deepseek-reasoner always thinks.
+DEEPSEEK_MODELS = [
+    _m(
+        "deepseek-chat",
+        128_000,
+        8_192,
+        name="DeepSeek V3 (chat)",
+        reasoning=True,
+        cache=True,
+        images=False,
+        efforts=["off", "high"],
+    ),
+    _m(
+        "deepseek-reasoner",
+        128_000,
+        64_000,
+        name="DeepSeek V3 (reasoner)",
+        reasoning=True,
+        cache=True,
+        images=False,
+        efforts=["high"],
+    ),
+]
+
+MISTRAL_MODELS = [
+    _m("mistral-medium-latest", 131_072, 32_768, name="Mistral Medium"),
+    _m("mistral-large-latest", 131_072, 32_768, name="Mistral Large"),
+    _m("devstral-medium-latest", 131_072, 32_768, name="Devstral Medium", images=False),
+    _m("codestral-latest", 256_000, 32_768, name="Codestral", images=False),
+    _m("magistral-medium-latest", 40_960, 40_960, name="Magistral Medium", reasoning=True),
+]
+
+GROQ_MODELS = [
+    _m(
+        "openai/gpt-oss-120b",
+        131_072,
+        65_536,
+        name="GPT-OSS 120B",
+        reasoning=True,
+        images=False,
+        efforts=GPT_OSS_EFFORTS,
+    ),
+    _m(
+        "openai/gpt-oss-20b",
+        131_072,
+        65_536,
+        name="GPT-OSS 20B",
+        reasoning=True,
+        images=False,
+        efforts=GPT_OSS_EFFORTS,
+    ),
+    _m("llama-3.3-70b-versatile", 131_072, 32_768, name="Llama 3.3 70B", images=False),
+    _m("moonshotai/kimi-k2-instruct-0905", 262_144, 16_384, name="Kimi K2", images=False),
+]
+
+CEREBRAS_MODELS = [
+    _m(
+        "gpt-oss-120b",
+        131_072,
+        40_960,
+        name="GPT-OSS 120B",
+        reasoning=True,
+        images=False,
+        efforts=GPT_OSS_EFFORTS,
+    ),
+    _m("zai-glm-4.6", 131_072, 40_960, name="GLM 4.6", images=False),
+    _m("qwen-3-235b-a22b-instruct-2507", 131_072, 32_768, name="Qwen 3 235B Instruct", images=False),
+    _m("llama-3.3-70b", 131_072, 8_192, name="Llama 3.3 70B", images=False),
+]
+
+FIREWORKS_MODELS = [
+    _m(
+        "accounts/fireworks/models/kimi-k2-instruct-0905",
+        262_144,
+        32_768,
+        name="Kimi K2",
+        images=False,
+    ),
+    _m(
+        "accounts/fireworks/models/qwen3-coder-480b-a35b-instruct",
+        262_144,
+        32_768,
+        name="Qwen3 Coder 480B",
+        images=False,
+    ),
+    _m("accounts/fireworks/models/deepseek-v3p1", 163_840, 32_768, name="DeepSeek V3.1", images=False),
+    _m("accounts/fireworks/models/glm-4p6", 202_752, 32_768, name="GLM 4.6", images=False),
+    _m(
+        "accounts/fireworks/models/gpt-oss-120b",
+        131_072,
+        32_768,
+        name="GPT-OSS 120B",
+        reasoning=True,
+        images=False,
+        efforts=GPT_OSS_EFFORTS,
+    ),
+]
+
+# Open-weight models most hosts serve under these ids (Together, Hugging Face, Baseten).
+OPEN_MODELS = [
+    _m("moonshotai/Kimi-K2-Instruct-0905", 262_144, 32_768, name="Kimi K2", images=False),
+    _m("Qwen/Qwen3-Coder-480B-A35B-Instruct", 262_144, 32_768, name="Qwen3 Coder 480B", images=False),
+    _m("deepseek-ai/DeepSeek-V3.1", 131_072, 32_768, name="DeepSeek V3.1", images=False),
+    _m("zai-org/GLM-4.6", 202_752, 32_768, name="GLM 4.6", images=False),
+    _m(
+        "openai/gpt-oss-120b",
+        131_072,
+        32_768,
+        name="GPT-OSS 120B",
+        reasoning=True,
+        images=False,
+        efforts=GPT_OSS_EFFORTS,
+    ),
+]
+
+TOGETHER_MODELS = [
+    dict(m, id="Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8") if m["id"].startswith("Qwen/") else m
+    for m in OPEN_MODELS
+]
+
+OPENROUTER_MODELS = [
+    _m(
+        "anthropic/claude-sonnet-4.5",
+        200_000,
+        64_000,
+        name="Claude Sonnet 4.5",
+        reasoning=True,
+        efforts=["off", "low", "medium", "high"],
+    ),
+    _m(
+        "openai/gpt-5",
+        400_000,
+        128_000,
+        name="GPT-5",
+        reasoning=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+    _m(
+        "google/gemini-2.5-pro",
+        1_048_576,
+        65_536,
+        name="Gemini 2.5 Pro",
+        reasoning=True,
+        efforts=["low", "medium", "high"],
+    ),
+    _m("deepseek/deepseek-chat", 163_840, 16_384, name="DeepSeek V3", images=False),
+    _m("qwen/qwen3-coder", 262_144, 65_536, name="Qwen3 Coder", images=False),
+    _m("moonshotai/kimi-k2", 131_072, 32_768, name="Kimi K2", images=False),
+]
+
+PERPLEXITY_MODELS = [
+    _m("sonar-pro", 200_000, 8_000, name="Sonar Pro", images=None),
+    _m("sonar", 128_000, 8_000, name="Sonar", images=None),
+    _m("sonar-reasoning-pro", 128_000, 8_000, name="Sonar Reasoning Pro", reasoning=True, images=None),
+]
+
+GITHUB_MODELS = [
+    _m("openai/gpt-4.1", 1_047_576, 32_768, name="GPT-4.1"),
+    _m(
+        "openai/gpt-5-mini",
+        400_000,
+        128_000,
+        name="GPT-5 mini",
+        reasoning=True,
+        efforts=["minimal", "low", "medium", "high"],
+    ),
+    _m("openai/gpt-4o", 128_000, 16_384, name="GPT-4o"),
+    _m("deepseek/DeepSeek-V3-0324", 128_000, 8_192, name="DeepSeek V3", images=False),
+    _m("mistral-ai/Codestral-2501", 256_000, 8_192, name="Codestral 25.01", images=False),
+]
+
+NVIDIA_MODELS = [
+    _m("moonshotai/kimi-k2-instruct-0905", 262_144, 16_384, name="Kimi K2", images=False),
+    _m("qwen/qwen3-coder-480b-a35b-instruct", 262_144, 32_768, name="Qwen3 Coder 480B", images=False),
+    _m("deepseek-ai/deepseek-v3.1", 131_072, 16_384, name="DeepSeek V3.1", images=False),
+    _m(
+        "openai/gpt-oss-120b",
+        131_072,
+        32_768,
+        name="GPT-OSS 120B",
+        reasoning=True,
+        images=False,
+        efforts=GPT_OSS_EFFORTS,
+    ),
+    _m("meta/llama-3.3-70b-instruct", 131_072, 8_192, name="Llama 3.3 70B", images=False),
+]
+
+MOONSHOT_MODELS = [
+    _m("kimi-k2-0905-preview", 262_144, 32_768, name="Kimi K2 (0905)", images=False),
+    _m("kimi-k2-turbo-preview", 262_144, 32_768, name="Kimi K2 Turbo", images=False),
+    _m(
+        "kimi-k2-thinking",
+        262_144,
+        32_768,
+        name="Kimi K2 Thinking",
+        reasoning=True,
+        images=False,
+        efforts=["high"],
+    ),
+]
+
+ZHIPU_MODELS = [
+    _m("glm-4.6", 200_000, 128_000, name="GLM 4.6", reasoning=True, images=False, efforts=["off", "high"]),
+    _m("glm-4.5", 131_072, 98_304, name="GLM 4.5", reasoning=True, images=False, efforts=["off", "high"]),
+    _m(
+        "glm-4.5-air",
+        131_072,
+        98_304,
+        name="GLM 4.5 Air",
+        reasoning=True,
+        images=False,
+        efforts=["off", "high"],
+    ),
+    _m("glm-4.5v", 65_536, 16_384, name="GLM 4.5V", reasoning=True, efforts=["off", "high"]),
+]
+
+# OpenCode Zen routes each model family to its own API: Claude to Messages, GPT to the
+# Responses API, the rest to Chat Completions.
+OPENCODE_ZEN_MODELS = [
+    _m("qwen3-coder", 262_144, 65_536, name="Qwen3 Coder 480B", images=False),
+    _m("kimi-k2", 262_144, 32_768, name="Kimi K2", images=False),
+    _m("glm-4.6", 204_800, 131_072, name="GLM 4.6", images=False),
+    _m("grok-code", 256_000, 32_768, name="Grok Code Fast 1", images=False),
+    _m("big-pickle", 200_000, 128_000, name="Big Pickle", images=False),
+    _m(
+        "claude-sonnet-4-5",
+        200_000,
+        64_000,
+        name="Claude Sonnet 4.5",
+        reasoning=True,
+        cache=True,
+        efforts=BUDGET_EFFORTS,
+        wire="anthropic",
+    ),
+    _m(
+        "claude-haiku-4-5",
+        200_000,
+        64_000,
+        name="Claude Haiku 4.5",
+        reasoning=True,
+        cache=True,
+        efforts=BUDGET_EFFORTS,
+        wire="anthropic",
+    ),
+    _m(
+        "gpt-5",
+        400_000,
+        128_000,
+        name="GPT-5",
+        reasoning=True,
+        cache=True,
+        efforts=["minimal", "low", "medium", "high"],
+        wire="responses",
+    ),
+]
+
+OPENCODE_GO_MODELS = [
+    _m("glm-5", 202_752, 131_072, name="GLM-5", reasoning=True, images=False, efforts=["off", "high"]),
+    _m("kimi-k2.5", 262_144, 65_536, name="Kimi K2.5", reasoning=True, efforts=["off", "high"]),
+    _m("minimax-m2.5", 204_800, 131_072, name="MiniMax M2.5", reasoning=True, images=False, efforts=["high"]),
+]
+
+
+def _p(
+    id: str,
+    name: str,
+    base_url: str,
+    auth_env: list[str],
+    models: list[dict[str, Any]] | None = None,
+    *,
+    wire: str = "openai-chat",
+    **extra: Any,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {"id": id, "name": name, "wire": wire, "base_url": base_url, "auth_env": auth_env}
+    if models is not None:
+        spec["models"] = models
+    return spec | extra
+
+
+# The original's 22 built-in providers (reference docs §2 `uji.provider`).
+BUILTIN: list[dict[str, Any]] = [
+    _p(
+        "anthropic",
+        "Anthropic",
+        "https://api.anthropic.com/v1",
+        ["ANTHROPIC_API_KEY"],
+        ANTHROPIC_MODELS,
+        wire="anthropic",
+    ),
+    _p("openai", "OpenAI", "https://api.openai.com/v1", ["OPENAI_API_KEY"], OPENAI_MODELS),
+    _p(
+        "google",
+        "Google Gemini",
+        "https://generativelanguage.googleapis.com/v1beta",
+        ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY"],
+        GOOGLE_MODELS,
+        wire="gemini",
+    ),
+    _p("xai", "xAI", "https://api.x.ai/v1", ["XAI_API_KEY"], XAI_MODELS),
+    _p("deepseek", "DeepSeek", "https://api.deepseek.com/v1", ["DEEPSEEK_API_KEY"], DEEPSEEK_MODELS),
+    _p("mistral", "Mistral", "https://api.mistral.ai/v1", ["MISTRAL_API_KEY"], MISTRAL_MODELS),
+    _p("groq", "Groq", "https://api.groq.com/openai/v1", ["GROQ_API_KEY"], GROQ_MODELS),
+    _p("cerebras", "Cerebras", "https://api.cerebras.ai/v1", ["CEREBRAS_API_KEY"], CEREBRAS_MODELS),
+    _p(
+        "fireworks",
+        "Fireworks AI",
+        "https://api.fireworks.ai/inference/v1",
+        ["FIREWORKS_API_KEY"],
+        FIREWORKS_MODELS,
+    ),
+    _p("together", "Together AI", "https://api.together.xyz/v1", ["TOGETHER_API_KEY"], TOGETHER_MODELS),
+    _p("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", ["OPENROUTER_API_KEY"], OPENROUTER_MODELS),
+    _p("perplexity", "Perplexity", "https://api.perplexity.ai", ["PERPLEXITY_API_KEY"], PERPLEXITY_MODELS),
+    _p(
+        "huggingface",
+        "Hugging Face",
+        "https://router.huggingface.co/v1",
+        ["HF_TOKEN", "HUGGINGFACE_API_KEY"],
+        [dict(m) for m in OPEN_MODELS],
+    ),
+    _p(
+        "github-models",
+        "GitHub Models",
+        "https://models.github.ai/inference",
+        ["GITHUB_TOKEN"],
+        GITHUB_MODELS,
+    ),
+    _p("nvidia", "NVIDIA", "https://integrate.api.nvidia.com/v1", ["NVIDIA_API_KEY"], NVIDIA_MODELS),
+    _p("moonshotai", "Moonshot AI", "https://api.moonshot.ai/v1", ["MOONSHOT_API_KEY"], MOONSHOT_MODELS),
+    _p(
+        "zhipuai",
+        "Zhipu AI",
+        "https://open.bigmodel.cn/api/paas/v4",
+        ["ZHIPU_API_KEY"],
+        ZHIPU_MODELS,
+    ),
+    _p(
+        "baseten",
+        "Baseten",
+        "https://inference.baseten.co/v1",
+        ["BASETEN_API_KEY"],
+        [dict(m) for m in OPEN_MODELS],
+    ),
+    _p(
+        "ollama",
+        "Ollama",
+        "http://localhost:11434/v1",
+        ["OLLAMA_API_KEY"],
+        needs_key=False,
+        discover="ollama",
+        hint="is `ollama serve` running?",
+    ),
+    _p(
+        "lmstudio",
+        "LM Studio",
+        "http://localhost:1234/v1",
+        ["LMSTUDIO_API_KEY"],
+        needs_key=False,
+        discover="openai",
+        hint="is the LM Studio server running (`lms server start`)?",
+    ),
+    _p(
+        "opencode-zen",
+        "OpenCode Zen",
+        "https://opencode.ai/zen/v1",
+        ["OPENCODE_API_KEY"],
+        OPENCODE_ZEN_MODELS,
+    ),
+    _p(
+        "opencode-go",
+        "OpenCode Go",
+        "https://opencode.ai/zen/go/v1",
+        ["OPENCODE_API_KEY"],
+        OPENCODE_GO_MODELS,
+    ),
+]
+
+# `custom`: any OpenAI-compatible server. It becomes a provider once it has a base URL
+# (`/login` → Custom, `uji.model.use{provider="custom", base_url=...}` or
+# `uji.provider.add{id="custom", base_url=...}`), so `uji.provider.list()` shows the 22
+# above until then.
+CUSTOM: dict[str, Any] = {
+    "id": "custom",
+    "name": "Custom (OpenAI-compatible)",
+    "wire": "openai-chat",
+    "auth_env": ["UJI_CUSTOM_API_KEY"],
+    "needs_key": False,
+    "discover": "openai",
+}

@@ -1,0 +1,130 @@
+"""Ask a server which models it serves: `GET {base}/models` (OpenAI-compatible; its
+`base` ends in `/v1`) and, for Ollama, `GET /api/tags` as well.
+
+Both answers are read leniently: `{"data": [{"id": ...}]}` and Ollama's
+`{"models": [{"name"|"model": ..., "details": {...}}]}`. Ids found by both are listed once,
+in the order the server gave them (Ollama lists the most recently used first). Neither
+endpoint says a model's context window, so discovered models carry no limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+TIMEOUT = 5.0  # seconds for one listing; a refused local connection fails at once
+MAX_BODY = 4 * 1024 * 1024
+MAX_MODELS = 1000
+LAN = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
+
+
+class DiscoveryError(Exception):
+    pass
+
+
+def server_root(base_url: str) -> str:
+    """`http://host:port/v1` → `http://host:port`."""
+    base = base_url.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+def is_local(url: str) -> bool:
+    """Loopback or a private LAN address: 127/8, ::1, 10/8, 172.16/12, 192.168/16,
+    localhost, *.local."""
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or any(address in net for net in LAN)
+
+
+async def get_json(url: str, headers: dict[str, str] | None = None, timeout: float = TIMEOUT) -> Any:
+    """GET a JSON document; raises DiscoveryError with the URL in the message."""
+    import httpx2
+
+    from uji.wires.sse import shared_client
+
+    try:
+        async with asyncio.timeout(timeout):
+            async with shared_client().stream("GET", url, headers=headers or {}) as response:
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_BODY:
+                        raise DiscoveryError(f"{url}: the answer is larger than {MAX_BODY} bytes")
+                status = response.status_code
+    except TimeoutError:
+        raise DiscoveryError(f"{url}: no answer within {timeout:g}s") from None
+    except httpx2.ConnectError as e:
+        raise DiscoveryError(f"could not connect to {url}: {e or 'connection refused'}") from None
+    except httpx2.HTTPError as e:
+        raise DiscoveryError(f"{url}: {e or type(e).__name__}") from None
+    if not 200 <= status <= 299:
+        raise DiscoveryError(f"{url}: http {status}: {bytes(body[:200]).decode('utf-8', 'replace')}")
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise DiscoveryError(f"{url}: the answer is not JSON") from None
+
+
+def openai_models(doc: Any) -> list[dict[str, Any]]:
+    data = doc.get("data") if isinstance(doc, dict) else None
+    out: list[dict[str, Any]] = []
+    for item in data if isinstance(data, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
+            out.append({"id": item["id"]})
+    return out[:MAX_MODELS]
+
+
+def ollama_models(doc: Any) -> list[dict[str, Any]]:
+    data = doc.get("models") if isinstance(doc, dict) else None
+    out: list[dict[str, Any]] = []
+    for item in data if isinstance(data, list) else []:
+        if not isinstance(item, dict):
+            continue
+        mid = item.get("model") or item.get("name")
+        if isinstance(mid, str) and mid:
+            out.append({"id": mid})
+    return out[:MAX_MODELS]
+
+
+def _union(*lists: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for models in lists:
+        for m in models:
+            if m["id"] not in seen:
+                seen.add(m["id"])
+                out.append(m)
+    return out
+
+
+async def discover(
+    base_url: str, kind: str, key: str | None = None, timeout: float = TIMEOUT
+) -> list[dict[str, Any]]:
+    """The models the server at `base_url` serves. `kind` is "ollama" (asks /api/tags
+    too) or "openai". Raises DiscoveryError when no listing could be read."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    base = base_url.rstrip("/")
+    urls = [f"{base}/models"]
+    if kind == "ollama":  # its own listing first: most recently used first
+        urls.insert(0, f"{server_root(base)}/api/tags")
+    results = await asyncio.gather(*(get_json(u, headers, timeout) for u in urls), return_exceptions=True)
+    lists: list[list[dict[str, Any]]] = []
+    errors: list[str] = []
+    for url, result in zip(urls, results, strict=True):
+        if isinstance(result, BaseException):
+            if not isinstance(result, Exception):
+                raise result
+            errors.append(str(result))
+        else:
+            lists.append(ollama_models(result) if url.endswith("/api/tags") else openai_models(result))
+    if not lists:
+        raise DiscoveryError(errors[0])
+    return _union(*lists)
