@@ -192,7 +192,7 @@ def check_gemini(body: dict[str, Any]) -> Errors:
 
 
 def check_body(provider: Provider, request: WireRequest) -> Errors:
-    wire = provider.wire_for(request.model)  # OpenAI's reasoning models: responses
+    wire = provider.wire_for(request.model)  # OpenAI's reasoning models: responses; Zen's Claude
     if wire == "anthropic":
         return check_anthropic(anthropic.build_body(request))
     if wire == "gemini":
@@ -209,7 +209,15 @@ def check_body(provider: Provider, request: WireRequest) -> Errors:
 # --------------------------------------------------------------------------- the matrix
 
 CHECKED_WIRES = ("openai-chat", "anthropic", "gemini")  # the other wires check their own
-PROVIDERS = [p for p in Catalog().list() if p.wire in CHECKED_WIRES]
+
+
+def _providers() -> list[Provider]:
+    catalog = Catalog()
+    catalog.add({"id": "custom", "base_url": "http://localhost:8080/v1"})  # custom joins with a URL
+    return [p for p in catalog.list() if p.wire in CHECKED_WIRES]
+
+
+PROVIDERS = _providers()
 
 
 def test_the_matrix_covers_the_builtin_providers() -> None:
