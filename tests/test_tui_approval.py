@@ -1,12 +1,25 @@
 """Approvals: the question titled by the tool, its body and diff preview; y allows,
-n / Esc / Ctrl+G deny and hand the composer back for what to do instead."""
+n / Esc / Ctrl+G deny, t denies with what to do instead; a and A remember the part that
+asked. Keys typed before the question appeared, or within its guard time, answer nothing."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
+
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
-from tests.test_tui_support import SIZE, idle, make_app, ready, send, shows, type_text, until
+from tests.test_tui_support import (
+    SIZE,
+    answerable,
+    idle,
+    make_app,
+    ready,
+    send,
+    shows,
+    type_text,
+    until,
+)
 from uji.tui.approval import ApprovalPanel
 
 
@@ -28,6 +41,7 @@ async def test_y_allows_and_the_file_is_written(tmp_path: Path, fake: FakeOpenAI
         assert "hello.txt" in screen and "+hi there" in screen  # body and diff preview
         assert "1. Yes, proceed" in screen
         assert app.mode() == "confirm"
+        await answerable(pilot)
         await type_text(pilot, "zz")  # stray keys go nowhere while a question is open
         assert app.composer.text == ""
         await pilot.press("y")
@@ -37,29 +51,58 @@ async def test_y_allows_and_the_file_is_written(tmp_path: Path, fake: FakeOpenAI
         assert app.composer.has_focus
 
 
-async def test_n_denies_and_what_is_typed_next_is_sent(tmp_path: Path, fake: FakeOpenAI) -> None:
-    fake.script(
-        tool_call("write_file", {"path": "hello.txt", "content": "x"}, delay=0),
-        text("OK, I will not.", delay=0.5),  # time to type what to do instead
-        text("Writing bye.txt instead."),
-    )
+async def test_n_denies_and_the_turn_goes_on(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(tool_call("write_file", {"path": "hello.txt", "content": "x"}), text("OK, I will not."))
     app = make_app(tmp_path, fake)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "write hello")
         await shows(pilot, "Would you like to run `write_file`?")
+        await answerable(pilot)
         await pilot.press("n")
-        await until(pilot, lambda: not app.query(ApprovalPanel))
-        assert app.composer.has_focus
-        assert "what to do instead" in str(app.composer.placeholder)
-        await send(pilot, "call it bye.txt")
         await idle(pilot)
+        assert app.composer.has_focus
         assert not (tmp_path / "work" / "hello.txt").exists()
         tool_answer = fake.turn_requests[1].body["messages"][-1]
         assert tool_answer["role"] == "tool" and tool_answer["content"] == "denied: user denied"
-        assert fake.turn_requests[-1].body["messages"][-1] == {"role": "user", "content": "call it bye.txt"}
-        screen = await shows(pilot, "Writing bye.txt instead.")
+        screen = await shows(pilot, "OK, I will not.")
         assert "denied: user denied" in screen
+
+
+async def test_t_waits_for_what_to_do_instead_and_the_model_gets_it(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(
+        tool_call("write_file", {"path": "hello.txt", "content": "x"}), text("Writing bye.txt instead.")
+    )
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "write hello")
+        await shows(pilot, "5. No, and tell uji what to do instead")
+        panel = await answerable(pilot)
+        await pilot.press("t")
+        await until(pilot, lambda: panel.telling is not None and panel.telling.has_focus)
+        assert app.mode() == "prompt"
+        await type_text(pilot, "ya")  # y and a are text here, not answers
+        await pilot.press("escape")  # back to the question, nothing lost but the draft
+        await until(pilot, lambda: panel.telling is None and panel.has_focus)
+        assert app.mode() == "confirm" and not panel.answer.done()
+        await pilot.press("t")
+        await until(pilot, lambda: panel.telling is not None and panel.telling.has_focus)
+        await pilot.press("enter")  # nothing typed: it keeps waiting
+        await type_text(pilot, "call it bye.txt, not hello")
+        await pilot.pause(0.2)
+        # The turn waits for the text: the model has not been asked again.
+        assert len(fake.turn_requests) == 1 and not panel.answer.done()
+        await pilot.press("enter")
+        await idle(pilot)
+        assert not (tmp_path / "work" / "hello.txt").exists()
+        tool_answer = fake.turn_requests[1].body["messages"][-1]
+        assert tool_answer == {
+            "role": "tool",
+            "tool_call_id": "call_1",
+            "content": "denied: the user said instead: call it bye.txt, not hello",
+        }
+        await shows(pilot, "Writing bye.txt instead.")
 
 
 async def test_escape_and_ctrl_g_deny_arrows_and_enter_choose(tmp_path: Path, fake: FakeOpenAI) -> None:
@@ -75,10 +118,13 @@ async def test_escape_and_ctrl_g_deny_arrows_and_enter_choose(tmp_path: Path, fa
         await send(pilot, "three files")
         await shows(pilot, "a.txt")
         await until(pilot, lambda: app.query(ApprovalPanel))
+        await answerable(pilot)
         await pilot.press("escape")
         await until(pilot, lambda: asking(app, "b.txt"))
+        await answerable(pilot)
         await pilot.press("ctrl+g")
         await until(pilot, lambda: asking(app, "c.txt"))
+        await answerable(pilot)
         await pilot.press("ctrl+n")  # to "No"
         await pilot.press("ctrl+p")  # back to "Yes"
         await pilot.press("enter")
@@ -86,3 +132,77 @@ async def test_escape_and_ctrl_g_deny_arrows_and_enter_choose(tmp_path: Path, fa
         work = tmp_path / "work"
         assert not (work / "a.txt").exists() and not (work / "b.txt").exists()
         assert (work / "c.txt").read_text() == "c"
+
+
+def stamped(app: object, text: str, start: float, step: float = 0.04) -> None:
+    """Post `text` as key presses stamped as typed from `start`, `step` apart: the time
+    the terminal read them, which is what the question judges (not when they arrive)."""
+    for i, c in enumerate(text):
+        key = "space" if c == " " else c
+        event = events.Key(key, c)
+        event.time = start + i * step
+        app.post_message(event)  # type: ignore[attr-defined]
+
+
+async def test_keys_typed_as_a_question_appears_do_not_answer_it(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(tool_call("run_command", {"command": "touch ran.txt"}), text("Done."))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "make a file")
+        panel = await until(pilot, lambda: app.top_modal())
+        assert isinstance(panel, ApprovalPanel)
+        # Typed just before the question appeared (still on their way: ends in `n`),
+        # then right after it appeared (ends in `y`); Enter of the highlighted "Yes" too.
+        stamped(app, "a function", panel.shown_at - 0.45)
+        stamped(app, " why", panel.shown_at + 0.05)
+        await until(pilot, lambda: app.composer.text == "a function why")
+        assert not panel.answer.done() and app.top_modal() is panel
+        assert not (tmp_path / "work" / "ran.txt").exists()
+        assert len(fake.turn_requests) == 1  # nothing was answered, so the model waits
+        assert not panel.takes(panel.shown_at + 0.1)  # still inside the guard: Enter would not count
+        # A deliberate answer, once typing has paused, works.
+        await answerable(pilot)
+        await pilot.press("y")
+        await idle(pilot)
+        assert (tmp_path / "work" / "ran.txt").exists()
+        assert app.composer.text == "a function why"  # what was typed is kept for the user
+        tool_answer = fake.turn_requests[1].body["messages"][-1]
+        assert tool_answer["role"] == "tool" and not tool_answer["content"].startswith("denied")
+
+
+async def test_allow_for_the_session_remembers_the_part_not_the_line(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(
+        tool_call("run_command", {"command": "mkdir -p d && touch d/1"}, id="a"),
+        tool_call("run_command", {"command": "touch d/2"}, id="b"),
+        tool_call("run_command", {"command": "touch   'd/2' && mkdir -p d && touch d/3"}, id="c"),
+        text("done"),
+    )
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "touch them")
+        # The compound line asks for its first part that asks; `a` remembers that part only.
+        screen = await shows(pilot, "for this session")
+        assert "2. Yes, and allow `mkdir -p d` for this session" in screen
+        await answerable(pilot)
+        await pilot.press("a")
+        await until(pilot, lambda: asking(app, "touch d/2"))
+        await shows(pilot, "allow `touch d/2` for this session")  # a part not remembered asks
+        await answerable(pilot)
+        await pilot.press("a")
+        # `touch d/2` is remembered too. The next line is the same parts, spelled
+        # differently, plus a new one: it asks, for the new one (a question for the
+        # remembered parts would be in the way).
+        await until(pilot, lambda: asking(app, "touch   'd/2' && mkdir -p d && touch d/3"))
+        work = tmp_path / "work"
+        assert (work / "d" / "1").exists() and (work / "d" / "2").exists()
+        await shows(pilot, "allow `touch d/3` for this session")
+        await answerable(pilot)
+        await pilot.press("n")
+        await idle(pilot)
+        assert not (work / "d" / "3").exists()
+        answers = [m["content"] for m in fake.turn_requests[-1].body["messages"] if m["role"] == "tool"]
+        assert answers == ["(no output, exit code 0)"] * 2 + ["denied: user denied"]

@@ -109,6 +109,7 @@ def test_real_uji_in_a_real_terminal(home: Home, tmux: Tmux) -> None:
     tmux.keys("Enter")
     screen = tmux.shows("Would you like to run `write_file`?")
     assert "+hello from uji" in screen
+    tmux.shows("y yes · a session")  # the question takes keys once typing has paused
     tmux.keys("y")
     tmux.shows("I wrote hello.txt.")
     assert (home.work / "hello.txt").read_text() == "hello from uji\n"

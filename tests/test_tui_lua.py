@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAI
-from tests.test_tui_support import SIZE, make_app, ready, send, shows, type_text, until
+from tests.test_tui_support import SIZE, answerable, make_app, ready, send, shows, type_text, until
 from uji.app import App
 from uji.paths import Paths
 from uji.tui.modals import PromptPanel, SelectPanel
@@ -108,6 +108,7 @@ async def test_prompt_hidden_and_confirm_with_timeout(tmp_path: Path, fake: Fake
         await send(pilot, "/sure")
         screen = await shows(pilot, "Really?")
         assert "It is big." in screen
+        await answerable(pilot)
         await pilot.press("y")
         await shows(pilot, "sure: true")
         await send(pilot, "/quick")

@@ -98,5 +98,16 @@ def entries(app: UjiApp, kind: str) -> list[dict[str, Any]]:
     return [e.data for e in app.transcript.entries if e.kind == kind]
 
 
+async def answerable(pilot: Pilot[Any]) -> Any:
+    """Until a question is open and past its guard time (it ignores keys typed earlier)."""
+    from uji.tui.approval import ApprovalPanel
+
+    def armed() -> Any:
+        top = pilot.app.top_modal()  # type: ignore[attr-defined]
+        return top if isinstance(top, ApprovalPanel) and top.armed() and top.has_focus else None
+
+    return await until(pilot, armed, what="a question that takes keys")
+
+
 async def settle(seconds: float = 0.05) -> None:
     await asyncio.sleep(seconds)

@@ -1,4 +1,5 @@
-"""Loading the Lua config: uji's defaults, then `init.lua`, then `plugin/*.lua` by name.
+"""Loading the Lua config: uji's defaults, then `init.lua`, then `plugin/*.lua` by name,
+then `<data>/rules.lua` (the approvals the user chose to "always allow").
 
 An error in any file is reported with its file and line, and uji goes on with what
 loaded before it. Nothing in the working directory is ever run as config.
@@ -26,6 +27,8 @@ def config_files(app: App) -> list[str]:
     except OSError:
         plugins = []
     files.extend(os.path.join(app.paths.plugin_dir, n) for n in plugins)
+    if os.path.isfile(app.paths.rules_lua):
+        files.append(app.paths.rules_lua)
     return files
 
 

@@ -43,6 +43,11 @@ class Paths:
     def auth_file(self) -> str:
         return os.path.join(self.data, "auth.toml")
 
+    @property
+    def rules_lua(self) -> str:
+        """The approvals the user chose to "always allow" (loaded after the config)."""
+        return os.path.join(self.data, "rules.lua")
+
 
 def resolve(config_dir: str | None = None, data_dir: str | None = None, db: str | None = None) -> Paths:
     config = _pick(config_dir, "UJI_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")

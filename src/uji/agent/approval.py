@@ -30,6 +30,9 @@ class Question:
     subject: str
     arguments: dict[str, Any]
     preview: str | None = None  # a unified diff for file edits
+    # What "allow for the session" / "always allow" would remember (the part or path
+    # that asked); None when the question cannot be remembered (a hook asked, say).
+    remember: str | None = None
 
 
 @dataclass
@@ -37,6 +40,7 @@ class Answer:
     allow: bool
     by: str  # user | auto
     reason: str | None = None  # why it was denied (the model sees it)
+    remember: str | None = None  # session | always: remember Question.remember
 
 
 Approver = Callable[[Question], Awaitable[Answer]]
@@ -62,6 +66,8 @@ class Decision:
                 out["part"] = v.subject
             if v.note is not None:
                 out["unfixed"] = v.note
+            if v.by == "remembered":
+                out["remembered"] = True
             out["policy"] = v.decision
         if self.reason:
             out["reason"] = self.reason
@@ -88,6 +94,11 @@ def _short(value: Any) -> str:
 
 def policy_verdict(app: App, tool: Tool, subject: str, args: dict[str, Any]) -> Verdict:
     if tool.builtin and tool.subject_key == "command":
+        from uji.tools.remembered import writes_through_redirect
+
+        if writes_through_redirect(subject):
+            with app.policy.remembered.pause():
+                return app.policy.decide_command(tool.name, subject, tool.policy)
         return app.policy.decide_command(tool.name, subject, tool.policy)
     subjects = [subject]
     if tool.path_subject:
@@ -95,6 +106,25 @@ def policy_verdict(app: App, tool: Tool, subject: str, args: dict[str, Any]) -> 
         if absolute != subject:
             subjects.append(absolute)
     return app.policy.decide(tool.name, subjects, tool.policy)
+
+
+def remember_scope(app: App, tool: Tool, subject: str, verdict: Verdict) -> str | None:
+    """What an "allow for the session" / "always allow" answer to this ask remembers:
+    the part of a command line that asked, a file tool's absolute normalised path, or
+    the subject. None when remembering could not turn this ask into an allow."""
+    if not app.policy.can_remember(tool.name, verdict):
+        return None
+    if tool.builtin and tool.subject_key == "command":
+        from uji.tools.remembered import writes_through_redirect
+
+        if writes_through_redirect(subject):
+            return None  # its part's normal form would not say where it writes
+        scope = verdict.subject  # the part; None when the whole line's rule asked
+    elif tool.path_subject:
+        scope = app.sandbox().abspath(subject)
+    else:
+        scope = subject
+    return scope or None
 
 
 def hook_decision(result: Any, handler_label: str) -> tuple[str, str | None] | None:

@@ -19,6 +19,7 @@ from uji.agent.approval import (
     hook_decision,
     policy_verdict,
     question_body,
+    remember_scope,
 )
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.validate import check_arguments
@@ -150,7 +151,8 @@ class ToolCaller:
             return Decision(True, "policy", verdict=verdict)
         if verdict.decision == "deny":
             return Decision(False, "policy", deny_text(verdict, tool.name), verdict=verdict)
-        decision = await self._ask(tool, subject, args, title)
+        remember = remember_scope(app, tool, subject, verdict)
+        decision = await self._ask(tool, subject, args, title, remember=remember)
         decision.verdict = verdict
         return decision
 
@@ -162,6 +164,7 @@ class ToolCaller:
         title: str | None,
         by_hook: bool = False,
         extra: dict[str, Any] | None = None,
+        remember: str | None = None,
     ) -> Decision:
         preview = None
         if tool.preview is not None:
@@ -176,6 +179,7 @@ class ToolCaller:
             subject,
             args,
             preview,
+            remember,
         )
         try:
             answer = await asyncio.wait_for(self._approver(question), APPROVAL_TIMEOUT)
@@ -189,7 +193,17 @@ class ToolCaller:
         )
         if by_hook:
             out.extra["asked_by"] = "hook"
+        if answer.allow and answer.remember and remember:
+            self._remember(tool.name, remember, answer.remember)
+            out.extra["remember"] = answer.remember
         return out
+
+    def _remember(self, tool: str, subject: str, scope: str) -> None:
+        from uji.tools.remembered import remember
+
+        problem = remember(self.app.policy.remembered, self.app.paths.rules_lua, tool, subject, scope)
+        if problem:
+            self.notice(problem)
 
     async def _execute(self, tool: Tool, args: dict[str, Any], call: ToolCall) -> ToolResult:
         def progress(line: str) -> None:

@@ -133,7 +133,7 @@ class ToolRules:
 @dataclass
 class Verdict:
     decision: str  # allow | ask | deny
-    by: str  # rule | tool-default | declared | default | fallback | unfixed | hook | disabled | confine
+    by: str  # rule | tool-default | declared | default | fallback | unfixed | remembered | hook | disabled | confine
     rule: str | None = None
     origin: str | None = None
     subject: str | None = None  # the part of a command line that decided it, in normal form
@@ -152,6 +152,8 @@ class Verdict:
             return f"the top-level default `{self.decision}`{where}{part}"
         if self.by == "unfixed":
             return f"`{self.subject}` is not a fixed command ({self.note}), so ask"
+        if self.by == "remembered":
+            return f"the remembered approval of `{self.rule}`{where}"
         return f"no rule or default{part}, so ask"
 
 
@@ -169,6 +171,9 @@ class Policy:
         self.tools: dict[str, ToolRules] = {}
         self.default: str | None = None
         self.default_origin: str | None = None
+        from uji.tools.remembered import RememberedRules
+
+        self.remembered = RememberedRules()  # "allow for the session" / "always allow"
 
     def set(self, rules: dict[str, Any], origin: str | None = None) -> list[str]:
         """Apply one uji.tool.policy call: the tools it names are replaced, the others
@@ -264,7 +269,17 @@ class Policy:
         return verdict
 
     def decide(self, tool: str, subjects: list[str], declared: str | None) -> Verdict:
-        return self.match(tool, subjects) or self.fallback(tool, declared)
+        return self.recall(tool, subjects, self.match(tool, subjects) or self.fallback(tool, declared))
+
+    def recall(self, tool: str, subjects: list[str], verdict: Verdict) -> Verdict:
+        """The remembered-approvals layer: an ask the user already allowed is an allow."""
+        rules = self.tools.get(tool)
+        return self.remembered.recall(tool, subjects, verdict, rules.floor if rules else None)
+
+    def can_remember(self, tool: str, verdict: Verdict) -> bool:
+        """Whether a remembered allow could answer this verdict (an ask of the policy)."""
+        rules = self.tools.get(tool)
+        return self.remembered.recallable(verdict, rules.floor if rules else None)
 
     def decide_command(self, tool: str, line: str, declared: str | None) -> Verdict:
         """run_command: the strictest of each part's full evaluation (see tools/shell.py)
@@ -281,8 +296,8 @@ class Policy:
             v.subject = part.text
             verdicts.append(v)
         whole = self.match(tool, [line])
-        if whole is not None:
-            verdicts.append(whole)
+        if whole is not None:  # an ask rule on a line that is exactly a remembered part is answered
+            verdicts.append(self.recall(tool, [line], whole))
         if not verdicts:
             verdicts.append(self.fallback(tool, declared))
         return _strictest(verdicts)

@@ -23,7 +23,7 @@ from uji.agent.approval import Answer, Question
 from uji.commands import parse as parse_command
 from uji.paths import Paths
 from uji.tui import commands, host
-from uji.tui.approval import ApprovalPanel
+from uji.tui.approval import ApprovalPanel, Reply
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
 from uji.tui.focus import KeyRouter
@@ -34,7 +34,6 @@ from uji.tui.transcript import Entry, Transcript
 
 T = TypeVar("T")
 TICK = 0.08  # the spinner's frame time (reference limits)
-DENIED_PLACEHOLDER = "Tell uji what to do instead — Enter sends"
 
 
 class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
@@ -138,11 +137,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.queue_view.show(self.conversation.queued())
 
     async def approve(self, question: Question) -> Answer:
-        allowed = await self.confirm(question.title, question.body, question.preview)
-        if allowed:
-            return Answer(True, "user")
-        # The turn goes on with the denial; what the user types now is steered in.
-        self.composer.placeholder = DENIED_PLACEHOLDER
+        panel = ApprovalPanel(question.title, question.body, question.preview, question.remember, tell=True)
+        reply = await self.ask(panel)
+        if isinstance(reply, Reply) and reply.allow:
+            return Answer(True, "user", remember=reply.kind if reply.kind != "yes" else None)
+        if isinstance(reply, Reply) and reply.kind == "tell":
+            return Answer(False, "user", f"the user said instead: {reply.text}")
         return Answer(False, "user", "user denied")
 
     def show_session(self, messages: list[dict[str, Any]]) -> None:
@@ -200,7 +200,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         return await self.ask(PromptPanel(title, value, hidden))
 
     async def confirm(self, title: str, body: str, preview: str | None = None) -> bool:
-        return bool(await self.ask(ApprovalPanel(title, body, preview)))
+        reply = await self.ask(ApprovalPanel(title, body, preview))
+        return isinstance(reply, Reply) and reply.allow
 
     def set_thinking(self, shown: bool) -> None:
         self.transcript.set_thinking(shown)
@@ -240,6 +241,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def route_key(self, event: events.Key) -> bool:
         """True when the keymap took the key."""
         mode = self.mode()
+        if mode == "confirm":
+            top = self.top_modal()
+            if isinstance(top, ApprovalPanel) and not top.takes(event.time):
+                # Typed before the question appeared or within its guard time: not an
+                # answer. It goes where it would have gone without the question.
+                mode = "normal"
         found = self._ui().keymap.lookup(mode, from_textual(event.key, event.character))
         if found is None:
             if mode == "confirm":
@@ -274,6 +281,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             target = self.active_field()
             if target is not None:
                 edit(target, action, self.ring)
+            return
+        if action.startswith("confirm_"):  # a question's keys (y, a, A, n, t, Tab)
+            self._confirm(action)
             return
         handler = getattr(self, f"do_{action}", None)
         if handler is not None:
@@ -371,19 +381,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if chosen is not None:
             self.composer.set_text(f"/{chosen.name} ")
 
-    def _confirm(self, name: str) -> None:
+    def _confirm(self, action: str) -> None:
         top = self.top_modal()
         if isinstance(top, ApprovalPanel):
-            getattr(top, name)()
-
-    def do_confirm_allow(self) -> None:
-        self._confirm("confirm_allow")
-
-    def do_confirm_deny(self) -> None:
-        self._confirm("confirm_deny")
-
-    def do_confirm_toggle(self) -> None:
-        self._confirm("confirm_toggle")
+            top.confirm_action(action)
 
     def do_scroll_up(self) -> None:
         self.transcript.scroll_up(animate=False)

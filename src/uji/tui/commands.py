@@ -148,9 +148,34 @@ async def help_(tui: UjiApp, args: str) -> None:
     lines += [f"  /{s.name:<12} {s.desc}" for s in suggestions(tui)]
     lines += [
         "keys: Enter send · Shift/Alt+Enter, Ctrl+J new line · Ctrl+P/N history · Esc clear, or interrupt",
-        "      PageUp/PageDown scroll · Ctrl+C quit · ! runs a shell line · y/n answer a question",
+        "      PageUp/PageDown scroll · Ctrl+C quit · ! runs a shell line",
+        "      a question: y yes · a this session · A always · n or Esc no · t tell uji instead",
     ]
     tui.show_notice("\n".join(lines))
+
+
+async def rules(tui: UjiApp, args: str) -> None:
+    """The remembered approvals, where each comes from; choosing one forgets it."""
+    from uji.tools.remembered import forget
+
+    app = tui.conversation.app
+    assert app is not None
+    remembered = list(app.policy.remembered.rules)
+    path = app.paths.rules_lua
+    if not remembered:
+        tui.show_notice(
+            "no remembered approvals: answer a question with a (allow for this session) "
+            f"or A (always allow, saved in {path})"
+        )
+        return
+    labels = [f"{r.tool}  {' '.join(r.subject.split())}  ({r.where()})" for r in remembered]
+    index = await tui.select(f"Remembered approvals ({path}) · Enter forgets one", labels)
+    if index is None:
+        return
+    chosen = remembered[index]
+    answer = await tui.select(f"Forget `{chosen.subject}`?", ["Forget it", "Keep it"])
+    if answer == 0:
+        tui.show_notice(forget(app.policy.remembered, path, chosen))
 
 
 async def quit_(tui: UjiApp, args: str) -> None:
@@ -166,6 +191,7 @@ BUILTINS: dict[str, Builtin] = {
     "new": Builtin("start a fresh session (keeps the draft)", new),
     "sessions": Builtin("resume or delete a session of this directory", sessions),
     "reload": Builtin("reload the config on the same session", reload),
+    "rules": Builtin("see or forget the approvals uji remembers", rules),
     "help": Builtin("list the commands and keys", help_),
     "quit": Builtin("exit uji", quit_),
 }

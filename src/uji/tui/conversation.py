@@ -104,6 +104,8 @@ class Conversation:
             app.store.repair(session_id)  # answer calls a crash left open
             messages = app.store.messages(session_id)
             app.events.emit("session_resumed", {"session_id": session_id})
+        if session_id != self.session_id:
+            app.policy.remembered.forget("session")  # "allow for the session" ends with it
         self.session_id = session_id
         # The screen titles sessions with a side request; `uji run` does not.
         options = TurnOptions(auto_title=True)
@@ -275,6 +277,9 @@ class Conversation:
         await old.close()
         self.app = await self._make_app()
         ui_state(self.app).show_thinking = shown
+        for rule in old.policy.remembered.rules:  # the session goes on, and so do its approvals
+            if rule.scope == "session":
+                self.app.policy.remembered.add(rule.tool, rule.subject, rule.scope, rule.origin)
         self._open(session_id, resumed=True)
         self.view.show_notice("reloaded the config")
         return None

@@ -54,6 +54,9 @@ ACTIONS = frozenset(
         "confirm_allow",
         "confirm_deny",
         "confirm_toggle",
+        "confirm_session",
+        "confirm_always",
+        "confirm_tell",
     )
 )
 
@@ -255,6 +258,10 @@ def _implicit() -> dict[tuple[str, Key], str]:
     put(("confirm",), "n", "confirm_deny")
     put(("confirm",), "N", "confirm_deny")
     put(("confirm",), "<Tab>", "confirm_toggle")
+    put(("confirm",), "a", "confirm_session")
+    put(("confirm",), "A", "confirm_always")
+    put(("confirm",), "t", "confirm_tell")
+    put(("confirm",), "T", "confirm_tell")
     for mode in MODES:
         put((mode,), "<PageUp>", "page_up")
         put((mode,), "<PageDown>", "page_down")

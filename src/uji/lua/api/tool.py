@@ -1,4 +1,4 @@
-"""uji.tool: add/remove/list/disable/enable/policy/confine/roots, and running Lua tools."""
+"""uji.tool: add/remove/list/disable/enable/policy/allow/confine/roots, and running Lua tools."""
 
 from __future__ import annotations
 
@@ -65,6 +65,10 @@ def install(app: App) -> dict[str, Any]:
         for notice in app.policy.set(data, origin):
             app.notice(notice)
 
+    def tool_allow(tool: str, subject: str, origin: str | None) -> None:
+        # rules.lua's lines: an "always allow" answer, one exact subject of one tool.
+        app.policy.remembered.add(tool, subject, "always", origin)
+
     def tool_confine(enabled: bool | None) -> bool:
         if enabled is not None:
             app.confined = enabled
@@ -82,6 +86,7 @@ def install(app: App) -> dict[str, Any]:
         "tool_disable": tool_disable,
         "tool_enable": tool_enable,
         "tool_policy": tool_policy,
+        "tool_allow": tool_allow,
         "tool_confine": tool_confine,
         "tool_roots": tool_roots,
     }

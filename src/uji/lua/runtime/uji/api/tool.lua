@@ -1,4 +1,4 @@
--- uji.tool: add, remove, list, disable, enable, policy, confine, roots.
+-- uji.tool: add, remove, list, disable, enable, policy, allow, confine, roots.
 local uji, host, lib = ...
 local call, check, wait, where, clean = lib.call, lib.check, lib.wait, lib.where, lib.clean
 local is_callable, list_of_strings, mark_array = lib.is_callable, lib.list_of_strings, lib.mark_array
@@ -37,6 +37,15 @@ uji.tool = {
   policy = function(rules)
     check(type(rules) == "table", "uji.tool.policy expects a table of rules")
     call(host.tool_policy, clean(rules), where())
+  end,
+  -- One remembered approval: calls of `tool` whose subject is exactly `subject` (for
+  -- run_command, one normalised part of the line) no longer ask. Never overrides a
+  -- deny. `<data>/rules.lua` is made of these lines ("always allow").
+  allow = function(tool, subject)
+    check(type(tool) == "string" and tool ~= "", "uji.tool.allow: the tool name must be a non-empty string")
+    check(type(subject) == "string" and subject ~= "",
+      "uji.tool.allow: the subject must be a non-empty string (exact, not a pattern)")
+    call(host.tool_allow, tool, subject, where())
   end,
   confine = function(enabled)
     check(enabled == nil or type(enabled) == "boolean", "uji.tool.confine expects true, false or nothing")
