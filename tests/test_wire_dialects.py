@@ -18,7 +18,7 @@ from tests.test_wires_e2e import APIS, KEY, Api, configure
 from uji.wires.anthropic import build_body as anthropic_body
 from uji.wires.base import WireRequest
 from uji.wires.gemini import build_contents
-from uji.wires.openai_chat import COMPAT_OPTIONS, Dialect, build_body, check_compat, dialect_for
+from uji.wires.openai_chat import COMPAT_OPTIONS, Dialect, build_body, check_compat, dialect_for, stream_error
 
 DEEPSEEK = "https://api.deepseek.com/v1"
 MISTRAL = "https://api.mistral.ai/v1"
@@ -80,6 +80,19 @@ def test_reasoning_round_trips_in_a_tool_loop_set_from_lua(home: Home, fake: Fak
     [assistant] = [m for m in second["messages"] if m["role"] == "assistant"]
     assert assistant["reasoning_content"] == "I need a.txt first."
     assert assistant["tool_calls"][0]["function"] == {"name": "read_file", "arguments": '{"path":"a.txt"}'}
+
+
+def test_an_answer_that_only_thought_is_not_sent_back() -> None:
+    """Cut off at the limit while thinking: kept in the session, but Chat Completions
+    refuses an assistant message with neither content nor calls."""
+    messages = [
+        {"type": "user", "text": "q"},
+        {"type": "assistant", "text": "", "reasoning": "thinking until the limit"},
+        {"type": "user", "text": "go on"},
+    ]
+    for url in (DEEPSEEK, "https://api.openai.com/v1"):
+        sent = build_body(chat_request(url, messages))["messages"]
+        assert [m["role"] for m in sent] == ["system", "user", "user"], url
 
 
 # --------------------------------------------------------------------------- Mistral
@@ -337,3 +350,23 @@ def test_effort_xhigh_stays_xhigh_end_to_end(home: Home) -> None:
     assert run.rc == 0, run.stderr
     assert api.wire == "anthropic"
     assert server.turn_requests[0].body["output_config"] == {"effort": "xhigh"}
+
+
+# --------------------------------------------------------------------------- in-stream errors
+
+
+@pytest.mark.parametrize(
+    ("code", "retried"),
+    [
+        ("server_error", True),
+        ("model_overloaded", True),
+        ("rate_limit_exceeded", True),
+        ("invalid_prompt", False),
+    ],
+)
+def test_a_textual_error_code_mid_stream_is_retried_when_transient(code: str, retried: bool) -> None:
+    """OpenRouter reports an upstream that dropped mid-stream as `{"error": {"code":
+    "server_error", ...}}` in a chunk (tests/recordings/openai-chat/openrouter_error_midstream.sse)."""
+    failure = stream_error({"code": code, "message": "Provider disconnected unexpectedly"})
+    assert failure.retryable is retried
+    assert failure.message.endswith("Provider disconnected unexpectedly")

@@ -57,6 +57,8 @@ MIN_OUTPUT = 1024
 # Mistral refuses a user message right after tool messages: an assistant line goes between.
 BRIDGE_TEXT = "The tool calls returned images; they follow."
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+# Words in a textual in-stream error code that mean "try again" (a dropped upstream).
+TRANSIENT_CODES = ("server_error", "overloaded", "unavailable", "timeout", "rate_limit")
 
 
 # --------------------------------------------------------------------------- dialects
@@ -252,7 +254,8 @@ def build_messages(
         kept, left_out = plan.get(i, ([], ""))
         if kind == "user":
             out.append(_user_message(m, kept, left_out))
-        elif kind == "assistant":
+        elif kind == "assistant" and (m.get("text") or m.get("tool_calls")):
+            # One that only thought (cut off at the output limit) has nothing to send.
             out.append(_assistant_message(m, reasoning_field))
         elif kind == "tool":
             out.append(_tool_message(m, left_out, tool_result_name))
@@ -490,6 +493,9 @@ def stream_error(error: Any) -> Failure:
                 "auth", f"authentication rejected ({code}) - check the api key for this provider", code
             )
         return Failure("http", f"http: {code}: {message}", status=code)
+    if isinstance(code, str) and any(word in code for word in TRANSIENT_CODES):
+        # OpenRouter's "server_error" when the upstream provider drops: worth a retry.
+        return Failure("http", f"stream error: {code}: {message}")
     return Failure("provider", f"stream error: {message}")
 
 
