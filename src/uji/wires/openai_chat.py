@@ -19,10 +19,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .base import STALL_SECONDS, Answer, Failure, Reply, ToolCall, Usage, WireRequest
 from .common import (
     NO_PARAMETERS,
-    STALL_SECONDS,
     TOOL_IMAGES_TEXT,
     SSEWire,
     drain_into,
