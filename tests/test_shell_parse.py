@@ -141,6 +141,11 @@ def test_the_string_of_sh_c_is_parsed_too(line: str, expected: list[tuple[str, b
         ("env -S 'rm -rf x'", "rm -rf x"),
         ("watch -n 1 'rm -rf x'", "rm -rf x"),
         ("su -c 'rm -rf x' root", "rm -rf x"),
+        ("coproc rm -rf x", "rm -rf x"),
+        ("chroot / rm -rf x", "rm -rf x"),
+        ("flock /tmp/l rm -rf x", "rm -rf x"),
+        ("flock /tmp/l -c 'rm -rf x'", "rm -rf x"),
+        ("taskset 0x1 rm -rf x", "rm -rf x"),
     ],
 )
 def test_the_command_a_wrapper_runs_is_a_part(line: str, inner: str) -> None:

@@ -10,7 +10,8 @@ Parts come from lists, pipelines, subshells, brace groups, function bodies, if/f
 until/case bodies, `[[ ]]` and `(( ))`, command and process substitutions, unquoted heredoc
 bodies, the string of `sh -c` (and bash, dash, zsh, ksh, `su -c`, `watch`, `env -S`, `eval`,
 `trap`), the command of `find -exec`, and the command wrapped by env, command, exec, nohup,
-time, nice, timeout, xargs, sudo, doas, setsid, stdbuf, ionice and builtin.
+time, nice, timeout, xargs, sudo, doas, setsid, stdbuf, ionice, builtin, coproc, pkexec,
+chroot, flock and taskset.
 
 A part is not fixed when its command word is not literal text (`$X`, `$(…)`, a glob or a
 brace expansion), when it is `eval`, `source`, `.`, `alias` or `trap`, `exec` with no
@@ -188,6 +189,8 @@ def _ansi_c(body: str) -> str:
 def _unescape_unquoted(raw: str) -> tuple[str, str]:
     """Unquoted text: (value, shape), where shape masks escaped characters with `_` so
     that only unquoted glob and brace characters remain visible."""
+    if "\\" not in raw:
+        return raw, raw
     value: list[str] = []
     shape: list[str] = []
     i, n = 0, len(raw)
@@ -250,11 +253,11 @@ def _piece(node: Node, values: list[str], shapes: list[str]) -> bool:
         return True
     if kind == "raw_string":
         values.append(raw[1:-1])
-        shapes.append("_" * len(raw))
+        shapes.append("_")
         return True
     if kind == "ansi_c_string":
         values.append(_ansi_c(raw[2:-1]))
-        shapes.append("_" * len(raw))
+        shapes.append("_")
         return True
     if kind == "translated_string":
         literal = True
@@ -275,8 +278,8 @@ def _piece(node: Node, values: list[str], shapes: list[str]) -> bool:
                     shapes.append(shape)
         return literal
     # An expansion, substitution or anything else: kept as written, not literal.
-    values.append(re.sub(r"\\\n", "", raw))
-    shapes.append("_" * len(raw))
+    values.append(raw.replace("\\\n", "") if "\\\n" in raw else raw)
+    shapes.append("_")
     return False
 
 
@@ -298,7 +301,7 @@ def _string(node: Node, raw: str, values: list[str], shapes: list[str]) -> bool:
     out.append(_unescape_double(data[pos : max(pos, len(data) - 1)].decode("utf-8", "replace")))
     value = "".join(out)
     values.append(value)
-    shapes.append("_" * len(value))
+    shapes.append("_")
     return literal
 
 
@@ -743,6 +746,25 @@ def _timeout(args: list[Word]) -> Wrapped:
     return rest[1:], None  # the first word left is the duration
 
 
+def _after_operand(with_arg: frozenset[str], script: tuple[str, ...] = ()) -> Any:
+    """Wrappers whose first operand is not the command (chroot DIR cmd, flock FILE cmd,
+    taskset MASK cmd); options in `script` take a command string instead."""
+
+    def unwrap(args: list[Word]) -> Wrapped:
+        got = _options(args, with_arg | frozenset(script))
+        if got is None:
+            return None
+        rest, seen = got
+        for key in script:
+            if key in seen:
+                return [], seen[key]
+        if len(rest) > 2 and rest[1].text in script:  # flock FILE -c 'command'
+            return [], rest[2].text
+        return rest[1:], None
+
+    return unwrap
+
+
 def _su(args: list[Word]) -> Wrapped:
     got = _options(args, frozenset({"-c", "--command", "-s", "--shell", "-g", "--group", "-G", "-w"}))
     if got is None:
@@ -788,6 +810,13 @@ WRAPPERS: dict[str, Any] = {
     "setsid": _simple_wrapper(frozenset()),
     "stdbuf": _simple_wrapper(frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})),
     "ionice": _simple_wrapper(frozenset({"-c", "-n", "--class", "--classdata"})),
+    "coproc": _simple_wrapper(frozenset()),
+    "pkexec": _simple_wrapper(frozenset({"--user"})),
+    "chroot": _after_operand(frozenset({"--userspec", "--groups"})),
+    "flock": _after_operand(
+        frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), ("-c", "--command")
+    ),
+    "taskset": _after_operand(frozenset()),
     "su": _su,
     "watch": _watch,
 }
