@@ -128,6 +128,8 @@ RM_BYPASSES = [
     "(rm -rf {v})",
     "cat <(rm -rf {v})",
     "x=$(rm -rf {v})",
+    "cat <<EOF\n$(rm -rf {v})\nEOF",
+    "cat <<-EOF\n\t$(rm -rf {v})\n\tEOF",
     # shells given a string or a heredoc
     "sh -c 'rm -rf {v}'",
     'bash -c "rm -rf {v}"',
@@ -189,6 +191,7 @@ WIDENING = [
     "ls <<EOF\nit's\nEOF\ntouch {m}",
     "ls <<EOF\n$(touch {m})\nEOF",
     "ls <<EOF\n`touch {m}`\nEOF",
+    "ls <<-EOF\n\t$(touch {m})\n\tEOF",
     "ls ${x:-`touch {m}`}",
     "ls \\\n; touch {m}",
     "if ls; then touch {m}; fi",
@@ -212,6 +215,7 @@ def test_an_allow_rule_allows_only_its_own_part(home: Home) -> None:
 WRAPPED = [
     "env touch {m}",
     "env X=1 touch {m}",
+    "env - touch {m}",
     "command touch {m}",
     "exec touch {m}",
     "nohup touch {m}",

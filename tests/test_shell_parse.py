@@ -117,6 +117,7 @@ def test_the_string_of_sh_c_is_parsed_too(line: str, expected: list[tuple[str, b
         ("env rm -rf x", "rm -rf x"),
         ("env -i A=1 -u B rm -rf x", "rm -rf x"),
         ("env --chdir=/ rm -rf x", "rm -rf x"),
+        ("env - rm -rf x", "rm -rf x"),
         ("command rm -rf x", "rm -rf x"),
         ("command -p rm -rf x", "rm -rf x"),
         ("exec rm -rf x", "rm -rf x"),
@@ -221,6 +222,8 @@ def test_backticks_the_grammar_leaves_in_a_word_still_count() -> None:
     got = parse_command("echo ${v:-`rm -rf x`}")
     assert ("rm -rf x", False) in [(p.text, p.fixed) for p in got]
     got = parse_command("cat <<EOF\n`rm -rf x`\nEOF")
+    assert ("rm -rf x", False) in [(p.text, p.fixed) for p in got]
+    got = parse_command("cat <<-EOF\n\t$(rm -rf x)\n\tEOF")  # the grammar misses this one
     assert ("rm -rf x", False) in [(p.text, p.fixed) for p in got]
 
 

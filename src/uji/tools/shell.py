@@ -428,7 +428,9 @@ class _Walker:
         start = len(self.parts)
         for inner in re.findall(r"`((?:\\.|[^`\\])*)`", text, re.S) if ticks else []:
             self.line(inner.replace("\\`", "`"), nesting + 1)
-        if dollar or text.count("`") % 2:
+        if dollar:
+            self.line(text, nesting + 1)  # read the text again as commands
+        if text.count("`") % 2:
             self.add(_collapse(text)[:500], False, "a substitution the parser did not read")
         self.parts[start:] = [Part(p.text, False, "a substitution inside a word") for p in self.parts[start:]]
 
@@ -664,6 +666,9 @@ def _options(
         if t == "--":
             i += 1
             break
+        if t == "-":  # env's old spelling of -i
+            i += 1
+            continue
         if t.startswith("--") and len(t) > 2:
             key, eq, value = t.partition("=")
             if key in with_arg and not eq:
