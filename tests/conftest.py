@@ -158,3 +158,9 @@ def home(tmp_path: Path, fake: FakeOpenAI) -> Home:
 
 def tool_schemas(request_body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {t["function"]["name"]: t["function"] for t in request_body.get("tools", [])}
+
+
+@pytest.fixture(autouse=True)
+def _no_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process apps probe no local-server ports either (a test sets its own)."""
+    monkeypatch.setenv("UJI_PROBE_PORTS", "")

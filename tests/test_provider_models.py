@@ -378,3 +378,48 @@ def test_a_custom_endpoint_from_login_survives_a_restart(home: Home) -> None:
         con.close()
     assert saved["custom.base_url"] == home.fake.base_url
     assert not any("key" in k for k in saved)
+
+
+async def test_login_custom_saves_the_endpoint_for_the_next_start(tmp_path: Path, fake: FakeOpenAI) -> None:
+    """/login → Custom in the UI; then a new `uji run` process with no config uses it."""
+    from tests.test_tui_support import SIZE, make_app, ready, send, shows, until
+    from uji.tui.modals import PromptPanel, SelectPanel
+
+    fake.models = ["listed-first", "other"]
+    app = make_app(tmp_path, None)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/login")
+        await until(pilot, lambda: app.query(SelectPanel))
+        assert "Custom (OpenAI-compatible) (custom)" in await shows(pilot, "Sign in to which provider?")
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.query(SelectPanel))
+        await send(pilot, "/login custom")  # the id picks it directly too
+        for answer in (fake.base_url, ""):  # the URL; Enter alone: the first model it lists
+            panel = (await until(pilot, lambda: app.query(PromptPanel))).first()
+            panel.field().value = answer
+            await pilot.press("enter")
+            await until(pilot, lambda: not panel.is_attached)  # noqa: B023 - awaited here
+        await shows(pilot, "now using custom/listed-first")
+        await until(pilot, lambda: app.query(PromptPanel))  # the key, which it does not need
+        await pilot.press("enter")
+        await shows(pilot, "no key saved")
+    # A new process with the same directories (and a config that chooses nothing).
+    dirs = {"UJI_CONFIG_DIR": str(tmp_path / "config"), "UJI_DATA_DIR": str(tmp_path / "data")}
+    run = Home(tmp_path / "again", fake).run("hi", env=dirs)
+    assert run.rc == 0, run.stderr
+    assert fake.turn_requests[-1].body["model"] == "listed-first"
+
+
+async def test_the_screen_finds_a_local_server_by_itself(
+    tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_tui_support import SIZE, make_app, ready, shows
+
+    fake.models = ["local-model"]
+    monkeypatch.setenv("UJI_PROBE_PORTS", f"lmstudio=127.0.0.1:{fake.port}")
+    app = make_app(tmp_path, None)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await shows(pilot, f"found LM Studio at {fake.base_url}: using lmstudio/local-model")
+        await shows(pilot, "lmstudio/local-model ·")  # the footer

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import os
-from dataclasses import dataclass
 from typing import Any
 
 ENV = "UJI_PROBE_PORTS"
@@ -24,13 +22,17 @@ CONNECT_TIMEOUT = 0.25  # loopback: a listener accepts in microseconds
 LIST_TIMEOUT = 3.0  # a server that accepted gets this long to list its models
 
 
-@dataclass(frozen=True)
+# Plain classes, not dataclasses: this module loads on every start without a model, and
+# a dataclass compiles its methods at import.
 class Kind:
-    name: str
-    label: str
-    provider: str  # the provider uji uses for it
-    port: int
-    discover: str  # "ollama" also reads /api/tags
+    __slots__ = ("discover", "label", "name", "port", "provider")
+
+    def __init__(self, name: str, label: str, provider: str, port: int, discover: str) -> None:
+        self.name = name
+        self.label = label
+        self.provider = provider  # the provider uji uses for it
+        self.port = port
+        self.discover = discover  # "ollama" also reads /api/tags
 
 
 KINDS = [
@@ -42,11 +44,11 @@ KINDS = [
 GENERIC = Kind("server", "an OpenAI-compatible server", "custom", 0, "openai")
 
 
-@dataclass(frozen=True)
 class Target:
-    kind: Kind
-    host: str
-    port: int
+    __slots__ = ("host", "kind", "port")
+
+    def __init__(self, kind: Kind, host: str, port: int) -> None:
+        self.kind, self.host, self.port = kind, host, port
 
     @property
     def base_url(self) -> str:
@@ -54,15 +56,16 @@ class Target:
         return f"http://{host}:{self.port}/v1"
 
 
-@dataclass(frozen=True)
 class Found:
-    label: str
-    provider: str
-    base_url: str
-    models: list[dict[str, Any]]
+    __slots__ = ("base_url", "label", "models", "provider")
+
+    def __init__(self, label: str, provider: str, base_url: str, models: list[dict[str, Any]]) -> None:
+        self.label, self.provider, self.base_url, self.models = label, provider, base_url, models
 
 
 def _loopback(host: str) -> bool:
+    import ipaddress
+
     if host == "localhost":
         return True
     try:

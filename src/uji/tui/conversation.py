@@ -57,6 +57,7 @@ class Conversation:
         self.shell: ShellRun | None = None
         self._shell_task: asyncio.Task[Any] | None = None
         self.ready = asyncio.Event()
+        self._probe: asyncio.Task[None] | None = None
         self._held: list[str] = []  # notices from loading the config, shown once the session is
 
     # Start-up -------------------------------------------------------------------
@@ -88,7 +89,15 @@ class Conversation:
         # uji.session.submit and interrupt: as if typed, and as Esc.
         app.on_submit = self.view.submit_line
         app.on_interrupt = self.interrupt
+        if app.provider_id is None:  # no model chosen: a local server, if one runs
+            self._probe = asyncio.get_running_loop().create_task(self._find_local_server(app))
         return app
+
+    async def _find_local_server(self, app: App) -> None:
+        picked = await app.find_local_server()
+        if picked is not None:
+            app.notice(picked)
+            self.view.state_changed()
 
     def _create_session(self) -> str:
         assert self.app is not None

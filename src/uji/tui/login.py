@@ -1,4 +1,5 @@
-"""/login: pick a provider, type its API key, save it in `<data>/auth.toml`.
+"""/login: pick a provider, type its API key, save it in `<data>/auth.toml`. Custom
+asks for the server's base URL and model first, and saves them in the database.
 
 Saving goes through `uji.providers.auth.save_key` (atomic, mode 0600). Signing out
 rewrites the file without the provider's entry, with the same care."""
@@ -30,6 +31,10 @@ async def login(tui: UjiApp, args: str) -> None:
     assert app is not None
     path = app.paths.auth_file
     providers = app.catalog.list()
+    if app.catalog.get("custom") is None:  # offered before it has a URL
+        from uji.providers.builtin import CUSTOM
+
+        providers = sorted([*providers, _Named(CUSTOM["id"], CUSTOM["name"])], key=lambda p: p.id)
     labels = [f"{p.name} ({p.id})" + (" — signed in" if signed_in(path, p.id) else "") for p in providers]
     wanted = args.strip()
     index = next((i for i, p in enumerate(providers) if p.id == wanted), None)
@@ -37,28 +42,23 @@ async def login(tui: UjiApp, args: str) -> None:
         index = await tui.select("Sign in to which provider?", labels)
     if index is None:
         return
-    provider = providers[index]
-    if signed_in(path, provider.id):
-        choice = await tui.select(f"{provider.name} is signed in", ["Sign in again", "Sign out"])
+    chosen = providers[index]
+    if signed_in(path, chosen.id):
+        choice = await tui.select(f"{chosen.name} is signed in", ["Sign in again", "Sign out"])
         if choice is None:
             return
         if choice == 1:
             try:
-                sign_out(path, provider.id)
+                sign_out(path, chosen.id)
             except auth.AuthError as e:
                 tui.show_notice(f"could not sign out: {e}")
                 return
-            tui.show_notice(f"signed out of {provider.name}")
+            tui.show_notice(f"signed out of {chosen.name}")
             return
-    if provider.id == "custom":
-        base_url = await tui.prompt("Base URL of the OpenAI-compatible server", provider.base_url)
-        if not base_url:
-            return
-        model = await tui.prompt("Model id on that server", "")
-        if not model:
-            return
-        app.catalog.add({"id": "custom", "base_url": base_url.strip(), "models": [model.strip()]})
-        app.use_model("custom", model.strip())
+    if chosen.id == "custom" and not await _custom(tui):
+        return
+    provider = app.catalog.get(chosen.id)
+    assert provider is not None
     env = " or ".join(f"${v}" for v in provider.auth_env)
     title = f"API key for {provider.name}" + (f" (Enter alone: use {env})" if env else "")
     key = await tui.prompt(title, "", hidden=True)
@@ -78,3 +78,42 @@ async def login(tui: UjiApp, args: str) -> None:
         app.use_model(provider.id, None)
         tui.show_notice(f"now using {provider.id}/{app.model_id} (/models picks another)")
     tui.state_changed()
+
+
+class _Named:
+    def __init__(self, id: str, name: str) -> None:
+        self.id, self.name = id, name
+
+
+async def _custom(tui: UjiApp) -> bool:
+    """Custom: the server's base URL and a model, saved in the data dir so they survive
+    a restart (the key, if any, goes to auth.toml like any other). False if cancelled."""
+    app = tui.conversation.app
+    assert app is not None
+    saved = app.catalog.get("custom")
+    url = await tui.prompt(
+        "Base URL of the OpenAI-compatible server (…/v1)",
+        saved.base_url if saved else "http://localhost:8080/v1",
+    )
+    if not url or not url.strip():
+        return False
+    try:
+        provider = app.set_custom(url)
+    except ValueError as e:
+        tui.show_notice(str(e))
+        return False
+    last = app.setting("model.custom") or ""
+    model = await tui.prompt("Model id on that server (Enter alone: the first one it lists)", last)
+    if model is None:
+        return False
+    model = model.strip()
+    if not model:
+        await app.load_provider(provider)
+        model = next((m.id for m in provider.models), "")
+        if not model:
+            tui.show_notice(f"{provider.base_url} lists no models: type the model id")
+            return False
+    app.use_model("custom", model)
+    tui.show_notice(f"now using custom/{model} at {provider.base_url} (saved)")
+    tui.state_changed()
+    return True
