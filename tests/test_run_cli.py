@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -407,10 +408,12 @@ def test_a_lua_wire_that_fails_or_raises(home: Home) -> None:
 
 def test_sigint_during_a_lua_wire_calls_its_cancel_function(home: Home) -> None:
     marker = home.root / "wire-cancelled"
+    started = home.root / "wire-started"
     home.init(
         f"""
         uji.wire.add("slow", {{ stream = function(request, reply)
           reply.text("partial answer")
+          io.open("{started}", "w"):close()
           return function() io.open("{marker}", "w"):write("yes"):close() end
         end }})
         uji.provider.add({{ id = "s", name = "S", wire = "slow", base_url = "x", models = {{ "m" }} }})
@@ -420,7 +423,6 @@ def test_sigint_during_a_lua_wire_calls_its_cancel_function(home: Home) -> None:
         provider=False,
     )
     import signal
-    import time
 
     proc = subprocess.Popen(
         home.command("run", "--json", "hi"),
@@ -430,7 +432,7 @@ def test_sigint_during_a_lua_wire_calls_its_cancel_function(home: Home) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.0)
+    wait_for_file(started, proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
@@ -446,9 +448,12 @@ def test_sigint_during_a_lua_wire_calls_its_cancel_function(home: Home) -> None:
 @pytest.mark.skipif(not hasattr(os, "setsid"), reason="POSIX only")
 def test_sigint_while_lua_loops_forever(home: Home) -> None:
     import signal
-    import time
 
-    home.init('uji.tool.add("spin", { policy = "allow", run = function() while true do end end })')
+    started = home.root / "spin-started"
+    home.init(
+        'uji.tool.add("spin", { policy = "allow", run = function() '
+        f'io.open("{started}", "w"):close() while true do end end }})'
+    )
     home.fake.script(tool_call("spin", {}), text("never"))
     proc = subprocess.Popen(
         home.command("run", "--json", "hi"),
@@ -458,7 +463,7 @@ def test_sigint_while_lua_loops_forever(home: Home) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)
+    wait_for_file(started, proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
@@ -466,3 +471,18 @@ def test_sigint_while_lua_loops_forever(home: Home) -> None:
     assert events[-1]["type"] == "done" and events[-1]["error"] == "interrupted"
     tool = [e["message"] for e in events if e["type"] == "message" and e["message"]["type"] == "tool"]
     assert tool and "interrupted" in tool[0]["content"]
+
+
+def wait_for_file(path: Path, proc: subprocess.Popen[str], limit: float = 60.0) -> None:
+    """Wait until `path` exists (the child reached the point under test), or fail."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while not path.exists():
+        if proc.poll() is not None:
+            pytest.fail(
+                f"uji exited ({proc.returncode}) before {path.name} appeared: {proc.stderr.read() if proc.stderr else ''}"
+            )
+        if time.monotonic() > deadline:
+            pytest.fail(f"{path.name} never appeared")
+        time.sleep(0.01)
