@@ -285,7 +285,7 @@ def test_an_answer_cut_off_at_the_limit_is_kept(home: Home, api: Api) -> None:
 WITHHELD = {
     "openai-chat": (
         lambda f: f.text("", finish="content_filter", usage=f.make_usage(12, 5)),
-        "provider: empty reply",
+        "provider: the answer was stopped by the content filter",
     ),
     "anthropic": (
         lambda f: f.text("", stop="refusal", usage=f.make_usage(12, 5)),

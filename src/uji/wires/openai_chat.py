@@ -442,6 +442,8 @@ class ChatStream:
     def answer(self) -> Answer:
         """The final answer, or the `Failure` the stream ended in."""
         calls = [ToolCall(p.id, p.name, "".join(p.arguments)) for _, p in sorted(self.calls.items())]
+        if self.finish == "content_filter" and not self.text and not calls:
+            raise Failure("provider", "the answer was stopped by the content filter", usage=self.usage)
         return finish_answer(
             text="".join(self.text),
             reasoning="".join(self.reasoning),
