@@ -222,10 +222,11 @@ async def test_on_line_gets_each_line_and_the_body_stays_whole(app: App, server:
 
 
 async def test_lines_that_are_progress_keep_a_stream_alive(app: App, server: str) -> None:
-    # 6 ticks 0.05 s apart: longer than `idle` in all, but never idle for that long.
+    # 40 ticks 0.05 s apart: twice `idle` in all, but never idle for that long (a wide
+    # margin, so a loaded machine's scheduling gaps don't look like a stall).
     (status,) = await lua(
         app,
-        f"return uji.http.request{{ url = '{server}/ticks/6', idle = 0.2, on_line = function() end }}.status",
+        f"return uji.http.request{{ url = '{server}/ticks/40', idle = 1.0, on_line = function() end }}.status",
     )
     assert status == 200
 
