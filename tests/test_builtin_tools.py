@@ -460,8 +460,11 @@ async def sh(ctx: ToolContext, command: str, **args: Any) -> ToolResult:
     return await run_command.run({"command": command, **args}, ctx)
 
 
+FULL = "Full output (its last 50.0MB, kept until uji exits): "
+
+
 def spill_of(text: str) -> Path:
-    path = Path(text.rsplit("Full output: ", 1)[1].rstrip("]"))
+    path = Path(text.rsplit(FULL, 1)[1].rstrip("]"))
     assert path.exists()
     return path
 
@@ -498,7 +501,7 @@ async def test_run_keeps_the_last_2000_lines(ctx: ToolContext) -> None:
     result = await sh(ctx, "seq 1 8000")
     body, note = result.text.split("\n\n")
     assert body.split("\n") == [str(i) for i in range(6001, 8001)]
-    assert note.startswith("[Showing lines 6001-8000 of 8000 (50.0KB limit). Full output: ")
+    assert note.startswith("[Showing lines 6001-8000 of 8000 (50.0KB limit). " + FULL)
     assert spill_of(note).read_text() == "".join(f"{i}\n" for i in range(1, 8001))
 
 
@@ -508,7 +511,7 @@ async def test_run_keeps_the_last_50_kb(ctx: ToolContext) -> None:
     kept = body.split("\n")
     assert len(kept) == 506  # 506 lines of 101 bytes fit in 51,200 bytes, 507 do not
     assert len(body.encode()) <= 50 * 1024
-    assert note.startswith("[Showing lines 495-1000 of 1000 (50.0KB limit). Full output: ")
+    assert note.startswith("[Showing lines 495-1000 of 1000 (50.0KB limit). " + FULL)
     assert len(spill_of(note).read_bytes()) == 101_000
 
 
@@ -516,15 +519,50 @@ async def test_run_a_10_mb_single_line(ctx: ToolContext) -> None:
     result = await sh(ctx, "head -c 10485760 /dev/zero | tr '\\0' a")
     body, note = result.text.split("\n\n")
     assert body == "a" * 51200
-    assert note.startswith("[Showing last 50.0KB of line 1 (line is 10.0MB). Full output: ")
+    assert note.startswith("[Showing last 50.0KB of line 1 (line is 10.0MB). " + FULL)
     assert spill_of(note).stat().st_size == 10485760
+
+
+async def test_the_overflow_file_keeps_only_the_tail_up_to_the_cap(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cap = 256 * 1024
+    monkeypatch.setattr(run_command, "SPILL_CAP", cap)
+    result = await sh(ctx, "seq 1 400000")  # 2.6 MB, ten times the cap
+    body, note = result.text.split("\n\n")
+    assert body.split("\n") == [str(i) for i in range(398001, 400001)]  # the model's tail is unchanged
+    assert "Full output (its last 256.0KB, kept until uji exits): " in note
+    spill = spill_of(note.replace("256.0KB", "50.0MB"))
+    data = spill.read_bytes()
+    assert cap // 2 <= len(data) <= cap
+    header, rest = data.split(b"\n", 1)
+    numbers = [int(n) for n in rest.split()]
+    first = numbers[0]
+    assert numbers == list(range(first, 400001))  # a whole-line, gap-free tail
+    dropped = sum(len(f"{i}\n") for i in range(1, first))
+    assert (
+        header == f"[uji: the first {dropped} bytes of output were dropped to keep this file small]".encode()
+    )
+
+
+async def test_an_endless_line_never_grows_the_file_past_the_cap(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cap = 1024 * 1024
+    monkeypatch.setattr(run_command, "SPILL_CAP", cap)
+    result = await sh(ctx, "head -c 20000000 /dev/zero | tr '\\0' a; echo; echo end")
+    spill = spill_of(result.text.rsplit("\n\n", 1)[1].replace("1.0MB", "50.0MB"))
+    data = spill.read_bytes()
+    assert len(data) <= cap and data.endswith(b"a\nend\n")
+    run_command.remove_spills()  # what App.close does
+    assert not spill.exists() and not spill.parent.exists()
 
 
 async def test_run_cuts_a_huge_line_on_a_utf8_boundary(ctx: ToolContext) -> None:
     result = await sh(ctx, f"{sys.executable} -c \"print('é' * 40000 + 'x', end='')\"")
     body, note = result.text.split("\n\n")
     assert body == "é" * 25599 + "x"  # the last 51,200 bytes start inside an "é": it is dropped
-    assert note.startswith("[Showing last 50.0KB of line 1 (line is 78.1KB). Full output: ")
+    assert note.startswith("[Showing last 50.0KB of line 1 (line is 78.1KB). " + FULL)
 
 
 async def test_run_timeout_kills_the_group(ctx: ToolContext) -> None:

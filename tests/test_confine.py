@@ -315,6 +315,19 @@ def test_swap_during_the_walk_cannot_redirect_the_write(
     assert (cwd / "d.real" / "f.txt").read_bytes() == b"x"
 
 
+def flip_until(folder: Path, stop: threading.Event) -> int:
+    """Swap `folder/d` (a directory) and `folder/d.link` (a symlink) until `stop` is set;
+    returns how many round trips it made."""
+    flips = 0
+    while not stop.is_set():
+        os.rename(folder / "d", folder / "d.dir")
+        os.rename(folder / "d.link", folder / "d")
+        os.rename(folder / "d", folder / "d.link")
+        os.rename(folder / "d.dir", folder / "d")
+        flips += 1
+    return flips
+
+
 def test_racing_thread_never_gets_a_write_outside(tree: dict[str, Path]) -> None:
     cwd, out = tree["cwd"], tree["out"]
     (cwd / "d").mkdir()
@@ -322,11 +335,7 @@ def test_racing_thread_never_gets_a_write_outside(tree: dict[str, Path]) -> None
     stop = threading.Event()
 
     def swap() -> None:
-        while not stop.is_set():
-            os.rename(cwd / "d", cwd / "d.dir")
-            os.rename(cwd / "d.link", cwd / "d")
-            os.rename(cwd / "d", cwd / "d.link")
-            os.rename(cwd / "d.dir", cwd / "d")
+        flip_until(cwd, stop)
 
     old_interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)

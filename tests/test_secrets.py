@@ -4,6 +4,7 @@ JSON event or an error message, even when the server echoes it back."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tomllib
@@ -15,6 +16,7 @@ import pytest
 
 from tests.conftest import Home
 from tests.fakes import anthropic_server, gemini_server, openai_server
+from tests.fakes.openai_server import call, text, tool_call, tool_calls
 from uji.app import App
 from uji.paths import resolve
 from uji.providers.auth import (
@@ -265,3 +267,148 @@ async def test_uji_auth_raises_at_the_callers_line(app: App, code: str, message:
     with pytest.raises(LuaError) as e:
         await lua(app, f"local x = 1\n{code}")
     assert str(e.value) == f"/cfg/init.lua:2: {message}"
+
+
+# --------------------------------------------------------------------------- tool output
+
+
+ENV_KEY = "sk-env-PLANTED-0123456789abcdef"
+SAVED_KEY = "sk-ant-SAVED-fedcba9876543210"
+
+# An after_tool hook writes down every result it sees and copies each overflow file while
+# it still exists (uji deletes them at exit), so the test can grep them afterwards.
+HOOK = r"""
+uji.on("after_tool", function(e)
+  local seen = io.open(WORK .. "/hook-saw.txt", "a")
+  seen:write(e.content, "\n")
+  seen:close()
+  local spill = e.content:match("kept until uji exits%): (%S+)%]")
+  if spill then
+    local src = io.open(spill, "rb")
+    local dst = io.open(WORK .. "/spill-copy.txt", "ab")
+    dst:write(src:read("a"))
+    src:close()
+    dst:close()
+  end
+end)
+"""
+
+
+def planted_home(home: Home, lua: str = "") -> dict[str, str]:
+    """Keys in the environment (OPENAI_API_KEY) and in auth.toml (anthropic); returns the
+    environment to run uji with (its temp dir a fresh one, to search afterwards)."""
+    auth = home.data / "auth.toml"
+    auth.write_text(f'[anthropic]\ntype = "api_key"\nkey = "{SAVED_KEY}"\n')
+    auth.chmod(0o600)
+    (home.work / "notes.txt").write_text(f"env {ENV_KEY}\nsaved {SAVED_KEY}\n")
+    home.init(f'WORK = "{home.work}"\n' + HOOK + lua)
+    tmp = home.root / "tmp"
+    tmp.mkdir()
+    return {"OPENAI_API_KEY": ENV_KEY, "TMPDIR": str(tmp)}
+
+
+def key_leaks(home: Home, run: Any) -> list[str]:
+    """Every place outside auth.toml that holds a planted key."""
+    found = []
+    texts = {"stdout": run.stdout, "stderr": run.stderr}
+    texts.update({f"request {i}": json.dumps(r.body) for i, r in enumerate(home.fake.turn_requests)})
+    for where, seen in texts.items():
+        found += [f"{where}: {k}" for k in (ENV_KEY, SAVED_KEY) if k in seen]
+    for base in (home.data, home.root / "tmp", home.work):
+        for path in base.rglob("*"):
+            if path.is_file() and path.name not in ("auth.toml", "notes.txt"):
+                data = path.read_bytes()
+                found += [f"{path}: {k}" for k in (ENV_KEY, SAVED_KEY) if k.encode() in data]
+    return found
+
+
+def test_keys_never_leak_through_tool_results(home: Home) -> None:
+    env = planted_home(home)
+    auth = home.data / "auth.toml"
+    home.fake.script(
+        tool_calls(
+            call("run_command", {"command": "echo $OPENAI_API_KEY"}),
+            call("run_command", {"command": "env"}),
+            call("run_command", {"command": f"cat {auth}"}),
+            call("read_file", {"path": "notes.txt"}),
+            call("read_file", {"path": str(auth)}),
+            # Over 50 KB of output: the rest goes to an overflow file, keys and all.
+            call("run_command", {"command": f"for i in $(seq 3000); do cat notes.txt {auth}; done"}),
+        ),
+        text("done"),
+    )
+    run = home.run("leak it", "--on-ask", "allow", env=env)
+    assert run.rc == 0, run.stderr
+    results = [m["content"] for m in run.tool_results()]
+    assert results[0] == "(no output, exit code 0)"  # the variable is not even there
+    assert "OPENAI_API_KEY" not in results[1]
+    assert "[redacted anthropic key]" in results[2]
+    assert "env [redacted OPENAI_API_KEY]" in results[3] and "[redacted anthropic key]" in results[3]
+    assert "Full output (its last 50.0MB, kept until uji exits): " in results[5]
+    copy = home.work / "spill-copy.txt"
+    assert copy.stat().st_size > 100_000 and b"[redacted anthropic key]" in copy.read_bytes()
+    assert "[redacted OPENAI_API_KEY]" in (home.work / "hook-saw.txt").read_text()
+    assert key_leaks(home, run) == []
+    # The overflow files are gone once uji has exited.
+    assert not list((home.root / "tmp").iterdir())
+
+
+def test_inherit_keys_passes_them_on_and_redaction_still_holds(home: Home) -> None:
+    env = planted_home(home, 'uji.tool.inherit_keys({ "OPENAI_API_KEY" })\n')
+    home.fake.script(
+        tool_calls(
+            call("run_command", {"command": "echo $OPENAI_API_KEY"}),
+            call("run_command", {"command": "echo ${#OPENAI_API_KEY}"}),
+        ),
+        text("done"),
+    )
+    run = home.run("go", "--on-ask", "allow", env=env)
+    assert run.rc == 0, run.stderr
+    results = [m["content"] for m in run.tool_results()]
+    assert results == ["[redacted OPENAI_API_KEY]", str(len(ENV_KEY))]
+    assert key_leaks(home, run) == []
+
+
+def test_short_values_are_not_redacted(home: Home) -> None:
+    env = planted_home(home, "uji.tool.inherit_keys(true)\n")
+    env["GROQ_API_KEY"] = "short"  # under 8 characters: redacting it would garble output
+    home.fake.script(tool_call("run_command", {"command": "echo $GROQ_API_KEY; echo shorter"}), text("ok"))
+    run = home.run("go", "--on-ask", "allow", env=env)
+    assert [m["content"] for m in run.tool_results()] == ["short\nshorter"]
+
+
+@pytest.mark.parametrize(("setting", "seen"), [("", "k="), ("uji.tool.inherit_keys(true)", f"k={ENV_KEY}")])
+async def test_lua_jobs_follow_the_same_env_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str, seen: str
+) -> None:
+    import asyncio
+
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    lines: list[str] = []
+    app = App(resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path), notice=lines.append)
+    rt = app.lua
+    source = (
+        setting
+        + """
+    uji.job.start({ cmd = "echo k=$OPENAI_API_KEY", on_stdout = function(l) uji.notify(l) end,
+      on_exit = function() uji.notify("exit") end })
+    """
+    )
+    await rt.call(rt.load_source(source, "/cfg/init.lua"))
+    async with asyncio.timeout(10):
+        while "exit" not in lines:
+            await asyncio.sleep(0.01)
+    assert lines == [seen, "exit"]
+    await app.close()
+
+
+async def test_uji_tool_inherit_keys_reads_and_checks_its_argument(app: App) -> None:
+    assert await lua(app, "return uji.tool.inherit_keys()") == (False,)
+    assert await lua(app, "return uji.tool.inherit_keys(true)") == (True,)
+    (names,) = await lua(app, 'return uji.tool.inherit_keys({ "A_KEY", "B_KEY" })')
+    assert app.lua.convert.to_python(names) == ["A_KEY", "B_KEY"]
+    assert app.inherit_keys == ["A_KEY", "B_KEY"]
+    from uji.lua.runtime import LuaError
+
+    with pytest.raises(LuaError, match=r"uji\.tool\.inherit_keys expects true, false, a list"):
+        await lua(app, "uji.tool.inherit_keys(3)")

@@ -47,6 +47,8 @@ class App:
             self.registry.add(tool)
         self.policy = Policy()
         self.confined = True
+        # Provider key variables commands keep (uji.tool.inherit_keys): none, all, or these.
+        self.inherit_keys: bool | list[str] = False
         self.roots: list[str] = []
         self.catalog = Catalog()
         self.wires: dict[str, Any] = {}
@@ -469,6 +471,9 @@ class App:
         await self.events.drain()
         for hook in self.on_close:
             hook()
+        from uji.tools.builtin.run_command import remove_spills
+
+        remove_spills()  # run_command's overflow files live only as long as the session
         if self._lua is not None:
             self._lua.close()
         if self._store is not None:

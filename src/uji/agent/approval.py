@@ -68,6 +68,8 @@ class Decision:
                 out["unfixed"] = v.note
             if v.by == "remembered":
                 out["remembered"] = True
+            if v.form is not None:
+                out["form"] = v.form
             out["policy"] = v.decision
         if self.reason:
             out["reason"] = self.reason
@@ -100,12 +102,40 @@ def policy_verdict(app: App, tool: Tool, subject: str, args: dict[str, Any]) -> 
             with app.policy.remembered.pause():
                 return app.policy.decide_command(tool.name, subject, tool.policy)
         return app.policy.decide_command(tool.name, subject, tool.policy)
-    subjects = [subject]
-    if tool.path_subject:
-        absolute = app.sandbox().abspath(subject)
-        if absolute != subject:
-            subjects.append(absolute)
-    return app.policy.decide(tool.name, subjects, tool.policy)
+    if not tool.path_subject:
+        return app.policy.decide(tool.name, [subject], tool.policy)
+    from uji.tools.paths import path_forms
+
+    forms = path_forms(app.sandbox(), subject)
+    verdict = app.policy.decide(tool.name, forms, tool.policy)
+    if verdict.rule is not None:
+        verdict.form = matched_form(verdict.rule, forms)
+    return verdict
+
+
+def matched_form(rule: str, forms: list[str]) -> str | None:
+    """The first form of a path `rule` matches, None when that is the path as written."""
+    from uji.tools.policy import compile_matcher
+
+    matches = compile_matcher(rule)
+    found = next((f for f in forms if matches(f)), None)
+    return None if found == forms[0] else found
+
+
+def path_guard(app: App, tool: Tool) -> Callable[[str], str | None]:
+    """The check a file tool's opens make: the real file reached is matched again against
+    the tool's deny rules, so a symlink swapped in after the decision is still refused."""
+    from uji.tools.paths import real_forms
+
+    sandbox = app.sandbox()
+
+    def guard(real: str) -> str | None:
+        verdict = app.policy.match(tool.name, real_forms(sandbox, real))
+        if verdict is None or verdict.decision != "deny":
+            return None
+        return f"{real} is denied by the policy rule `{verdict.rule}`"
+
+    return guard
 
 
 def remember_scope(app: App, tool: Tool, subject: str, verdict: Verdict) -> str | None:
@@ -145,5 +175,7 @@ def hook_decision(result: Any, handler_label: str) -> tuple[str, str | None] | N
 def deny_text(verdict: Verdict, tool: str) -> str:
     if verdict.by == "rule":
         part = f" (in `{verdict.subject}`)" if verdict.subject else ""
+        if verdict.form:
+            part = f" (the file is `{verdict.form}`)"
         return f"blocked by the policy rule `{verdict.rule}`{part}"
     return f"blocked by policy ({verdict.explain(tool)})"

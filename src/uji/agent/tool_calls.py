@@ -17,11 +17,13 @@ from uji.agent.approval import (
     default_question,
     deny_text,
     hook_decision,
+    path_guard,
     policy_verdict,
     question_body,
     remember_scope,
 )
 from uji.tools.base import ToolContext, ToolResult
+from uji.tools.secrets import Redactor, env_for, redactor_for
 from uji.tools.validate import check_arguments
 from uji.wires.base import ToolCall
 
@@ -30,6 +32,12 @@ if TYPE_CHECKING:
     from uji.tools.registry import Tool
 
 Emit = Callable[[str, dict[str, Any]], None]
+
+
+def describe(e: Exception) -> str:
+    """An exception for the model: its message (clipped), else its kind."""
+    text = str(e).strip()
+    return (text if len(text) <= 2000 else text[:2000] + "…") if text else type(e).__name__
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -59,23 +67,25 @@ class ToolCaller:
         self._approver = approver
         self.only = only  # offer only these tools (uji run --tools)
         self.running: str | None = None  # the id of the call whose tool is running
+        self._redact: Redactor = Redactor({})  # the secrets known when the call began
 
     def notice(self, text: str) -> None:
         self.app.notice(text)
 
     def _tool_message(self, call: ToolCall, result: ToolResult) -> dict[str, Any]:
+        redact = self._redact
         message: dict[str, Any] = {
             "type": "tool",
             "tool_call_id": call.id,
             "name": call.name,
-            "content": result.text,
+            "content": redact(result.text),
         }
         if result.images:
             message["images"] = result.images
         if result.diff:
-            message["diff"] = result.diff
+            message["diff"] = redact(result.diff)
         if result.summary:
-            message["summary"] = result.summary
+            message["summary"] = redact(result.summary)
         return message
 
     def _call_event(self, call: ToolCall, tool: Tool | None, subject: str, decision: Decision) -> None:
@@ -85,7 +95,19 @@ class ToolCaller:
         )
 
     async def run(self, call: ToolCall) -> dict[str, Any]:
-        """Decide, run and answer one call; returns the tool message to save."""
+        """Decide, run and answer one call; returns the tool message to save.
+
+        Nothing a model sends may crash uji: an exception anywhere in the call (subject,
+        decision, preview, run) becomes an `error:` result the model can read."""
+        try:
+            self._redact = redactor_for(self.app)
+            return await self._run(call)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            return self._tool_message(call, ToolResult(f"error: {call.name} failed: {describe(e)}"))
+
+    async def _run(self, call: ToolCall) -> dict[str, Any]:
         app = self.app
         offered = {t.name for t in app.registry.offered(self.only)}
         tool = app.registry.get(call.name) if call.name in offered else None
@@ -103,6 +125,12 @@ class ToolCaller:
             subject = self._subject(tool, args)
         except Exception as e:
             return self._tool_message(call, ToolResult(f"error: {e}"))
+        if tool.path_subject:
+            from uji.tools.paths import path_problem
+
+            bad = path_problem(subject)
+            if bad is not None:
+                return self._tool_message(call, ToolResult(f"error: {bad}"))
         decision = await self._decide(tool, subject, args)
         self._call_event(call, tool, subject, decision)
         if not decision.allow:
@@ -112,7 +140,9 @@ class ToolCaller:
         self._emit("tool_started", {"id": call.id, "name": tool.name, "subject": subject})
         result = await self._execute(tool, args, call)
         if app.events.has("after_tool"):
-            result.text = await app.events.chain("after_tool", {"name": tool.name}, "content", result.text)
+            # The hook sees the result with the secrets cut out, like everything else.
+            text = self._redact(result.text)
+            result.text = await app.events.chain("after_tool", {"name": tool.name}, "content", text)
         return self._tool_message(call, result)
 
     def _subject(self, tool: Tool, args: dict[str, Any]) -> str:
@@ -172,6 +202,8 @@ class ToolCaller:
                 preview = tool.preview(args, self.app.sandbox())
             except Exception:
                 preview = None
+            if preview is not None:
+                preview = self._redact(preview)
         question = Question(
             tool.name,
             title or default_question(tool),
@@ -207,22 +239,27 @@ class ToolCaller:
 
     async def _execute(self, tool: Tool, args: dict[str, Any], call: ToolCall) -> ToolResult:
         def progress(line: str) -> None:
-            self._emit("progress", {"tool": tool.name, "id": call.id, "line": line})
+            self._emit("progress", {"tool": tool.name, "id": call.id, "line": self._redact(line)})
 
         try:
             if tool.lua:
                 from uji.lua.api.tool import run_lua_tool
 
                 return await run_lua_tool(self.app.lua, tool, args, progress, self.notice)
+            sandbox = self.app.sandbox()
+            if tool.path_subject:
+                sandbox.guard = path_guard(self.app, tool)
             ctx = ToolContext(
                 cwd=self.app.cwd,
-                sandbox=self.app.sandbox(),
+                sandbox=sandbox,
                 progress=progress,
                 images=self.app.model_images(),
+                env=env_for(self.app),
+                redact=self._redact,
             )
             result = await tool.run(args, ctx)
             return result if isinstance(result, ToolResult) else ToolResult(str(result))
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            return ToolResult(f"error: {e}")
+            return ToolResult(f"error: {describe(e)}")

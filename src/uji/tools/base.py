@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
+    from uji.tools.secrets import Redactor
 
 
 @dataclass
@@ -30,3 +31,7 @@ class ToolContext:
     progress: Callable[[str], None] = lambda line: None
     # Whether the current model takes images (read_file refuses images when False).
     images: bool | None = None
+    # The environment for commands (provider keys removed), and the known secrets, which
+    # a tool that streams output cuts out as it goes.
+    env: dict[str, str] | None = None
+    redact: Redactor | None = None

@@ -17,7 +17,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -31,6 +31,10 @@ MAX_LINKS = 40
 
 class OutsideRoots(Exception):
     """A path confinement refuses. `str()` is the message the model sees."""
+
+
+class GuardRefused(OutsideRoots):
+    """The file a path reached, once walked, is one the policy denies (`Sandbox.guard`)."""
 
 
 def expand_user(path: str) -> str:
@@ -177,6 +181,10 @@ class Sandbox:
         self.cwd = os.path.abspath(cwd)
         self.roots = list(roots)
         self.enabled = enabled
+        # Called with the real path of the file each open reached; a text refuses it. The
+        # policy is checked again here, at the open, so a symlink swapped in after the
+        # decision cannot lead a call to a file its rules deny.
+        self.guard: Callable[[str], str | None] | None = None
 
     # -- paths -----------------------------------------------------------------------
 
@@ -237,6 +245,10 @@ class Sandbox:
         cursor = _Cursor(bases, path, refuse)
         try:
             name = cursor.walk(_parts(full), make_parents)
+            if self.guard is not None:
+                reason = self.guard(_reached(cursor.fd, name, full))
+                if reason:
+                    raise GuardRefused(reason)
             yield cursor.fd, name
         finally:
             cursor.close()
@@ -272,6 +284,15 @@ class Sandbox:
             mode = _existing_mode(dir_fd, name)
             _replace(dir_fd, name, data, mode)
             return mode is None
+
+
+def _reached(dir_fd: int, name: str, full: str) -> str:
+    """The real path of `name` in the directory `dir_fd` (the walk ended there)."""
+    try:
+        folder = os.readlink(f"/proc/self/fd/{dir_fd}")
+    except OSError:  # no /proc: resolve by name, the best there is
+        return os.path.realpath(full)
+    return folder if name == "." else os.path.join(folder, name)
 
 
 def _existing_mode(dir_fd: int, name: str) -> int | None:

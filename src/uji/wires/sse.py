@@ -148,7 +148,9 @@ async def open_sse(
     idle: float,
 ) -> AsyncIterator[SSEStream]:
     """POST `body` and give an `SSEStream`; every failure leaves as a `Failure`."""
-    payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    # A lone surrogate (a model can send one as `\udc80` in its arguments) cannot be UTF-8;
+    # written back as the same JSON escape, the request stays valid.
+    payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
     sent = {"Content-Type": "application/json", "Accept": "text/event-stream", **headers}
     # Waiting for the status line counts against `idle` too: a server that never
     # answers is as stalled as one that stops mid-stream.

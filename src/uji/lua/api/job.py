@@ -197,7 +197,9 @@ class Job:
         self._calls.finish()
 
     async def _spawn(self, out_w: int, err_w: int) -> asyncio.subprocess.Process:
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+        from uji.tools.secrets import env_for
+
+        env = env_for(self._app)  # without the provider keys, like run_command
         proc = await asyncio.create_subprocess_exec(
             *self._argv,
             stdin=asyncio.subprocess.PIPE,

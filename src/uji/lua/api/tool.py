@@ -1,4 +1,5 @@
-"""uji.tool: add/remove/list/disable/enable/policy/allow/confine/roots, and running Lua tools."""
+"""uji.tool: add/remove/list/disable/enable/policy/allow/confine/roots/inherit_keys, and
+running Lua tools."""
 
 from __future__ import annotations
 
@@ -79,6 +80,14 @@ def install(app: App) -> dict[str, Any]:
             app.roots = [p for p in paths.values()]
         return app.lua.convert.to_lua(list(app.roots))
 
+    def tool_inherit_keys(keep: Any) -> Any:
+        if isinstance(keep, bool):
+            app.inherit_keys = keep
+        elif keep is not None:
+            app.inherit_keys = [str(v) for v in keep.values()]
+        now = app.inherit_keys
+        return app.lua.convert.to_lua(list(now)) if isinstance(now, list) else now
+
     return {
         "tool_add": tool_add,
         "tool_remove": tool_remove,
@@ -89,6 +98,7 @@ def install(app: App) -> dict[str, Any]:
         "tool_allow": tool_allow,
         "tool_confine": tool_confine,
         "tool_roots": tool_roots,
+        "tool_inherit_keys": tool_inherit_keys,
     }
 
 

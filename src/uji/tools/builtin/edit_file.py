@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uji.tools.base import ToolContext, ToolResult
-from uji.tools.builtin.read_file import error, os_error, required_str
+from uji.tools.builtin.read_file import error, os_error, path_arg, required_str
 from uji.tools.confine import OutsideRoots, Sandbox
 
 SPEC: dict[str, Any] = {
@@ -66,7 +66,7 @@ class _Edit:
 
 def _plan(args: dict[str, Any], sandbox: Sandbox) -> _Edit | ToolResult:
     """Validate the arguments and compute the new content, or the error the model gets."""
-    path = required_str(args, "path")
+    path = path_arg(args)
     if isinstance(path, ToolResult):
         return path
     old = required_str(args, "old_string")

@@ -64,6 +64,17 @@ def required_str(args: dict[str, Any], key: str) -> str | ToolResult:
     return error(f"`{key}` is required and must be a non-empty string")
 
 
+def path_arg(args: dict[str, Any]) -> str | ToolResult:
+    """The `path` argument, or the error result for one that cannot name a file."""
+    path = required_str(args, "path")
+    if isinstance(path, ToolResult):
+        return path
+    from uji.tools.paths import path_problem
+
+    problem = path_problem(path)
+    return path if problem is None else error(problem)
+
+
 def int_arg(args: dict[str, Any], key: str, default: int) -> int:
     """An integer argument raised to at least 1; anything that is not an integer is ignored."""
     value = args.get(key)
@@ -83,7 +94,7 @@ def os_error(action: str, path: str, exc: OSError) -> ToolResult:
 
 
 async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    path = required_str(args, "path")
+    path = path_arg(args)
     if isinstance(path, ToolResult):
         return path
     offset = int_arg(args, "offset", 1)

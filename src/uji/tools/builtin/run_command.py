@@ -18,11 +18,14 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from uji.procs import PipeReader, kill_group
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.builtin.read_file import error, int_arg, required_str
+
+if TYPE_CHECKING:
+    from uji.tools.secrets import Redactor
 
 DEFAULT_TIMEOUT = 120
 MAX_LINES = 2000
@@ -31,6 +34,9 @@ MAX_BYTES = 50 * 1024
 # already on its way for this long, then stop.
 EXIT_GRACE = 0.1
 PROGRESS_INTERVAL = 0.1  # at most ~10 progress updates a second
+# The overflow file keeps at most this much: the tail of the output. Over the cap, its older
+# half is dropped (at a line boundary), so it holds between half the cap and the cap.
+SPILL_CAP = 50 * 1024 * 1024
 
 SPEC: dict[str, Any] = {
     "name": "run_command",
@@ -69,10 +75,18 @@ def _size(n: int) -> str:
 
 @functools.cache
 def _spill_dir() -> str:
-    """One temp dir per process for full outputs, removed when uji exits."""
+    """One temp dir per process for full outputs, removed when uji exits (and when the App
+    closes, see `remove_spills`)."""
     path = tempfile.mkdtemp(prefix="uji-output-")
     atexit.register(shutil.rmtree, path, True)
     return path
+
+
+def remove_spills() -> None:
+    """Delete this process's overflow files (the session is over)."""
+    if _spill_dir.cache_info().currsize:
+        shutil.rmtree(_spill_dir(), ignore_errors=True)
+        _spill_dir.cache_clear()
 
 
 class Output:
@@ -92,6 +106,9 @@ class Output:
         self._spill: BinaryIO | None = None
         self.spill_path: str | None = None
         self._spill_error: str | None = None
+        self._spill_size = 0
+        self._spill_dropped = 0  # bytes cut from the start of the spill file to keep the cap
+        self._spill_header = 0  # the length of the line that says so
 
     @property
     def truncated(self) -> bool:
@@ -135,7 +152,9 @@ class Output:
 
     def _note(self, kept: list[tuple[bytes, int]]) -> str:
         where = (
-            f"Full output: {self.spill_path}" if self.spill_path else f"Full output lost: {self._spill_error}"
+            f"Full output (its last {_size(SPILL_CAP)}, kept until uji exits): {self.spill_path}"
+            if self.spill_path
+            else f"Full output lost: {self._spill_error}"
         )
         if len(kept) == 1 and kept[0][1] > len(kept[0][0]):
             raw, full = kept[0]
@@ -177,11 +196,52 @@ class Output:
         if self._spill is None:
             return
         try:
-            self._spill.write(data)
+            if self._spill_size + len(data) > SPILL_CAP:
+                self._rotate(data)
+            else:
+                self._spill.write(data)
+                self._spill_size += len(data)
         except OSError as e:  # a full disk must not cost the command's result
             self._spill_error = e.strerror or str(e)
             self.spill_path = None
             self._spill = None
+
+    def _rotate(self, data: bytes) -> None:
+        """Replace the spill file by its newest half-cap of output (`data` last), starting
+        at a line, under a first line that says how much came before."""
+        assert self._spill is not None and self.spill_path is not None
+        keep = SPILL_CAP // 2
+        self._spill.flush()
+        total = self._spill_size + len(data)
+        start = total - keep  # offset, in file + data, of the first byte kept
+        old, path = self._spill, self.spill_path
+        new = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in finish()
+            dir=os.path.dirname(path), prefix="command-", suffix=".tmp", delete=False
+        )
+        try:
+            with open(path, "rb") as src:
+                src.seek(min(start, self._spill_size))
+                tail = src.read(64 * 1024) if start < self._spill_size else b""
+                # Begin after the first newline, unless that would drop the whole block.
+                cut = tail.find(b"\n")
+                skip = cut + 1 if 0 <= cut < len(tail) - 1 else 0
+                dropped = self._spill_dropped + start + skip - self._spill_header
+                header = f"[uji: the first {dropped} bytes of output were dropped to keep this file small]\n"
+                new.write(header.encode())
+                new.write(tail[skip:])
+                shutil.copyfileobj(src, new)
+            new.write(data[max(0, start - self._spill_size) :])
+            os.replace(new.name, path)
+        except BaseException:
+            new.close()
+            with contextlib.suppress(OSError):
+                os.unlink(new.name)
+            raise
+        old.close()
+        self._spill = new
+        self._spill_size = new.tell()
+        self._spill_dropped = dropped
+        self._spill_header = len(header.encode())
 
 
 def _line_text(raw: bytes, full: int) -> str:
@@ -199,13 +259,19 @@ def _line_text(raw: bytes, full: int) -> str:
 class _Pipe(PipeReader):
     """The read end of the command's stdout+stderr pipe: output kept, last line shown."""
 
-    def __init__(self, fd: int, output: Output, progress: Callable[[str], None]) -> None:
+    def __init__(
+        self, fd: int, output: Output, progress: Callable[[str], None], redact: Redactor | None = None
+    ) -> None:
         self._output = output
         self._progress = progress
         self._last_progress = 0.0
+        # Keys are cut out as the output streams: nothing kept, shown or spilled holds one.
+        self._redact = redact.stream() if redact else None
         super().__init__(fd)
 
     def feed(self, data: bytes) -> None:
+        if self._redact is not None:
+            data = self._redact.feed(data)
         self._output.feed(data)
         now = time.monotonic()
         if now - self._last_progress >= PROGRESS_INTERVAL:
@@ -215,6 +281,8 @@ class _Pipe(PipeReader):
                 self._progress(self._output.last_line())
 
     def finish(self) -> None:
+        if self._redact is not None:
+            self._output.feed(self._redact.flush())
         self._output.finish()
 
 
@@ -225,10 +293,10 @@ def _exit_text(code: int, body: str) -> str:
     return f"{body}\n\n{status}" if body else status
 
 
-async def _spawn(command: str, cwd: str, out: int) -> asyncio.subprocess.Process:
+async def _spawn(command: str, cwd: str, out: int, env: dict[str, str] | None) -> asyncio.subprocess.Process:
     from uji.tools.shell import shell_path
 
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    env = {**(os.environ if env is None else env), "GIT_TERMINAL_PROMPT": "0"}
     return await asyncio.create_subprocess_exec(
         shell_path(),
         "-c",
@@ -245,14 +313,14 @@ async def _spawn(command: str, cwd: str, out: int) -> asyncio.subprocess.Process
 async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
     read_fd, write_fd = os.pipe()
     try:
-        proc = await _spawn(command, ctx.cwd, write_fd)
+        proc = await _spawn(command, ctx.cwd, write_fd, ctx.env)
     except OSError as e:
         os.close(read_fd)
         return error(f"could not start the command: {e.strerror or e}")
     finally:
         os.close(write_fd)  # the child holds its own copy; ours would keep EOF from coming
     output = Output()
-    pipe = _Pipe(read_fd, output, ctx.progress)
+    pipe = _Pipe(read_fd, output, ctx.progress, ctx.redact)
     try:
         try:
             code = await asyncio.wait_for(proc.wait(), timeout)

@@ -7,7 +7,7 @@ from typing import Any
 
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.builtin.edit_file import make_diff
-from uji.tools.builtin.read_file import error, os_error, required_str
+from uji.tools.builtin.read_file import error, os_error, path_arg
 from uji.tools.confine import OutsideRoots, Sandbox
 
 SPEC: dict[str, Any] = {
@@ -39,7 +39,7 @@ def count_lines(text: str) -> int:
 
 
 def _args(args: dict[str, Any]) -> tuple[str, str] | ToolResult:
-    path = required_str(args, "path")
+    path = path_arg(args)
     if isinstance(path, ToolResult):
         return path
     content = args.get("content")

@@ -1,4 +1,4 @@
--- uji.tool: add, remove, list, disable, enable, policy, allow, confine, roots.
+-- uji.tool: add, remove, list, disable, enable, policy, allow, confine, roots, inherit_keys.
 local uji, host, lib = ...
 local call, check, wait, where, clean = lib.call, lib.check, lib.wait, lib.where, lib.clean
 local is_callable, list_of_strings, mark_array = lib.is_callable, lib.list_of_strings, lib.mark_array
@@ -54,6 +54,19 @@ uji.tool = {
   roots = function(paths)
     if paths ~= nil then paths = list_of_strings(paths, "uji.tool.roots") end
     return mark_array(call(host.tool_roots, paths))
+  end,
+  -- Which provider key variables run_command and uji.job.start pass on: false (the
+  -- default) none, true all, or a list of variable names.
+  inherit_keys = function(keep)
+    if type(keep) == "table" or type(keep) == "string" then
+      keep = list_of_strings(keep, "uji.tool.inherit_keys")
+    else
+      check(keep == nil or type(keep) == "boolean",
+        "uji.tool.inherit_keys expects true, false, a list of variable names or nothing")
+    end
+    local now = host.tool_inherit_keys(keep)
+    if type(now) == "table" then return mark_array(now) end
+    return now
   end,
 }
 

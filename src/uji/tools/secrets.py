@@ -1,0 +1,148 @@
+"""Keys stay secret (SPEC §2): what counts as a secret, cutting it out of tool results, and
+the environment commands run with.
+
+The known secrets are the value of every provider's `auth_env` variable that is set, and
+every key saved in `<data>/auth.toml`. A tool result has them replaced by
+`[redacted NAME]` once, in the tool-call path, before it reaches the model, the database,
+the events, the screen or an `after_tool` hook. `run_command` output is redacted as it
+streams, so the overflow file and the progress line never hold a key either.
+
+Commands (`run_command`, `uji.job.start`) run without the providers' key variables unless
+the config keeps them with `uji.tool.inherit_keys`.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from uji.app import App
+
+MIN_SECRET = 8  # shorter values ("x", "test") would garble ordinary output
+
+
+class Redactor:
+    """Replaces each known secret in a text (the mapping's keys) by its replacement (the
+    values), longest secret first."""
+
+    def __init__(self, secrets: Mapping[str, str]) -> None:
+        self.pairs = sorted(secrets.items(), key=lambda kv: len(kv[0]), reverse=True)
+
+    def __bool__(self) -> bool:
+        return bool(self.pairs)
+
+    def __call__(self, text: str) -> str:
+        for secret, label in self.pairs:
+            if secret in text:
+                text = text.replace(secret, label)
+        return text
+
+    def stream(self) -> StreamRedactor:
+        return StreamRedactor(self.pairs)
+
+
+class StreamRedactor:
+    """The same for a byte stream cut into arbitrary chunks: the end of a chunk that could
+    be the start of a secret is held back until the next chunk (or `flush`) shows it."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
+        self._pairs = [(s.encode(), replacement.encode()) for s, replacement in pairs]
+        self._pending = b""
+
+    def feed(self, data: bytes) -> bytes:
+        if not self._pairs:
+            return data
+        buf = self._replace(self._pending + data)
+        hold = self._partial(buf)
+        self._pending = buf[len(buf) - hold :] if hold else b""
+        return buf[: len(buf) - hold]
+
+    def flush(self) -> bytes:
+        out, self._pending = self._pending, b""
+        return out
+
+    def _replace(self, buf: bytes) -> bytes:
+        for secret, label in self._pairs:
+            if secret in buf:
+                buf = buf.replace(secret, label)
+        return buf
+
+    def _partial(self, buf: bytes) -> int:
+        """The length of the longest end of `buf` that begins some secret."""
+        longest = max(len(s) for s, _ in self._pairs) - 1
+        for k in range(min(longest, len(buf)), 0, -1):
+            tail = buf[-k:]
+            if any(s.startswith(tail) for s, _ in self._pairs):
+                return k
+        return 0
+
+
+def key_variables(providers: Iterable[Any]) -> list[str]:
+    """Every `auth_env` variable of the known providers (built-in ones always count)."""
+    from uji.providers.builtin import BUILTIN
+
+    names: list[str] = []
+    for spec in BUILTIN:
+        names += [v for v in spec.get("auth_env") or [] if isinstance(v, str)]
+    for provider in providers:
+        names += list(provider.auth_env)
+    return sorted(set(names))
+
+
+def _saved(auth_file: str) -> dict[str, str]:
+    """The strings saved in auth.toml, each labelled with its provider. Read whatever the
+    file's mode: a key that uji refuses to use is still a key to keep out of results."""
+    try:
+        with open(auth_file, "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+    found: dict[str, str] = {}
+
+    def walk(value: Any, label: str, key: str) -> None:
+        if isinstance(value, str):
+            if key != "type":
+                found.setdefault(value, label)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, label, str(k))
+
+    for provider_id, entry in data.items():
+        walk(entry, f"{provider_id} key", "key")
+    return found
+
+
+def known_secrets(providers: Iterable[Any], auth_file: str) -> Redactor:
+    """The redactor for the secrets known now: the environment's keys and the saved ones."""
+    found: dict[str, str] = {}
+    for var in key_variables(providers):
+        value = os.environ.get(var)
+        if value:
+            found.setdefault(value, var)
+    for value, label in _saved(auth_file).items():
+        found.setdefault(value, label)
+    return Redactor({s: f"[redacted {label}]" for s, label in found.items() if len(s) >= MIN_SECRET})
+
+
+def child_env(providers: Iterable[Any], inherit: bool | list[str]) -> dict[str, str]:
+    """The environment for a command uji starts: uji's own, without the providers' key
+    variables (except those `inherit` keeps), and with GIT_TERMINAL_PROMPT=0."""
+    env = dict(os.environ)
+    if inherit is not True:
+        keep = set(inherit or [])
+        for var in key_variables(providers):
+            if var not in keep:
+                env.pop(var, None)
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def redactor_for(app: App) -> Redactor:
+    return known_secrets(app.catalog.list(), app.paths.auth_file)
+
+
+def env_for(app: App) -> dict[str, str]:
+    return child_env(app.catalog.list(), app.inherit_keys)
