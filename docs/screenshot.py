@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call  # noqa: E402
-from tests.test_tui_support import idle, make_app, ready, send, shows  # noqa: E402
+from tests.test_tui_support import answerable, idle, make_app, ready, send, shows  # noqa: E402
 
 GREETER = '''def greet(name):
     return "Hello " + name
@@ -58,7 +58,8 @@ async def main(out: Path) -> None:
             await idle(pilot)
             await send(pilot, "yes, please")
             await shows(pilot, "Make the following edit?")
-            await pilot.pause(0.3)
+            await answerable(pilot)  # past its guard time: the key hints are shown
+            await pilot.pause(0.1)
             app.save_screenshot(filename=out.name, path=str(out.parent))
             await pilot.press("n")
             await pilot.press("ctrl+c")

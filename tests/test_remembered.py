@@ -221,3 +221,39 @@ def test_a_remembered_command_does_not_cover_it_writing_through_a_redirection(ho
     run = home.run("go", "--on-ask", "deny", check=True)
     assert [c["decision"] for c in run.calls] == ["allow", "allow", "deny", "deny"]
     assert not (home.work / "f.txt").exists()
+
+
+def test_a_remembered_file_is_its_absolute_path_however_it_is_spelled(home: Home) -> None:
+    home.init("")
+    notes = home.work / "notes.md"
+    (home.data / "rules.lua").write_text(
+        RULES_HEADER + f"uji.tool.allow({lua_string('write_file')}, {lua_string(str(notes))})\n"
+    )
+    home.fake.script(
+        tool_call("write_file", {"path": "notes.md", "content": "1"}, id="a"),
+        tool_call("write_file", {"path": "./sub/../notes.md", "content": "2"}, id="b"),
+        tool_call("write_file", {"path": "other.md", "content": "3"}, id="c"),
+        tool_call("edit_file", {"path": "notes.md", "old_string": "2", "new_string": "4"}, id="d"),
+        text("ok"),
+    )
+    run = home.run("go", "--on-ask", "deny", check=True)
+    assert [c["decision"] for c in run.calls] == ["allow", "allow", "deny", "deny"]  # one tool's, not edit's
+    assert notes.read_text() == "2" and not (home.work / "other.md").exists()
+
+
+async def test_a_question_a_hook_asked_offers_no_remembering(home: Home, fake: FakeOpenAI) -> None:
+    home.init('uji.on("before_tool", function(e) return { ask = "The hook asks: run it?" } end)\n')
+    fake.script(tool_call("run_command", {"command": "touch h.txt"}), text("ok"))
+    app = tui(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        screen = await shows(pilot, "The hook asks: run it?")
+        assert "1. Yes, proceed" in screen and "for this session" not in screen and "always" not in screen
+        await answerable(pilot)
+        await pilot.press("a")  # not an option here: nothing happens
+        await pilot.pause(0.1)
+        assert app.query(ApprovalPanel) and not (home.work / "h.txt").exists()
+        await pilot.press("y")
+        await idle(pilot)
+        assert (home.work / "h.txt").exists() and not app.conversation.app.policy.remembered.rules

@@ -40,6 +40,7 @@ async def test_y_allows_and_the_file_is_written(tmp_path: Path, fake: FakeOpenAI
         screen = await shows(pilot, "Would you like to run `write_file`?")
         assert "hello.txt" in screen and "+hi there" in screen  # body and diff preview
         assert "1. Yes, proceed" in screen
+        assert "2. Yes, and allow `hello.txt` for this session" in screen  # the file, shown as written here
         assert app.mode() == "confirm"
         await answerable(pilot)
         await type_text(pilot, "zz")  # stray keys go nowhere while a question is open

@@ -137,13 +137,26 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.queue_view.show(self.conversation.queued())
 
     async def approve(self, question: Question) -> Answer:
-        panel = ApprovalPanel(question.title, question.body, question.preview, question.remember, tell=True)
+        panel = ApprovalPanel(
+            question.title,
+            question.body,
+            question.preview,
+            question.remember,
+            tell=True,
+            cwd=self._cwd(question),
+        )
         reply = await self.ask(panel)
         if isinstance(reply, Reply) and reply.allow:
             return Answer(True, "user", remember=reply.kind if reply.kind != "yes" else None)
         if isinstance(reply, Reply) and reply.kind == "tell":
             return Answer(False, "user", f"the user said instead: {reply.text}")
         return Answer(False, "user", "user denied")
+
+    def _cwd(self, question: Question) -> str | None:
+        """The working directory, for a file tool's question (its scope reads relative)."""
+        app = self.conversation.app
+        tool = app.registry.get(question.tool) if app is not None else None
+        return app.cwd if app is not None and tool is not None and tool.path_subject else None
 
     def show_session(self, messages: list[dict[str, Any]]) -> None:
         self.transcript.clear()

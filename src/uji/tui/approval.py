@@ -74,10 +74,13 @@ def _short(text: str) -> str:
     return one[: SCOPE_CHARS - 1] + "…"
 
 
-def choices(remember: str | None, tell: bool) -> list[Choice]:
+def choices(remember: str | None, tell: bool, cwd: str | None = None) -> list[Choice]:
     out = [Choice("yes", "Yes, proceed", "y")]
     if remember:
-        scope = _short(remember)
+        # A path under the working directory reads as written there (what is saved is
+        # the absolute path).
+        inside = cwd is not None and remember.startswith(cwd.rstrip("/") + "/")
+        scope = _short(remember[len(cwd.rstrip("/")) + 1 :] if inside and cwd else remember)
         out.append(Choice("session", f"Yes, and allow `{scope}` for this session", "a"))
         out.append(Choice("always", f"Yes, and always allow `{scope}` (saved in rules.lua)", "A"))
     out.append(Choice("no", "No", "n"))
@@ -102,12 +105,13 @@ class ApprovalPanel(KeyRouter, Modal):
         preview: str | None = None,
         remember: str | None = None,
         tell: bool = False,
+        cwd: str | None = None,
     ) -> None:
         super().__init__(title)
         self.body = body
         self.preview = preview
         self.remember = remember
-        self.choices = choices(remember, tell)
+        self.choices = choices(remember, tell, cwd)
         self.choice = 0
         self.telling: Field | None = None
         self.shown_at = get_time()
