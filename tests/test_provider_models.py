@@ -423,3 +423,46 @@ async def test_the_screen_finds_a_local_server_by_itself(
         await ready(pilot)
         await shows(pilot, f"found LM Studio at {fake.base_url}: using lmstudio/local-model")
         await shows(pilot, "lmstudio/local-model ·")  # the footer
+
+
+async def test_slash_models_lists_a_local_servers_models(tmp_path: Path, fake: FakeOpenAI) -> None:
+    from tests.test_tui_support import SIZE, make_app, ready, send, shows
+
+    fake.tags = ["qwen3:8b"]
+    fake.models = ["qwen3:8b", "gemma3:1b"]
+    app = make_app(tmp_path, fake, f'uji.provider.add({{ id = "ollama", base_url = "{fake.base_url}" }})')
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/models")
+        screen = await shows(pilot, "Pick the model")
+        assert "ollama/qwen3:8b" in screen and "ollama/gemma3:1b" in screen
+
+
+async def test_model_use_base_url_overrides_resets_and_clears(tmp_path: Path) -> None:
+    app, _ = await make_app(tmp_path)
+    got = await lua(
+        app,
+        """
+        local out = {}
+        uji.model.use({ provider = "openai", model = "gpt-4.1", base_url = "http://proxy.test/v1/" })
+        out.set = uji.model.current().base_url
+        uji.model.use({ base_url = "" })
+        out.reset = uji.model.current().base_url
+        uji.model.use({ base_url = "http://proxy.test/v1" })
+        uji.model.use({ provider = "groq" })
+        out.switched = uji.model.current().base_url
+        uji.model.use({ provider = "custom", base_url = "http://127.0.0.1:9/v1", model = "m" })
+        out.custom = uji.provider.get("custom").base_url
+        out.count = #uji.provider.list()
+        return out
+        """,
+    )
+    assert got == {
+        "set": "http://proxy.test/v1",
+        "reset": "https://api.openai.com/v1",
+        "switched": "https://api.groq.com/openai/v1",
+        "custom": "http://127.0.0.1:9/v1",
+        "count": 23,  # custom joined the 22
+    }
+    assert app.setting("custom.base_url") == "http://127.0.0.1:9/v1"
+    await app.close()

@@ -117,7 +117,7 @@ def _is_command(app: App, prompt: str) -> bool:
     from uji.commands import parse
 
     parsed = parse(prompt)
-    return bool(parsed) and app.commands.get(parsed[0]) is not None
+    return parsed is not None and app.commands.get(parsed[0]) is not None
 
 
 def _open_session(app: App, opts: Any, prompt: str) -> tuple[str | None, str | None]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from uji.providers import auth
 
 if TYPE_CHECKING:
+    from uji.providers.catalog import Provider
     from uji.tui.app import UjiApp
 
 
@@ -30,7 +31,7 @@ async def login(tui: UjiApp, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
     path = app.paths.auth_file
-    providers = app.catalog.list()
+    providers: list[Provider | _Named] = list(app.catalog.list())
     if app.catalog.get("custom") is None:  # offered before it has a URL
         from uji.providers.builtin import CUSTOM
 
