@@ -174,12 +174,13 @@ def test_the_sdk_check_rejects_what_the_api_would(field: str, value: Any) -> Non
 
 
 def test_the_request_body() -> None:
-    body = build_body(_request(GOLDEN_URL, effort="off", max_output=4, cache="long"))
+    body = build_body(_request(GOLDEN_URL, effort="off", max_output=64, cache="long"))
     assert body["stream"] is True and body["store"] is False
     assert body["instructions"] == "You are a test."
     assert body["reasoning"] == {"effort": "none", "summary": "auto"}  # uji's off is the API's none
     assert body["include"] == ["reasoning.encrypted_content"]
-    assert body["max_output_tokens"] == 16  # the API's minimum
+    assert body["max_output_tokens"] == 1024  # room to reason before a 64-token title
+    assert build_body(_request(GOLDEN_URL, reasoning=False, max_output=4))["max_output_tokens"] == 16
     assert body["prompt_cache_key"] == "sess-1"
     assert body["tools"] == [
         {
@@ -258,6 +259,16 @@ def test_reasoning_items_go_back_only_to_the_model_that_wrote_them() -> None:
     assert "reasoning" not in [i["type"] for i in build_input([{**messages[1], "replay": anthropic}], MODEL)]
 
 
+def test_a_message_phase_goes_back_with_it() -> None:
+    replay = {"wire": "responses", "model": MODEL, "items": [], "phase": "final_answer"}
+    message = {"type": "assistant", "text": "done", "replay": replay}
+    assert build_input([message], MODEL) == [
+        {"type": "message", "role": "assistant", "content": "done", "phase": "final_answer"}
+    ]
+    assert "phase" not in build_input([message], "gpt-5.2")[0]
+    assert "phase" not in build_input([{**message, "replay": {**replay, "phase": "bogus"}}], MODEL)[0]
+
+
 def test_tool_images_go_inside_the_output_except_on_xai() -> None:
     messages = golden.conversations(MODEL)["tool_images"]
     [output] = [i for i in build_input(messages, MODEL) if i["type"] == "function_call_output"]
@@ -330,6 +341,51 @@ async def test_text_reasoning_and_usage(wire: ResponsesWire, fake: FakeResponses
             }
         ],
     }
+
+
+async def test_the_phase_of_the_message_is_kept(wire: ResponsesWire, fake: FakeResponses) -> None:
+    reply = await run(wire, fake, text("Done.", phase="final_answer"))
+    assert reply.answer.replay == {"wire": "responses", "model": MODEL, "items": [], "phase": "final_answer"}
+    sdk_check(
+        {
+            **build_body(_request(GOLDEN_URL)),
+            "input": build_input(
+                [{"type": "assistant", "text": "Done.", "replay": reply.answer.replay}], MODEL
+            ),
+        }
+    )
+
+
+SUMMARY_REFUSED = {
+    "error": {
+        "message": "Your organization must be verified to generate reasoning summaries. Please go to: "
+        "https://platform.openai.com/settings/organization/general and click on Verify Organization.",
+        "type": "invalid_request_error",
+        "param": "reasoning.summary",
+        "code": "unsupported_value",
+    }
+}
+
+
+async def test_an_organisation_refused_summaries_is_asked_again_without(
+    wire: ResponsesWire, fake: FakeResponses
+) -> None:
+    reply = await run(wire, fake, status(400, SUMMARY_REFUSED), text("ok", encrypted="enc-1"), effort="high")
+    assert reply.answer.text == "ok"
+    assert reply.answer.replay is not None  # the reasoning still carries across the loop
+    later = await run(wire, fake, text("again"), effort="high")
+    assert later.answer.text == "again"
+    sent = [r.body["reasoning"] for r in fake.requests]
+    assert sent == [{"effort": "high", "summary": "auto"}, {"effort": "high"}, {"effort": "high"}]
+    assert all(r.body["include"] == ["reasoning.encrypted_content"] for r in fake.requests)
+    # No effort and no summary: no `reasoning` at all, the encrypted content still asked for.
+    await run(wire, fake, text("plain"))
+    assert "reasoning" not in fake.requests[-1].body and fake.requests[-1].body["include"]
+    # Another model still asks; a different 400 is a plain failure, asked once.
+    other = await run(wire, fake, status(400, {"error": {"message": "bad tool schema"}}), model="gpt-5.2")
+    assert other.failure.status == 400
+    assert fake.requests[-1].body["reasoning"] == {"summary": "auto"}
+    assert len(fake.requests) == 5
 
 
 async def test_tool_calls_split_across_deltas(wire: ResponsesWire, fake: FakeResponses) -> None:

@@ -16,8 +16,9 @@ usage. Every event has its `event:` line and a `sequence_number`, as the API sen
 body ends after the last event (no `[DONE]`). The events are consistent enough for the
 openai SDK's own stream accumulator, which checks item identities.
 
-- `text(s, summary=None, encrypted="enc-…", usage=..., piece=4)`: an answer, reasoning
-  first when `summary` (a string, or a list of summary parts) or `encrypted` is given.
+- `text(s, summary=None, encrypted=None, phase=None, usage=..., piece=4)`: an answer,
+  reasoning first when `summary` (a string, or a list of summary parts) or `encrypted`
+  is given; `phase` marks the message ("commentary" / "final_answer").
 - `tool_call(name, args, id="call_1", summary=None, encrypted=None)` /
   `tool_calls(call(...), ..., text=None, summary=None, encrypted=None)`: `args` is a
   dict or a raw JSON string (cut-off JSON), sent as argument deltas of `piece` chars.
@@ -183,10 +184,26 @@ class _Events:
         self.add("response.output_item.done", output_index=index, item=done)
         self.output.append(done)
 
-    def message(self, content: str, piece: int, *, refused: bool = False, finished: bool = True) -> None:
+    def message(
+        self,
+        content: str,
+        piece: int,
+        *,
+        refused: bool = False,
+        finished: bool = True,
+        phase: str | None = None,
+    ) -> None:
         index = len(self.output)
         item_id = f"msg_fake_{index}"
-        item = {"id": item_id, "type": "message", "status": "in_progress", "role": "assistant", "content": []}
+        item: dict[str, Any] = {
+            "id": item_id,
+            "type": "message",
+            "status": "in_progress",
+            "role": "assistant",
+        }
+        item["content"] = []
+        if phase is not None:
+            item["phase"] = phase
         self.add("response.output_item.added", output_index=index, item=item)
         where = {"item_id": item_id, "output_index": index, "content_index": 0}
         if refused:
@@ -246,6 +263,7 @@ def text(
     *,
     summary: str | list[str] | None = None,
     encrypted: str | None = None,
+    phase: str | None = None,
     piece: int = 4,
     usage: dict[str, Any] | None = DEFAULT_USAGE,
     delay: float = 0.0,
@@ -256,7 +274,7 @@ def text(
     ev.start()
     if summary is not None or encrypted is not None:
         ev.reasoning(summary, encrypted, piece)
-    ev.message(content, piece)
+    ev.message(content, piece, phase=phase)
     ev.end(usage)
     return ev.step(f"text {content[:20]!r}", delay, gap)
 

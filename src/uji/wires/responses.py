@@ -19,6 +19,10 @@ serves besides Chat Completions. Request:
 - `reasoning: {effort, summary: "auto"}`; uji's "off" is the API's "none".
 - `prompt_cache_key` = the session id unless caching is off (the Responses default of
   the original, and xAI routes on it too).
+- `max_output_tokens` ≥ 16, or ≥ 1024 for a reasoning model (its reasoning counts).
+- An assistant message's `phase` (the codex models) is kept and sent back with it.
+- An organisation refused reasoning summaries (a 400 naming them) is asked again at once
+  without `summary`, and not asked again for that model while uji runs.
 
 Stream: typed events (`response.output_text.delta`, `response.reasoning_summary_text.delta`,
 `response.output_item.added/done`, `response.function_call_arguments.delta/done`,
@@ -36,7 +40,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+import httpx2
+
+from .base import STALL_SECONDS, Answer, Failure, Reply, ToolCall, Usage, WireRequest
 from .common import (
     NO_PARAMETERS,
     TOOL_IMAGES_TEXT,
@@ -50,6 +56,10 @@ from .common import (
 from .openai_chat import build_headers, host_of
 
 MIN_OUTPUT = 16  # the API's smallest `max_output_tokens`
+# Reasoning counts against `max_output_tokens`: a reasoning model gets room to think
+# before it answers, as the Chat wire's floor gives it (a 64-token title call included).
+MIN_REASONING_OUTPUT = 1024
+PHASES = ("commentary", "final_answer")  # an assistant message's phase, sent back as it came
 INCLUDE = ["reasoning.encrypted_content"]
 # uji's effort levels are the API's, except that "off" is called "none".
 EFFORT_NAMES = {"off": "none"}
@@ -77,7 +87,11 @@ def outputs_take_images(base_url: str) -> bool:
     return not any(host == h or host.endswith("." + h) for h in TEXT_ONLY_OUTPUT_HOSTS)
 
 
-def build_body(request: WireRequest) -> dict[str, Any]:
+def build_body(request: WireRequest, *, summary: bool = True) -> dict[str, Any]:
+    """The request body; `summary=False` asks for no reasoning summary (an organisation
+    that is not verified for them gets a 400 when it asks)."""
+    reasoning = reasoning_of(request, summary=summary)
+    floor = MIN_OUTPUT if reasoning is None else MIN_REASONING_OUTPUT
     body: dict[str, Any] = {
         "model": request.model,
         "input": build_input(
@@ -88,15 +102,15 @@ def build_body(request: WireRequest) -> dict[str, Any]:
         ),
         "stream": True,
         "store": False,
-        "max_output_tokens": max(request.max_output or 0, MIN_OUTPUT),
+        "max_output_tokens": max(request.max_output or 0, floor),
     }
     if request.system:
         body["instructions"] = request.system
     if request.tools:
         body["tools"] = [_tool_spec(t) for t in request.tools]
-    reasoning = reasoning_of(request)
     if reasoning is not None:
-        body["reasoning"] = reasoning
+        if reasoning:
+            body["reasoning"] = reasoning
         body["include"] = list(INCLUDE)
     if request.cache != "off" and request.session:
         body["prompt_cache_key"] = request.session
@@ -113,19 +127,23 @@ def _tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def reasoning_of(request: WireRequest) -> dict[str, Any] | None:
-    """The `reasoning` object, or None to send none.
+def reasoning_of(request: WireRequest, *, summary: bool = True) -> dict[str, Any] | None:
+    """The `reasoning` object (possibly empty), or None for a model not treated as
+    reasoning: it gets neither `reasoning` nor the encrypted reasoning it cannot make.
 
-    A model the catalog knows to reason always gets one (its summary at least); a
-    model of unknown kind gets one only for a real level, since a model that does not
-    reason rejects the field, and "off" asks for nothing there anyway.
+    A model the catalog knows to reason always counts (with its summary, unless
+    refused); a model of unknown kind only for a real level, since a model that does
+    not reason rejects the field, and "off" asks for nothing there anyway.
     """
     effort = request.effort
-    if effort is None:
-        return {"summary": "auto"} if request.reasoning else None
-    if effort == "off" and not request.reasoning:
+    if not request.reasoning and (effort is None or effort == "off"):
         return None
-    return {"effort": EFFORT_NAMES.get(effort, effort), "summary": "auto"}
+    out: dict[str, Any] = {}
+    if effort is not None:
+        out["effort"] = EFFORT_NAMES.get(effort, effort)
+    if summary:
+        out["summary"] = "auto"
+    return out
 
 
 def build_input(
@@ -185,7 +203,11 @@ def _assistant_items(m: Mapping[str, Any], model: str) -> list[dict[str, Any]]:
     items = replay_items(m.get("replay"), model)
     text = m.get("text") or ""
     if text:
-        items.append({"type": "message", "role": "assistant", "content": text})
+        message = {"type": "message", "role": "assistant", "content": text}
+        phase = _own(m.get("replay"), model).get("phase")
+        if phase in PHASES:
+            message["phase"] = phase  # the codex models do worse when it is dropped
+        items.append(message)
     for c in m.get("tool_calls") or []:
         items.append(
             {
@@ -198,12 +220,17 @@ def _assistant_items(m: Mapping[str, Any], model: str) -> list[dict[str, Any]]:
     return items
 
 
+def _own(replay: Any, model: str) -> Mapping[str, Any]:
+    """The replay data, if this wire and this model wrote it, else nothing."""
+    if not isinstance(replay, Mapping) or replay.get("wire") != "responses" or replay.get("model") != model:
+        return {}
+    return replay
+
+
 def replay_items(replay: Any, model: str) -> list[dict[str, Any]]:
     """The encrypted reasoning items an assistant message carries, if this model wrote
     them (the encrypted content is only valid there)."""
-    if not isinstance(replay, Mapping) or replay.get("wire") != "responses" or replay.get("model") != model:
-        return []
-    items = replay.get("items")
+    items = _own(replay, model).get("items")
     if not isinstance(items, list):
         return []
     return [r for r in map(reasoning_item, items) if r is not None]
@@ -283,6 +310,7 @@ class ResponsesStream:
         self.call_index: dict[str, Any] = {}  # item id → output_index
         self.reasoning_items: dict[Any, dict[str, Any]] = {}  # by output_index
         self.usage: Usage | None = None
+        self.phase: str | None = None  # of the last message item that had one
         self.status: str | None = None  # completed | incomplete
         self.incomplete_reason = ""
 
@@ -360,8 +388,11 @@ class ResponsesStream:
             # The item as finished: its encrypted content differs from the one `added`
             # showed, and only the final one is valid.
             self.reasoning_items[index] = item
-        elif kind == "message" and done and item.get("id") not in self.streamed:
-            self._whole_message(item)
+        elif kind == "message" and done:
+            if item.get("phase") in PHASES:
+                self.phase = item["phase"]
+            if item.get("id") not in self.streamed:
+                self._whole_message(item)
 
     def _whole_message(self, item: dict[str, Any]) -> None:
         """A message whose text came whole in its `done` item, with no deltas before."""
@@ -394,10 +425,16 @@ class ResponsesStream:
         ]
 
     def replay(self) -> dict[str, Any] | None:
-        """The encrypted reasoning items, in output order, for the next request."""
+        """The encrypted reasoning items, in output order, and the message's phase, for
+        the next request."""
         ordered = sorted(self.reasoning_items.items(), key=lambda kv: _int(kv[0]))
         items = [r for r in (reasoning_item(item) for _, item in ordered) if r is not None]
-        return {"wire": "responses", "model": self.model, "items": items} if items else None
+        if not items and self.phase is None:
+            return None
+        replay: dict[str, Any] = {"wire": "responses", "model": self.model, "items": items}
+        if self.phase is not None:
+            replay["phase"] = self.phase
+        return replay
 
     @property
     def finished(self) -> bool:
@@ -440,8 +477,32 @@ def stream_error(error: Any) -> Failure:
 # --------------------------------------------------------------------------- the wire
 
 
+def refuses_summary(failure: Failure) -> bool:
+    """A 400 saying this organisation may not have reasoning summaries."""
+    text = failure.message.lower()
+    return failure.status == 400 and "summar" in text and ("verif" in text or "reasoning.summary" in text)
+
+
 class ResponsesWire(SSEWire):
+    """One wire per app. A model whose organisation is refused reasoning summaries is
+    asked again at once without one, and never asks for one again in this process: its
+    reasoning still works and still carries across the tool loop, it is just not shown."""
+
     name = "responses"
+
+    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
+        super().__init__(client, idle=idle)
+        self.no_summary: set[tuple[str, str]] = set()  # (base_url, model)
+
+    async def _call(self, request: WireRequest, reply: Reply) -> Answer:
+        try:
+            return await super()._call(request, reply)
+        except Failure as failure:
+            where = (request.provider.get("base_url") or "", request.model)
+            if where in self.no_summary or not refuses_summary(failure):
+                raise
+            self.no_summary.add(where)
+            return await super()._call(request, reply)
 
     def url(self, request: WireRequest, base_url: str) -> str:
         return responses_url(base_url)
@@ -450,7 +511,8 @@ class ResponsesWire(SSEWire):
         return build_headers(request)
 
     def body(self, request: WireRequest) -> dict[str, Any]:
-        return build_body(request)
+        where = (request.provider.get("base_url") or "", request.model)
+        return build_body(request, summary=where not in self.no_summary)
 
     def parser(self, request: WireRequest, reply: Reply, progress: Callable[[], None]) -> ResponsesStream:
         return ResponsesStream(reply, progress, request.model)
