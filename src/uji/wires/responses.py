@@ -417,6 +417,12 @@ class ResponsesStream:
         usage = response.get("usage")
         if isinstance(usage, dict):
             self.usage = usage_from(usage)
+        output = response.get("output")
+        for index, item in enumerate(output if isinstance(output, list) else []):
+            # The finished response's reasoning items are the final word (the API
+            # encrypts each copy afresh); the SDK keeps these too.
+            if isinstance(item, dict) and item.get("type") == "reasoning":
+                self.reasoning_items[index] = item
 
     def tool_calls(self) -> list[ToolCall]:
         return [
