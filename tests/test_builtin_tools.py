@@ -9,7 +9,9 @@ import json
 import os
 import signal
 import struct
+import subprocess
 import sys
+import tempfile
 import time
 import zlib
 from pathlib import Path
@@ -556,6 +558,27 @@ async def test_an_endless_line_never_grows_the_file_past_the_cap(
     assert len(data) <= cap and data.endswith(b"a\nend\n")
     run_command.remove_spills()  # what App.close does
     assert not spill.exists() and not spill.parent.exists()
+
+
+async def test_overflow_dirs_left_by_a_killed_uji_are_removed(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    run_command.remove_spills()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    orphan = tmp / f"uji-output-{dead.pid}-abc"
+    living = tmp / f"uji-output-{os.getppid()}-def"
+    for d in (orphan, living):
+        d.mkdir()
+        (d / "command-1.txt").write_text("old output")
+    note = (await sh(ctx, "seq 1 3000")).text.rsplit("\n\n", 1)[1]
+    assert spill_of(note).parent.parent == tmp
+    assert not orphan.exists() and living.exists()
+    run_command.remove_spills()
+    assert sorted(p.name for p in tmp.iterdir()) == [living.name]
 
 
 async def test_run_cuts_a_huge_line_on_a_utf8_boundary(ctx: ToolContext) -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from uji.tools.confine import Sandbox
 
 POLICIES = ("allow", "ask", "deny")
 
@@ -25,7 +28,7 @@ class Tool:
     lua: bool = False
     builtin: bool = False
     confined: bool = False  # a built-in file tool: the sandbox applies to it
-    preview: Callable[[dict[str, Any]], str | None] | None = None
+    preview: Callable[[dict[str, Any], Sandbox], str | None] | None = None
     origin: str | None = None  # file:line of the uji.tool.add call
 
     def schema(self) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, Any
 
 from uji.procs import PipeReader, kill_group
 from uji.tools.base import ToolContext, ToolResult
@@ -73,13 +73,45 @@ def _size(n: int) -> str:
     return f"{n / (1024 * 1024):.1f}MB"
 
 
+SPILL_PREFIX = "uji-output-"
+
+
 @functools.cache
 def _spill_dir() -> str:
     """One temp dir per process for full outputs, removed when uji exits (and when the App
-    closes, see `remove_spills`)."""
-    path = tempfile.mkdtemp(prefix="uji-output-")
+    closes, see `remove_spills`). Dirs left by a uji that was killed go on the next one."""
+    _sweep_orphans()
+    path = tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-")
     atexit.register(shutil.rmtree, path, True)
     return path
+
+
+def _sweep_orphans() -> None:
+    """Remove this user's `uji-output-<pid>-*` dirs whose process is gone."""
+    try:
+        entries = list(os.scandir(tempfile.gettempdir()))
+    except OSError:
+        return
+    for entry in entries[:10_000]:
+        pid = entry.name[len(SPILL_PREFIX) :].split("-", 1)[0]
+        if not entry.name.startswith(SPILL_PREFIX) or not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            if (
+                entry.is_dir(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_uid == os.getuid()
+            ):
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return True
 
 
 def remove_spills() -> None:
@@ -103,7 +135,7 @@ class Output:
         self._total = 0
         self._raw: bytearray | None = bytearray()
         self._lost = False  # a line was dropped or cut: the spill file is needed
-        self._spill: BinaryIO | None = None
+        self._spill: IO[bytes] | None = None
         self.spill_path: str | None = None
         self._spill_error: str | None = None
         self._spill_size = 0
@@ -183,10 +215,10 @@ class Output:
     def _start_spill(self) -> None:
         raw, self._raw = self._raw or b"", None
         try:
-            self._spill = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in finish()
+            spill = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in finish()
                 dir=_spill_dir(), prefix="command-", suffix=".txt", delete=False
             )
-            self.spill_path = self._spill.name
+            self._spill, self.spill_path = spill, spill.name
         except OSError as e:
             self._spill_error = e.strerror or str(e)
             return
