@@ -334,6 +334,8 @@ def test_keys_never_leak_through_tool_results(home: Home) -> None:
             call("read_file", {"path": str(auth)}),
             # Over 50 KB of output: the rest goes to an overflow file, keys and all.
             call("run_command", {"command": f"for i in $(seq 3000); do cat notes.txt {auth}; done"}),
+            # uji's own environment still holds the key: the shell's parent is uji.
+            call("run_command", {"command": "tr '\\0' '\\n' < /proc/$PPID/environ"}),
         ),
         text("done"),
     )
@@ -345,6 +347,7 @@ def test_keys_never_leak_through_tool_results(home: Home) -> None:
     assert "[redacted anthropic key]" in results[2]
     assert "env [redacted OPENAI_API_KEY]" in results[3] and "[redacted anthropic key]" in results[3]
     assert "Full output (its last 50.0MB, kept until uji exits): " in results[5]
+    assert "OPENAI_API_KEY=[redacted OPENAI_API_KEY]" in results[6].splitlines()
     copy = home.work / "spill-copy.txt"
     assert copy.stat().st_size > 100_000 and b"[redacted anthropic key]" in copy.read_bytes()
     assert "[redacted OPENAI_API_KEY]" in (home.work / "hook-saw.txt").read_text()
