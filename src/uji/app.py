@@ -468,6 +468,9 @@ class App:
     async def close(self) -> None:
         for task in list(self._background):
             task.cancel()
+        for provider in self.catalog.list():  # a models load still running
+            if provider._task is not None and not provider._task.done():
+                provider._task.cancel()
         await self.events.drain()
         for hook in self.on_close:
             hook()
