@@ -617,3 +617,28 @@ def test_uji_run_with_an_openai_reasoning_model(tmp_path: Path) -> None:
     assert KEY not in json.dumps(home.db_messages(session))
     usage = second.done.get("usage") or {}
     assert usage.get("input") == 12 and usage.get("output") == 3
+
+
+def test_uji_run_with_xai_on_the_responses_wire(tmp_path: Path) -> None:
+    """xAI switched to the Responses API from init.lua: its models go through it, a model
+    that does not reason gets no `reasoning` and no encrypted reasoning asked for."""
+    with FakeResponses() as fake:
+        home = Home(tmp_path, None)
+        home.init(
+            f'uji.provider.add({{ id = "xai", wire = "responses", base_url = "{fake.base_url}" }})',
+            provider=False,
+        )
+        (home.work / "a.txt").write_text("alpha\n")
+        fake.script(tool_call("read_file", {"path": "a.txt"}), text("It says alpha."))
+        run = home.run("what is in a.txt?", "--model", "xai/grok-4", env={"XAI_API_KEY": KEY})
+        assert run.rc == 0, run.stderr
+        assert run.done["text"] == "It says alpha."
+        turns = fake.turn_requests
+    assert [r.path for r in turns] == ["/v1/responses", "/v1/responses"]
+    for r in turns:
+        sdk_check(r.body)
+        assert r.body["model"] == "grok-4"
+        assert "reasoning" not in r.body and "include" not in r.body
+        assert r.body["max_output_tokens"] >= 16
+    last = turns[1].body["input"][-1]
+    assert last["type"] == "function_call_output" and "alpha" in last["output"]
