@@ -259,6 +259,22 @@ def test_reasoning_items_go_back_only_to_the_model_that_wrote_them() -> None:
     assert "reasoning" not in [i["type"] for i in build_input([{**messages[1], "replay": anthropic}], MODEL)]
 
 
+def test_reasoning_alone_is_not_sent_back() -> None:
+    """An answer the output limit cut off inside its reasoning is saved with the
+    reasoning only; the API refuses a reasoning item with nothing after it."""
+    replay = {
+        "wire": "responses",
+        "model": MODEL,
+        "items": [{"type": "reasoning", "id": "rs_1", "encrypted_content": "e"}],
+    }
+    messages = [
+        {"type": "user", "text": "q"},
+        {"type": "assistant", "text": "", "reasoning": "thinking…", "replay": replay},
+        {"type": "user", "text": "go on"},
+    ]
+    assert [i.get("role") for i in build_input(messages, MODEL)] == ["user", "user"]
+
+
 def test_a_message_phase_goes_back_with_it() -> None:
     replay = {"wire": "responses", "model": MODEL, "items": [], "phase": "final_answer"}
     message = {"type": "assistant", "text": "done", "replay": replay}

@@ -200,15 +200,19 @@ def _assistant_items(m: Mapping[str, Any], model: str) -> list[dict[str, Any]]:
     """The saved reasoning items first (they must precede what they led to), then the
     text, then the calls. Assistant text goes as a plain string: the API reads it as
     the model's own output text."""
-    items = replay_items(m.get("replay"), model)
     text = m.get("text") or ""
+    calls = m.get("tool_calls") or []
+    if not text and not calls:
+        return []  # reasoning alone (an answer the limit cut short) cannot stand: the API
+        # refuses a reasoning item without the item it led to
+    items = replay_items(m.get("replay"), model)
     if text:
         message = {"type": "message", "role": "assistant", "content": text}
         phase = _own(m.get("replay"), model).get("phase")
         if phase in PHASES:
             message["phase"] = phase  # the codex models do worse when it is dropped
         items.append(message)
-    for c in m.get("tool_calls") or []:
+    for c in calls:
         items.append(
             {
                 "type": "function_call",
