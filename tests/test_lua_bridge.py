@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from uji.app import App
-from uji.lua.runtime import LuaError
+from uji.lua.runtime import LuaError, LuaInterrupt
 from uji.paths import resolve
 
 
@@ -165,13 +167,33 @@ async def test_schedule_during_config_runs_after_all_files(app: App, tmp_path: P
     assert app.notices == ["init", "plugin a", "scheduled"]  # type: ignore[attr-defined]
 
 
-async def test_interrupt_stops_a_pure_lua_loop(app: App) -> None:
+def _break_when_lua_runs(app: App) -> threading.Thread:
+    """What the terminal's input thread does on Esc: ask the running Lua to stop."""
     rt = app.lua
-    loop = asyncio.get_running_loop()
-    loop.call_later(0.05, lambda: None)
-    rt.break_requested = True
-    with pytest.raises(LuaError, match="interrupted"):
+
+    def wait_then_break() -> None:
+        for _ in range(2000):  # 20 s at most
+            if rt.running and rt.request_break():
+                return
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=wait_then_break, daemon=True)
+    thread.start()
+    return thread
+
+
+async def test_interrupt_stops_a_pure_lua_loop(app: App) -> None:
+    assert app.lua.request_break() is False  # nothing runs: nothing to stop, nothing lingers
+    _break_when_lua_runs(app).join(0)
+    with pytest.raises(LuaInterrupt):
         await lua(app, "while true do end")
+    assert await lua(app, "local n = 0 for i = 1, 3000000 do n = n + 1 end return n") == (3000000,)
+
+
+async def test_a_pcall_cannot_swallow_an_interrupt(app: App) -> None:
+    _break_when_lua_runs(app)
+    with pytest.raises(LuaInterrupt):
+        await lua(app, "for i = 1, 3 do pcall(function() while true do end end) end return 'swallowed'")
 
 
 def test_lua_values_kept_by_python_outlive_their_coroutine(tmp_path: Path) -> None:

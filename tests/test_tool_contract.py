@@ -823,13 +823,16 @@ def test_the_first_before_tool_decision_wins_by_priority(home: Home) -> None:
     assert tool_contents(home) == ["denied: early"]
 
 
-def test_a_raising_before_tool_hook_is_a_notice_and_the_policy_decides(home: Home) -> None:
+def test_a_raising_before_tool_hook_denies_the_call(home: Home) -> None:
+    """SPEC §3: a handler that raises denies the call (fail closed), naming where."""
     (home.work / "a.txt").write_text("a")
     home.init('uji.on("before_tool", function() error("hook broke") end)')
     home.fake.script(tool_call("read_file", {"path": "a.txt"}), text("ok"))
     run = home.run("go", check=True)
-    assert any("hook broke" in n for n in run.notices)
-    assert run.calls[0]["by"] == "policy" and tool_contents(home) == ["    1| a"]
+    line = home.line_of("hook broke")
+    assert (run.calls[0]["decision"], run.calls[0]["by"]) == ("deny", "hook")
+    assert f"{home.config / 'init.lua'}:{line}: hook broke" in run.calls[0]["reason"]
+    assert tool_contents(home)[0].startswith("denied: ") and "hook broke" in tool_contents(home)[0]
 
 
 # confine / roots

@@ -70,6 +70,7 @@ class App:
         self._lua: Runtime | None = None
         self._store: Store | None = None
         self._loading_config = False
+        self.config_interrupted: str | None = None  # the config file an interrupt stopped
         self._scheduled: list[Any] = []
         # Run by close() before the Lua runtime goes, e.g. to kill plugin jobs.
         self.on_close: list[Callable[[], None]] = []

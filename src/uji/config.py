@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from uji.lua.runtime import LuaError
+from uji.lua.runtime import LuaError, LuaInterrupt
 
 if TYPE_CHECKING:
     from uji.app import App
@@ -45,6 +45,12 @@ async def load_config(app: App) -> list[str]:
         try:
             chunk = rt.load_file(path)
             await rt.call(chunk)
+        except LuaInterrupt:
+            # Esc or SIGINT while a file ran (a loop that never ends): it stops there,
+            # and the files after it do not run.
+            app.config_interrupted = path
+            errors.append(f"config interrupted: {path} did not finish; the files after it were not loaded")
+            break
         except LuaError as e:
             errors.append(f"config error: {e}")
         except OSError as e:

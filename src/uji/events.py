@@ -1,7 +1,9 @@
 """`uji.on/off/emit`: notifications and the hooks that steer a turn.
 
 Handlers run in priority order (lower first, then in the order they were added). A
-handler that raises becomes a notice and never breaks the turn.
+handler that raises becomes a notice and never breaks the turn, except where a hook
+guards something (`before_tool`): there the failure is the caller's to act on, and it
+fails closed. An interrupt is a cancellation and always goes through.
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ class Handler:
 
 
 Invoke = Callable[[Handler, dict[str, Any]], Awaitable[Any]]
+
+
+class HookFailed(Exception):
+    """A guarding hook raised; `error` carries the `file:line:` of the failure."""
+
+    def __init__(self, handler: Handler, error: str) -> None:
+        super().__init__(f"{handler.label()} failed: {error}")
+        self.handler = handler
+        self.error = error
 
 
 class Events:
@@ -60,12 +71,16 @@ class Events:
     def handlers(self, event: str) -> list[Handler]:
         return list(self._handlers.get(event, ()))
 
-    async def _call(self, handler: Handler, payload: dict[str, Any]) -> tuple[bool, Any]:
+    async def _call(
+        self, handler: Handler, payload: dict[str, Any], strict: bool = False
+    ) -> tuple[bool, Any]:
         try:
             return True, await self._invoke(handler, dict(payload, event=handler.event))
         except asyncio.CancelledError:
             raise
         except Exception as e:
+            if strict:
+                raise HookFailed(handler, str(e)) from e
             self._notice(f"{handler.label()} failed: {e}")
             return False, None
 
@@ -104,10 +119,13 @@ class Events:
                 self._notice(f"{handler.label()} returned a {type(result).__name__}, not a string; ignored")
         return value
 
-    async def first(self, event: str, payload: dict[str, Any]) -> tuple[Any, Handler | None]:
-        """The first handler returning something other than nil wins."""
+    async def first(
+        self, event: str, payload: dict[str, Any], strict: bool = False
+    ) -> tuple[Any, Handler | None]:
+        """The first handler returning something other than nil wins. With `strict`, a
+        handler that raises stops here with HookFailed."""
         for handler in self.handlers(event):
-            ok, result = await self._call(handler, payload)
+            ok, result = await self._call(handler, payload, strict)
             if ok and result is not None:
                 return result, handler
         return None, None

@@ -137,44 +137,86 @@ def _open_session(app: App, opts: Any, prompt: str) -> tuple[str | None, str | N
     return session_id, None
 
 
+class Sigint:
+    """SIGINT from before the first line of config runs until uji run ends.
+
+    Lua running now (a config that loops, a hook, a tool) is stopped where it is; the
+    signal handler runs while Lua loops because the interrupt hook calls into Python.
+    Otherwise the task that waits (the config load, the turn) is cancelled. Either way
+    the interrupt reaches the turn as a cancellation, which nothing turns into a result.
+    """
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.loop = asyncio.get_running_loop()
+        self.target: asyncio.Task[Any] | None = asyncio.current_task()
+        self.previous = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        lua = self.app._lua
+        if lua is not None and lua.request_break():
+            return
+        target = self.target
+        if target is not None:
+            self.loop.call_soon_threadsafe(target.cancel)
+
+    def restore(self) -> None:
+        signal.signal(signal.SIGINT, self.previous)
+
+
 async def run(paths: Paths, opts: Any) -> int:
     printer: Printer = JsonPrinter() if opts.json else Printer()
     app = App(paths, notice=printer.notice)
+    sigint = Sigint(app)
     try:
-        await app.load_config()
-        problem = _choose_model(app, opts)
-        if problem:
-            return _usage_error(problem)
-        if app.provider_id is None and not _is_command(app, " ".join(opts.prompt)):
-            picked = await app.find_local_server()
-            if picked is None:
-                printer.done(TurnResult(error=NO_MODEL))
-                return EXIT_FAILED
-            printer.notice(picked)
-        tools = [t for t in opts.tools.split(",") if t] if opts.tools is not None else None
-        prompt = " ".join(opts.prompt)
-        session_id, problem = _open_session(app, opts, prompt)
-        if problem or session_id is None:
-            return _usage_error(problem or "no session")
-        printer.session(session_id)
-        agent = Agent(
-            app,
-            session_id,
-            printer.emit,
-            auto_approver(opts.on_ask),
-            TurnOptions(tools=tools, append_prompt=opts.append_prompt),
-        )
-        app.agent = agent
-        result = await _run_prompt(app, agent, prompt)
-        printer.done(result)
-        if result.interrupted:
-            return EXIT_INTERRUPTED
-        return EXIT_FAILED if result.error is not None else EXIT_OK
+        return await _run(app, opts, printer, sigint)
+    except asyncio.CancelledError:  # an interrupt outside a turn (the config, a /command)
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        print("uji: interrupted", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
     finally:
+        sigint.restore()
         await app.close()
 
 
-async def _run_prompt(app: App, agent: Agent, prompt: str) -> TurnResult:
+async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint) -> int:
+    await app.load_config()
+    if app.config_interrupted is not None:
+        print(f"uji: interrupted while loading the config ({app.config_interrupted})", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    problem = _choose_model(app, opts)
+    if problem:
+        return _usage_error(problem)
+    if app.provider_id is None and not _is_command(app, " ".join(opts.prompt)):
+        picked = await app.find_local_server()
+        if picked is None:
+            printer.done(TurnResult(error=NO_MODEL))
+            return EXIT_FAILED
+        printer.notice(picked)
+    tools = [t for t in opts.tools.split(",") if t] if opts.tools is not None else None
+    prompt = " ".join(opts.prompt)
+    session_id, problem = _open_session(app, opts, prompt)
+    if problem or session_id is None:
+        return _usage_error(problem or "no session")
+    printer.session(session_id)
+    agent = Agent(
+        app,
+        session_id,
+        printer.emit,
+        auto_approver(opts.on_ask),
+        TurnOptions(tools=tools, append_prompt=opts.append_prompt),
+    )
+    app.agent = agent
+    result = await _run_prompt(app, agent, prompt, sigint)
+    printer.done(result)
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if result.error is not None else EXIT_OK
+
+
+async def _run_prompt(app: App, agent: Agent, prompt: str, sigint: Sigint) -> TurnResult:
     """A prompt, or a `/command args` line whose handler may submit prompts."""
     from uji.commands import parse
     from uji.lua.runtime import LuaError
@@ -194,22 +236,15 @@ async def _run_prompt(app: App, agent: Agent, prompt: str) -> TurnResult:
             return TurnResult(text="")
     result = TurnResult(text="")
     while submitted:
-        result = await _turn_with_sigint(app, agent, submitted.pop(0))
+        result = await _turn(app, agent, submitted.pop(0), sigint)
         if result.error is not None:
             break
     return result
 
 
-async def _turn_with_sigint(app: App, agent: Agent, prompt: str) -> TurnResult:
-    loop = asyncio.get_running_loop()
-    task = loop.create_task(agent.turn(prompt))
-
-    def on_sigint(signum: int, frame: Any) -> None:
-        # A plain handler (not loop.add_signal_handler) also runs while Lua loops, when
-        # the interrupt hook calls into Python; the turn is cancelled on the loop.
-        if app._lua is not None:
-            app._lua.break_requested = True
-        loop.call_soon_threadsafe(task.cancel)
+async def _turn(app: App, agent: Agent, prompt: str, sigint: Sigint) -> TurnResult:
+    """One turn in its own task, so an interrupt cancels the turn and not uji run."""
+    task = asyncio.get_running_loop().create_task(agent.turn(prompt))
 
     def interrupt() -> bool:
         if task.done():
@@ -218,8 +253,17 @@ async def _turn_with_sigint(app: App, agent: Agent, prompt: str) -> TurnResult:
         return True
 
     app.on_interrupt = interrupt
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    outer, sigint.target = sigint.target, task
     try:
         return await task
+    except asyncio.CancelledError:
+        # SIGINT reached uji run itself just before the turn began; awaiting the turn
+        # passed it on, and the turn answers it like any interrupt.
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()
+        if task.cancelled():
+            return TurnResult(error="interrupted", interrupted=True)
+        return await task
     finally:
-        signal.signal(signal.SIGINT, previous)
+        sigint.target = outer

@@ -157,18 +157,24 @@ def remember_scope(app: App, tool: Tool, subject: str, verdict: Verdict) -> str 
     return scope or None
 
 
+def _truthy(value: Any) -> bool:
+    """Lua truthiness: everything but nil and false is true, so "" and 0 are."""
+    return value is not None and value is not False
+
+
 def hook_decision(result: Any, handler_label: str) -> tuple[str, str | None] | None:
-    """A before_tool result: {allow=true} | {deny="reason"} | {ask=true} | {ask="title"}."""
+    """A before_tool result: {allow=true} | {deny="reason"} | {ask=true} | {ask="title"},
+    read with Lua truthiness. Several at once: the strictest wins (deny, ask, allow)."""
     if not isinstance(result, dict):
         return None
-    if result.get("deny"):
+    if _truthy(result.get("deny")):
         reason = result["deny"]
-        return "deny", reason if isinstance(reason, str) else f"denied by {handler_label}"
-    if result.get("allow"):
-        return "allow", None
-    if result.get("ask"):
+        return "deny", reason if isinstance(reason, str) and reason else f"denied by {handler_label}"
+    if _truthy(result.get("ask")):
         title = result["ask"]
-        return "ask", title if isinstance(title, str) else None
+        return "ask", title if isinstance(title, str) and title else None
+    if _truthy(result.get("allow")):
+        return "allow", None
     return None
 
 

@@ -346,6 +346,7 @@ class Agent:
                 result = await self.calls.run(call)
                 self._pending_calls.pop(0)
                 self.calls.running = None
+                self.calls.subjects.pop(call.id, None)
                 self.save(result)
         raise TurnFailed(f"stopped after {MAX_ITERATIONS} tool iterations without a final answer")
 
@@ -362,8 +363,13 @@ class Agent:
             self.save({"type": "assistant", "text": "".join(partial.text_parts)})
         for call in self._pending_calls:
             content = INTERRUPTED_RUNNING if call.id == self.calls.running else INTERRUPTED_BEFORE
-            self.save({"type": "tool", "tool_call_id": call.id, "name": call.name, "content": content})
+            message = {"type": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
+            subject = self.calls.subjects.get(call.id)
+            if subject is not None:
+                message["subject"] = subject
+            self.save(message)
         self._pending_calls = []
+        self.calls.subjects.clear()
         self.calls.running = None
         self.save({"type": "error", "text": "interrupted"})
 

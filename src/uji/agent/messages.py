@@ -1,7 +1,8 @@
 """The stored message shapes, and what of them the model is sent.
 
 Stored types (one JSON row each): user {text, images?}, assistant {text, tool_calls?,
-reasoning?, replay?}, tool {tool_call_id, name, content, images?, diff?, summary?},
+reasoning?, replay?}, tool {tool_call_id, name, content, images?, diff?, summary?, subject?}
+(`subject`: what the call was decided on and shown as, for `uji resume`),
 error {text}, compaction {summary, through, files}, context {text}, shell {command,
 output, code}, system {text}, job {...}.
 """

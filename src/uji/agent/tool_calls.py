@@ -68,11 +68,12 @@ class ToolCaller:
         self.only = only  # offer only these tools (uji run --tools)
         self.running: str | None = None  # the id of the call whose tool is running
         self._redact: Redactor = Redactor({})  # the secrets known when the call began
+        self.subjects: dict[str, str] = {}  # call id -> subject, for the turn's interrupt answers
 
     def notice(self, text: str) -> None:
         self.app.notice(text)
 
-    def _tool_message(self, call: ToolCall, result: ToolResult) -> dict[str, Any]:
+    def _tool_message(self, call: ToolCall, result: ToolResult, subject: str | None = None) -> dict[str, Any]:
         redact = self._redact
         message: dict[str, Any] = {
             "type": "tool",
@@ -80,6 +81,9 @@ class ToolCaller:
             "name": call.name,
             "content": redact(result.text),
         }
+        if subject is not None:
+            # Saved for the transcript (`uji resume`), never sent to the model.
+            message["subject"] = redact(subject)
         if result.images:
             message["images"] = result.images
         if result.diff:
@@ -122,7 +126,7 @@ class ToolCaller:
         if problem is not None or args is None:
             return self._tool_message(call, ToolResult(problem or "error: bad arguments"))
         try:
-            subject = self._subject(tool, args)
+            subject = self._subject(tool, args)  # once per call: policy, screen, events, saved
         except Exception as e:
             return self._tool_message(call, ToolResult(f"error: {e}"))
         if tool.path_subject:
@@ -131,10 +135,13 @@ class ToolCaller:
             bad = path_problem(subject)
             if bad is not None:
                 return self._tool_message(call, ToolResult(f"error: {bad}"))
+        self.subjects[call.id] = subject
+        # The screen shows the subject while the call is decided (an approval question).
+        self._emit("call_subject", {"id": call.id, "name": call.name, "subject": subject, "verb": tool.verb})
         decision = await self._decide(tool, subject, args)
         self._call_event(call, tool, subject, decision)
         if not decision.allow:
-            return self._tool_message(call, ToolResult(f"denied: {decision.reason or 'denied'}"))
+            return self._tool_message(call, ToolResult(f"denied: {decision.reason or 'denied'}"), subject)
         self.running = call.id
         app.events.emit("tool_started", {"name": tool.name})
         self._emit("tool_started", {"id": call.id, "name": tool.name, "subject": subject})
@@ -143,7 +150,7 @@ class ToolCaller:
             # The hook sees the result with the secrets cut out, like everything else.
             text = self._redact(result.text)
             result.text = await app.events.chain("after_tool", {"name": tool.name}, "content", text)
-        return self._tool_message(call, result)
+        return self._tool_message(call, result, subject)
 
     def _subject(self, tool: Tool, args: dict[str, Any]) -> str:
         if tool.subject_key is not None:
@@ -165,11 +172,19 @@ class ToolCaller:
                 return Decision(False, "confine", refusal)
         title = None
         if app.events.has("before_tool"):
-            result, handler = await app.events.first("before_tool", {"name": tool.name, "arguments": args})
+            from uji.events import HookFailed
+
+            try:
+                result, handler = await app.events.first(
+                    "before_tool", {"name": tool.name, "arguments": args}, strict=True
+                )
+            except HookFailed as e:  # fail closed: a hook that cannot decide denies
+                h = e.handler
+                return Decision(False, "hook", str(e), extra={"hook": h.name, "hook_origin": h.origin})
             hooked = hook_decision(result, handler.label() if handler else "a hook")
             if hooked is not None:
                 kind, text = hooked
-                extra = {"hook": handler.name} if handler else {}
+                extra = {"hook": handler.name, "hook_origin": handler.origin} if handler else {}
                 if kind == "allow":
                     return Decision(True, "hook", extra=extra)
                 if kind == "deny":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,6 +21,15 @@ RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
 
 class LuaError(Exception):
     """A Lua error, with the `file:line:` position Lua gave it."""
+
+
+class LuaInterrupt(asyncio.CancelledError):
+    """Lua was stopped by an interrupt (Esc, SIGINT). A cancellation, so that nothing
+    that turns errors into notices or results (hooks, context providers, tools) can
+    swallow it: it stops the turn, or the config, like any other interrupt."""
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
 
 
 class ApiError(Exception):
@@ -63,7 +73,16 @@ class Runtime:
         # Interpreter only: JIT-compiled loops skip debug hooks, and the hook is how an
         # interrupt reaches a Lua loop that never returns.
         self.lua.execute("if jit then jit.off() end")
-        self.break_requested = False
+        # Interrupts from outside the loop (a signal handler, the terminal's input
+        # thread): `_active` is the number of the outermost Lua run in progress (None
+        # between runs), `_break` the run an interrupt was asked for. A request for a
+        # run that has ended never matches a later one, so it cannot linger.
+        self._runs = 0
+        self._active: int | None = None
+        self._break: int | None = None
+        self._fired: int | None = None  # the run the interrupt hook has raised in
+        self._since = 0.0  # when the active run started
+        self._depth = 0
         # lupa ties a Lua value that reaches Python to the coroutine running at the time,
         # and freeing it after Lua collected that coroutine crashes the process. Passing
         # the arguments of every host function through a function of the main state ties
@@ -139,10 +158,7 @@ class Runtime:
         send: tuple[Any, ...] = ()
         try:
             while True:
-                out = self._step(co, *send)
-                if not isinstance(out, tuple):  # a lone status: lupa does not wrap one value
-                    out = (out,)
-                status, values = out[0], out[1:]
+                status, values = self._run_step(co, *send)
                 if status == "done":
                     return values
                 if status == "error":
@@ -154,16 +170,64 @@ class Runtime:
     def call_sync(self, fn: Any, *args: Any) -> tuple[Any, ...]:
         """Run Lua that must not wait (a subject function, a cancel function)."""
         co = self._spawn(fn, *args)
-        out = self._step(co)
-        self._forget(co)
-        if not isinstance(out, tuple):
-            out = (out,)
-        status, values = out[0], out[1:]
+        try:
+            status, values = self._run_step(co)
+        finally:
+            self._forget(co)
         if status == "error":
             raise LuaError(values[0])
         if status != "done":
             raise LuaError("this function tried to wait, which is not allowed here")
         return values
+
+    def _run_step(self, co: int, *send: Any) -> tuple[str, tuple[Any, ...]]:
+        """Resume a coroutine once: (status, values).
+
+        An interrupt asked for while it ran: if the hook raised it inside the Lua
+        code, LuaInterrupt, however that code ended (a pcall may have caught it). If
+        the code ended before the hook saw it, its results stand (a tool's cancel
+        function, say) and the task is cancelled, so the interrupt lands at its next
+        wait."""
+        outer = self._depth == 0
+        if outer:
+            self._runs += 1
+            self._since = time.monotonic()
+            self._active = self._runs
+        self._depth += 1
+        asked = fired = False
+        try:
+            out = self._step(co, *send)
+        finally:
+            self._depth -= 1
+            if outer:
+                run, self._active = self._active, None
+                asked = run is not None and self._break == run
+                fired = asked and self._fired == run
+        if not isinstance(out, tuple):  # a lone status: lupa does not wrap one value
+            out = (out,)
+        if fired or out[0] == "interrupted":
+            raise LuaInterrupt()
+        if asked:
+            task = asyncio.current_task()
+            if task is None:
+                raise LuaInterrupt()
+            task.cancel()
+        return out[0], out[1:]
+
+    def request_break(self, after: float = 0.0) -> bool:
+        """Stop the Lua code running now, from a signal handler or another thread.
+        False when no Lua runs (or it started less than `after` seconds ago): the
+        caller cancels the waiting task instead."""
+        run = self._active
+        if run is None or time.monotonic() - self._since < after:
+            return False
+        self._break = run
+        return True
+
+    @property
+    def running(self) -> bool:
+        """Whether Lua code is running now (not waiting)."""
+        return self._active is not None
 
     def spawn(self, fn: Any, *args: Any, on_error: Callable[[str], None] | None = None) -> asyncio.Task[Any]:
         """Run Lua in the background (timers, callbacks, notifications)."""
@@ -212,8 +276,10 @@ class Runtime:
             pending.task.cancel()
 
     def _check_interrupt(self) -> bool:
-        if self.break_requested:
-            self.break_requested = False
+        # Called by the count hook; true until the interrupted run has ended.
+        run = self._active
+        if run is not None and self._break == run:
+            self._fired = run
             return True
         return False
 

@@ -30,6 +30,7 @@ class Tool:
     confined: bool = False  # a built-in file tool: the sandbox applies to it
     preview: Callable[[dict[str, Any], Sandbox], str | None] | None = None
     origin: str | None = None  # file:line of the uji.tool.add call
+    timeout: float | None = None  # a Lua tool: how long to wait for ctx.done (seconds)
 
     def schema(self) -> dict[str, Any]:
         return {

@@ -5,12 +5,17 @@ Textual: Textual costs about 155 ms to import, and only the screen needs it."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
+import signal
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from uji.paths import Paths
+    from uji.tui.app import UjiApp
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
@@ -42,8 +47,29 @@ def main(paths: Paths, resume: str | None = None, latest: bool = False) -> int:
 
     enable_alt_enter()
     app = UjiApp(paths, resume=resume, latest=latest)
-    code = app.run()
+    with _sigint_quits(app):
+        code = app.run()
     return code or 0
+
+
+@contextlib.contextmanager
+def _sigint_quits(app: UjiApp) -> Iterator[None]:
+    """SIGINT (from outside: the terminal's Ctrl+C is a key here) quits like Ctrl+C,
+    after stopping any Lua that runs, even while the config loads."""
+
+    def handle(signum: int, frame: Any) -> None:
+        app.conversation.break_lua()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not started yet, or already gone
+        loop.call_soon_threadsafe(lambda: app._spawn(app.quit()))
+
+    previous = signal.signal(signal.SIGINT, handle)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _check_session(paths: Paths, session_id: str) -> str | None:

@@ -17,6 +17,7 @@ from textual import events
 from textual.app import App as TextualApp
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.driver import Driver
 from textual.widgets import Input, TextArea
 
 from uji.agent.approval import Answer, Question
@@ -34,6 +35,9 @@ from uji.tui.transcript import Entry, Transcript
 
 T = TypeVar("T")
 TICK = 0.08  # the spinner's frame time (reference limits)
+# Esc or Ctrl+C stops Lua from the input thread only once it has blocked the screen this
+# long; Lua that ends sooner leaves the key to the screen, as usual.
+BLOCKED = 0.25
 
 
 class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
@@ -64,6 +68,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.suggestions = Suggestions(id="suggestions")
         self.composer = Composer(id="composer")
         self.status = StatusBar(id="status")
+
+    def get_driver_class(self) -> type[Driver]:
+        from uji.tui.terminal import interrupting_driver
+
+        # Called by Textual's __init__, before `conversation` exists: look it up late.
+        return interrupting_driver(super().get_driver_class(), lambda: self.conversation.break_lua(BLOCKED))
 
     def compose(self) -> ComposeResult:
         yield self.transcript
@@ -125,7 +135,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             t.delta(data.get("kind", "text"), data.get("text", ""))
         elif kind == "message":
             t.message(data)
-        elif kind == "call":
+        elif kind in ("call", "call_subject"):
             t.call(data)
         elif kind == "tool_started":
             t.tool_started(data)

@@ -59,6 +59,7 @@ class Conversation:
         self.ready = asyncio.Event()
         self._probe: asyncio.Task[None] | None = None
         self._held: list[str] = []  # notices from loading the config, shown once the session is
+        self._loading: App | None = None  # the App whose config is loading
 
     # Start-up -------------------------------------------------------------------
 
@@ -83,7 +84,11 @@ class Conversation:
         held: list[str] = []
         app = App(self.paths, self.cwd, notice=held.append)
         ui_state(app).surface = self.view
-        await app.load_config()
+        self._loading = app
+        try:
+            await app.load_config()
+        finally:
+            self._loading = None
         self._held = held
         app.set_notice_sink(self.view.show_notice)
         # uji.session.submit and interrupt: as if typed, and as Esc.
@@ -216,11 +221,17 @@ class Conversation:
             self.shell.kill()
             return True
         if self.working and self.turn is not None:
-            if self.app is not None and self.app._lua is not None:
-                self.app._lua.break_requested = True  # a Lua tool looping in pure Lua
             self.turn.cancel()
             return True
         return False
+
+    def break_lua(self, after: float = 0.0) -> bool:
+        """From the terminal's input thread or a signal handler: stop the Lua code that
+        runs now (a config file, a hook or a tool that loops and blocks the screen), if
+        it has run for `after` seconds."""
+        app = self.app or self._loading
+        lua = app._lua if app is not None else None
+        return lua is not None and lua.request_break(after)
 
     # ! lines ------------------------------------------------------------------------
 

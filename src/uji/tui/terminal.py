@@ -31,3 +31,20 @@ def enable_alt_enter() -> None:
 
     patched._uji_alt_enter = True  # type: ignore[attr-defined]
     XTermParser._sequence_to_key_events = patched  # type: ignore[method-assign]
+
+
+def interrupting_driver(base: type[Any], on_interrupt: Any) -> type[Any]:
+    """The platform's driver, telling `on_interrupt` of Esc and Ctrl+C from its input
+    thread. While Lua loops (a config or a hook that never returns) the event loop is
+    blocked and sees no keys; this thread still does, and stops the Lua code, after
+    which the key is handled as usual (Esc: nothing more to stop; Ctrl+C: quit)."""
+    from textual import events
+
+    class InterruptingDriver(base):  # type: ignore[misc, valid-type]
+        def process_message(self, message: Any) -> None:
+            if isinstance(message, events.Key) and message.key in ("escape", "ctrl+c"):
+                on_interrupt()
+            super().process_message(message)
+
+    InterruptingDriver.__name__ = base.__name__
+    return InterruptingDriver

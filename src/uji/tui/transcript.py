@@ -284,6 +284,8 @@ class Transcript(KeyRouter, VerticalScroll):
         entry = self._calls.pop(message.get("tool_call_id", ""), None)
         if entry is None:
             entry = self.add("tool", name=message.get("name"), verb=message.get("name"), subject="")
+        if isinstance(message.get("subject"), str):  # the subject the call had (history)
+            entry.data["subject"] = message["subject"]
         self._fill_result(entry, message)
         self.update(entry)
 

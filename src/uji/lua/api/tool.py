@@ -44,6 +44,7 @@ def install(app: App) -> dict[str, Any]:
                 question=question,
                 lua=True,
                 origin=origin,
+                timeout=float(spec.timeout) if spec.timeout is not None else None,
             )
         )
 
@@ -118,6 +119,13 @@ def lua_subject(rt: Runtime, tool: Tool, args: dict[str, Any]) -> str:
     return value
 
 
+# How long a Lua tool that returned nothing may wait for ctx.done, unless its spec says
+# (`timeout`, in seconds). Long enough for a build or a test run behind uji.job, short
+# enough that a forgotten ctx.done does not hold a turn (or a headless run) for ever.
+WAIT_TIMEOUT = 600.0
+WAIT_TICK = 1.0  # how often the waiting line is brought up to date
+
+
 async def run_lua_tool(
     rt: Runtime,
     tool: Tool,
@@ -128,13 +136,19 @@ async def run_lua_tool(
     """Run a Lua tool's `run(args, ctx)` in its three return styles."""
     loop = asyncio.get_running_loop()
     finished: asyncio.Future[Any] = loop.create_future()
+    reported: list[str] = []  # the tool's own latest progress line
 
     def done(value: Any = None) -> None:
-        # A second ctx.done, or one after an interrupt, is ignored.
+        # A second ctx.done, or one after an interrupt or the timeout, is ignored.
         if not finished.done():
             finished.set_result(rt.convert.to_python(value))
 
-    ctx = rt.make_ctx(done, lambda line: progress("" if line is None else str(line)))
+    def on_progress(line: Any) -> None:
+        text = "" if line is None else str(line)
+        reported[:] = [text]
+        progress(text)
+
+    ctx = rt.make_ctx(done, on_progress)
     try:
         values = await rt.call(tool.run, rt.convert.to_lua(args), ctx)
     except LuaError as e:
@@ -145,9 +159,8 @@ async def run_lua_tool(
         cancel = first
     elif first is not None:
         return _as_result(rt.convert.to_python(first))
-    try:
-        value = await finished
-    except asyncio.CancelledError:
+
+    def stop() -> None:
         if not finished.done():
             finished.cancel()
         if cancel is not None:
@@ -155,8 +168,40 @@ async def run_lua_tool(
                 rt.call_sync(cancel)
             except LuaError as e:
                 notice(f"{tool.name}: its cancel function failed: {e}")
+
+    limit = tool.timeout or WAIT_TIMEOUT
+    try:
+        value = await _wait_for_done(finished, limit, lambda line: progress(_waiting(reported, line)))
+    except asyncio.CancelledError:
+        stop()
         raise
+    except TimeoutError:
+        stop()
+        return ToolResult(f"error: {tool.name} timed out after {limit:g}s waiting for ctx.done")
     return _as_result(value)
+
+
+async def _wait_for_done(finished: asyncio.Future[Any], limit: float, tick: Callable[[int], None]) -> Any:
+    """Wait for ctx.done at most `limit` seconds, calling `tick(seconds waited)` about
+    once a second while waiting. Raises TimeoutError at the limit."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    while True:
+        remaining = started + limit - loop.time()
+        if remaining <= 0:
+            raise TimeoutError
+        done, _ = await asyncio.wait({finished}, timeout=min(WAIT_TICK, remaining))
+        if done:
+            return finished.result()
+        tick(int(loop.time() - started))
+
+
+def _waiting(reported: list[str], seconds: int) -> str:
+    """The live line under a tool that waits for ctx.done: its own last progress line,
+    or a waiting note, with the time waited."""
+    if reported and reported[0]:
+        return f"{reported[0]} · {seconds}s"
+    return f"waiting for ctx.done… {seconds}s"
 
 
 def _as_result(value: Any) -> ToolResult:

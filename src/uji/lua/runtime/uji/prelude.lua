@@ -95,11 +95,17 @@ local by_id = {} -- id -> coroutine
 local next_id = 0
 local HOOK_EVERY = 1000000
 
+-- What an interrupt raises inside Lua. It is not a string, so the driver tells it from
+-- an error; and the host keeps raising it until the interrupted code has stopped, so a
+-- pcall around a loop cannot swallow it.
+local INTERRUPT = setmetatable({}, { __tostring = function() return "interrupted" end })
+
 local function interrupt_hook()
-  if host.check_interrupt() then error("interrupted", 2) end
+  if host.check_interrupt() then error(INTERRUPT, 0) end
 end
 
 local function describe_error(e)
+  if e == INTERRUPT then return "interrupted" end
   if type(e) == "string" then return e end
   if type(e) == "table" and type(e.message) == "string" then return e.message end
   return "error object (" .. type(e) .. "): " .. tostring(e)
@@ -140,13 +146,15 @@ local function finish(id)
 end
 M.forget = finish
 
--- Resume once. Returns "yield", value | "done", results... | "error", message.
+-- Resume once. Returns "yield", value | "done", results... | "error", message |
+-- "interrupted".
 function M.step(id, ...)
   local co = by_id[id]
   if co == nil then return "error", "this task has ended" end
   local r = pack(coroutine.resume(co, ...))
   if not r[1] then
     finish(id)
+    if r[2] == INTERRUPT then return "interrupted" end
     return "error", clean(full_position(co, describe_error(r[2])))
   end
   if coroutine.status(co) == "dead" then

@@ -19,6 +19,9 @@ uji.tool = {
     check(spec.parameters == nil or type(spec.parameters) == "table",
       "uji.tool.add: `parameters` must be a table (a JSON Schema)")
     check(spec.display == nil or type(spec.display) == "table", "uji.tool.add: `display` must be a table")
+    local t = spec.timeout
+    check(t == nil or (type(t) == "number" and t > 0 and t < math.huge),
+      "uji.tool.add: `timeout` must be a number of seconds above 0, got " .. tostring(t))
     call(host.tool_add, clean(name), clean(spec), where())
   end,
   remove = function(name)
