@@ -118,10 +118,11 @@ async def perform(app: App, request: Request) -> Any:
 
     from uji.wires.sse import shared_client
 
+    client = shared_client()  # made first: building it (TLS setup) is not the request's time
     watch = _Watch(request)
     try:
         async with watch.timer:
-            status, headers, body = await _exchange(app, shared_client(), request, watch)
+            status, headers, body = await _exchange(app, client, request, watch)
     except TimeoutError:
         if not watch.timer.expired():
             raise
