@@ -69,8 +69,13 @@ def shared_client() -> httpx2.AsyncClient:
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
+        from .tls import trust_context
+
         client = httpx2.AsyncClient(
-            http1=True, http2=False, timeout=httpx2.Timeout(None, connect=CONNECT_TIMEOUT)
+            http1=True,
+            http2=False,
+            timeout=httpx2.Timeout(None, connect=CONNECT_TIMEOUT),
+            verify=trust_context(),  # the CA bundle is read on the first https handshake
         )
         _clients[loop] = client
     return client

@@ -1,0 +1,167 @@
+"""`uji run`'s start-up and exit trims, seen from outside: no CA bundle read for an http://
+model, https still verified, and the fast exit loses nothing (database, atexit cleanups)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Home
+from tests.fakes.openai_server import text, tool_call
+
+# Runs uji's real command line with the ways a CA store gets loaded recorded in a file.
+TRACED = """
+import os, ssl, sys
+log = os.environ["CA_LOG"]
+def traced(name):
+    real = getattr(ssl.SSLContext, name)
+    def wrapper(self, *args, **kwargs):
+        with open(log, "a") as f:
+            f.write(name + "\\n")
+        return real(self, *args, **kwargs)
+    setattr(ssl.SSLContext, name, wrapper)
+for name in ("load_verify_locations", "load_default_certs", "set_default_verify_paths"):
+    traced(name)
+sys.argv = ["uji", *sys.argv[1:]]
+from uji.cli import main
+raise SystemExit(main())
+"""
+
+
+def traced_run(home: Home, *args: str, env: dict[str, str] | None = None) -> tuple[list[str], str]:
+    log = home.root / "ca.log"
+    log.unlink(missing_ok=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", TRACED, "run", *args],
+        cwd=home.work,
+        env=home.env(CA_LOG=str(log), **(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    loads = log.read_text().splitlines() if log.exists() else []
+    return loads, proc.stdout + proc.stderr
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    subject = ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+    subprocess.run(
+        ["openssl", "req", "-x509", *ec, "-keyout", str(key), "-out", str(cert), "-days", "1", *subject],
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
+    return cert, key
+
+
+@contextlib.contextmanager
+def tls_front(port: int, cert: Path, key: Path) -> Iterator[int]:
+    """A TLS-terminating forwarder on 127.0.0.1 to the plain fake on `port`."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    stop = threading.Event()
+
+    def pump(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(65536):
+                dst.sendall(data)
+        with contextlib.suppress(OSError):
+            dst.shutdown(socket.SHUT_WR)
+
+    def serve(conn: socket.socket) -> None:
+        with contextlib.suppress(OSError, ssl.SSLError):
+            conn.settimeout(30)
+            tls = ctx.wrap_socket(conn, server_side=True)
+            upstream = socket.create_connection(("127.0.0.1", port), timeout=30)
+            back = threading.Thread(target=pump, args=(upstream, tls), daemon=True)
+            back.start()
+            pump(tls, upstream)
+            back.join(30)
+            tls.close()
+            upstream.close()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+
+
+def https_init(home: Home, port: int) -> None:
+    home.init(
+        f"""
+        uji.provider.add({{ id = "tls", name = "TLS", wire = "openai-chat",
+          base_url = "https://127.0.0.1:{port}/v1", models = {{ "m" }} }})
+        uji.model.use({{ provider = "tls", model = "m" }})
+        """,
+        provider=False,
+    )
+
+
+def test_a_run_against_an_http_model_reads_no_ca_bundle(home: Home) -> None:
+    home.init("")
+    home.fake.script(text("plain"))
+    loads, out = traced_run(home, "hi")
+    assert "plain" in out
+    assert loads == []
+
+
+def test_https_verifies_the_certificate_and_loads_the_ca_store_on_first_use(home: Home) -> None:
+    cert, key = self_signed(home.root)
+    with tls_front(home.fake.port, cert, key) as port:
+        https_init(home, port)
+        # A self-signed certificate is refused by default...
+        loads, out = traced_run(home, "hi")
+        assert "certificate verify failed" in out.lower(), out
+        assert loads == ["load_verify_locations"]
+        assert home.fake.turn_requests == []
+        # ...and accepted once it is the trusted CA, so the store really is the one used.
+        home.fake.script(text("secure"))
+        loads, out = traced_run(home, "hi", env={"SSL_CERT_FILE": str(cert)})
+        assert "secure" in out, out
+        assert loads == ["load_verify_locations"]
+        assert len(home.fake.turn_requests) == 1
+
+
+def test_after_a_run_the_database_is_whole_and_atexit_cleanups_ran(home: Home) -> None:
+    home.init("")
+    home.fake.script(tool_call("run_command", {"command": "seq 1 8000"}), text("counted"))
+    run = home.run("count")
+    assert run.rc == 0 and run.done["text"] == "counted"
+    [result] = run.tool_results()
+    spill = Path(result["content"].rsplit("Full output: ", 1)[1].rstrip("]"))
+    assert spill.parent.name.startswith("uji-output-")
+    assert not spill.parent.exists()  # run_command's atexit cleanup ran before the fast exit
+    wal = home.db.with_name(home.db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0  # checkpointed and closed
+    saved = home.db_messages(run.session_id)
+    assert [m["type"] for m in saved] == [m["type"] for m in run.messages]
+    assert [m["type"] for m in saved] == ["user", "assistant", "tool", "assistant"]
