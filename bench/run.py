@@ -153,7 +153,58 @@ def bench_fixed_prompt() -> None:
     )
 
 
+def bench_startup_compare(against: Path | None, n: int) -> None:
+    """`python bench/run.py startup [--against OLD/src] [-n N]`: `uji --version`, a text-only
+    `uji run` and one with a run_command call, against bare `python -c pass`, each run N
+    times. With --against, the same commands from another source tree run alternately with
+    this one in the same sitting, so a loaded machine weighs on both alike."""
+    trees = {"now": ROOT / "src"}
+    if against is not None:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(against)], check=False)
+        trees["before"] = against.resolve()
+    with FakeOpenAI() as fake:
+        env, work = _home(fake)
+        scenarios: list[tuple[str, list[str], list[object]]] = [
+            ("uji --version", ["--version"], []),
+            ("uji run, text only", ["run", "go"], [text("hi")]),
+            (
+                "uji run, 1 run_command",
+                ["run", "--json", "go"],
+                [tool_call("run_command", {"command": "true"}), text("done")],
+            ),
+        ]
+        samples: dict[tuple[str, str], list[float]] = {}
+        for _ in range(n):
+            bare = wall([sys.executable, "-c", "pass"], 1)
+            samples.setdefault(("python -c pass", ""), []).extend(bare)
+            for label, args, steps in scenarios:
+                for tree, src in trees.items():
+                    if steps:
+                        fake.script(*steps)
+                    run_env = dict(env, PYTHONPATH=str(src))
+                    took = wall([sys.executable, "-m", "uji", *args], 1, env=run_env, cwd=work)
+                    samples.setdefault((label, tree), []).extend(took)
+    bare_ms = median_ms(samples[("python -c pass", "")])
+    print(f"medians of {n}, alternating; trees: " + ", ".join(f"{k} = {v}" for k, v in trees.items()))
+    print(f"{'python -c pass':26} {bare_ms:7.1f} ms")
+    for label, _, _ in scenarios:
+        cells = [
+            f"{tree} {median_ms(samples[(label, tree)]):7.1f} ms ({median_ms(samples[(label, tree)]) / bare_ms:.2f}x bare)"
+            for tree in trees
+        ]
+        print(f"{label:26} " + "   ".join(cells))
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["startup"]:
+        import argparse
+
+        p = argparse.ArgumentParser(prog="bench/run.py startup")
+        p.add_argument("--against", type=Path, help="another uji source tree (its src/) to compare with")
+        p.add_argument("-n", type=int, default=11, help="runs of each command (default 11)")
+        opts = p.parse_args(sys.argv[2:])
+        bench_startup_compare(opts.against, opts.n)
+        return
     bench_startup()
     bench_fixed_prompt()
     bench_headless_turns()

@@ -31,13 +31,15 @@ def traced(name):
     setattr(ssl.SSLContext, name, wrapper)
 for name in ("load_verify_locations", "load_default_certs", "set_default_verify_paths"):
     traced(name)
+import atexit
+atexit.register(lambda: open(log + ".modules", "w").write("\\n".join(sorted(sys.modules))))
 sys.argv = ["uji", *sys.argv[1:]]
 from uji.cli import main
 raise SystemExit(main())
 """
 
 
-def traced_run(home: Home, *args: str, env: dict[str, str] | None = None) -> tuple[list[str], str]:
+def traced_run(home: Home, *args: str, env: dict[str, str] | None = None) -> tuple[list[str], str, list[str]]:
     log = home.root / "ca.log"
     log.unlink(missing_ok=True)
     proc = subprocess.run(
@@ -49,7 +51,8 @@ def traced_run(home: Home, *args: str, env: dict[str, str] | None = None) -> tup
         timeout=60,
     )
     loads = log.read_text().splitlines() if log.exists() else []
-    return loads, proc.stdout + proc.stderr
+    modules = Path(f"{log}.modules")
+    return loads, proc.stdout + proc.stderr, modules.read_text().splitlines() if modules.exists() else []
 
 
 def self_signed(folder: Path) -> tuple[Path, Path]:
@@ -129,9 +132,14 @@ def https_init(home: Home, port: int) -> None:
 def test_a_run_against_an_http_model_reads_no_ca_bundle(home: Home) -> None:
     home.init("")
     home.fake.script(text("plain"))
-    loads, out = traced_run(home, "hi")
+    loads, out, modules = traced_run(home, "hi")
     assert "plain" in out
     assert loads == []
+    # What a headless run has no use for is not imported (the list is written by an atexit
+    # handler, so it also shows that the fast exit runs them).
+    assert "uji.wires.sse" in modules
+    assert [m for m in modules if m.split(".")[0] in ("textual", "tomllib", "difflib")] == []
+    assert [m for m in modules if m.startswith("uji.tui")] == []
 
 
 def test_https_verifies_the_certificate_and_loads_the_ca_store_on_first_use(home: Home) -> None:
@@ -139,13 +147,13 @@ def test_https_verifies_the_certificate_and_loads_the_ca_store_on_first_use(home
     with tls_front(home.fake.port, cert, key) as port:
         https_init(home, port)
         # A self-signed certificate is refused by default...
-        loads, out = traced_run(home, "hi")
+        loads, out, _ = traced_run(home, "hi")
         assert "certificate verify failed" in out.lower(), out
         assert loads == ["load_verify_locations"]
         assert home.fake.turn_requests == []
         # ...and accepted once it is the trusted CA, so the store really is the one used.
         home.fake.script(text("secure"))
-        loads, out = traced_run(home, "hi", env={"SSL_CERT_FILE": str(cert)})
+        loads, out, _ = traced_run(home, "hi", env={"SSL_CERT_FILE": str(cert)})
         assert "secure" in out, out
         assert loads == ["load_verify_locations"]
         assert len(home.fake.turn_requests) == 1

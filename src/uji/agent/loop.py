@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -321,7 +321,9 @@ class Agent:
             answer = await self._generate(system)
             for call in answer.tool_calls:
                 if not call.id:
-                    call.id = "call_" + secrets.token_hex(8)
+                    call.id = (
+                        "call_" + os.urandom(8).hex()
+                    )  # what secrets.token_hex does, without its imports
             if answer.text or answer.tool_calls or answer.reasoning:
                 message: dict[str, Any] = {"type": "assistant", "text": answer.text}
                 if answer.tool_calls:

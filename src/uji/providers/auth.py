@@ -14,7 +14,6 @@ import os
 import re
 import stat
 import tempfile
-import tomllib
 from datetime import date, datetime, time
 from typing import Any
 
@@ -35,6 +34,8 @@ def _read_auth_file(path: str) -> dict[str, Any]:
             f"{path} is readable by others (mode {stat.S_IMODE(st.st_mode):o}); "
             f"run `chmod 600 {path}` so uji will use it"
         )
+    import tomllib  # here, not at the top: most runs have no auth file to read
+
     with open(path, "rb") as f:
         try:
             return tomllib.load(f)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -311,7 +310,7 @@ def _replace(dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
 
     rename() is atomic, so readers and crashes see the old file or the new one; the temp
     file is removed on any failure, an interrupt included."""
-    tmp = f".{name[:40]}.{secrets.token_hex(6)}.uji-tmp"
+    tmp = f".{name[:40]}.{os.urandom(6).hex()}.uji-tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(tmp, flags, 0o666, dir_fd=dir_fd)
     try:

@@ -6,15 +6,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import ApiError
-from uji.tui.host import ui_state
-from uji.tui.keys import ACTIONS, Binding, KeyError_, check_mode, parse_key
 
 if TYPE_CHECKING:
     from uji.app import App
 
 
 def install(app: App) -> dict[str, Any]:
+    # uji.tui is imported on first use: a headless run that binds no keys never loads it.
     def modes_of(table: Any, fname: str) -> list[str]:
+        from uji.tui.keys import KeyError_, check_mode
+
         modes = app.lua.convert.to_python(table)
         try:
             return [check_mode(m) for m in modes]
@@ -22,6 +23,8 @@ def install(app: App) -> dict[str, Any]:
             raise ApiError(f"{fname}: {e}") from None
 
     def key_of(key: str, fname: str) -> str:
+        from uji.tui.keys import KeyError_, parse_key
+
         try:
             parse_key(key)
         except KeyError_ as e:
@@ -29,6 +32,9 @@ def install(app: App) -> dict[str, Any]:
         return key
 
     def keymap_add(modes: Any, key: str, kind: str, value: Any, origin: str | None) -> None:
+        from uji.tui.host import ui_state
+        from uji.tui.keys import ACTIONS, Binding
+
         fname = "uji.keymap.add"
         names = modes_of(modes, fname)
         key = key_of(key, fname)
@@ -39,13 +45,19 @@ def install(app: App) -> dict[str, Any]:
         ui_state(app).keymap.add(names, key, Binding(kind, value, origin))
 
     def keymap_remove(modes: Any, key: str) -> None:
+        from uji.tui.host import ui_state
+
         fname = "uji.keymap.remove"
         ui_state(app).keymap.remove(modes_of(modes, fname), key_of(key, fname))
 
     def keymap_reset() -> None:
+        from uji.tui.host import ui_state
+
         ui_state(app).keymap.reset()
 
     def keymap_list() -> Any:
+        from uji.tui.host import ui_state
+
         return app.lua.convert.to_lua(ui_state(app).keymap.rows())
 
     return {

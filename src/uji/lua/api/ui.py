@@ -10,16 +10,19 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import Pending
-from uji.tui import host
 
 if TYPE_CHECKING:
     from uji.app import App
+    from uji.tui import host
 
 NO_SCREEN = "no screen to ask on"
 
 
 def install(app: App) -> dict[str, Any]:
+    # uji.tui is imported on first use: a headless run never loads it.
     def surface(fname: str) -> host.Surface | None:
+        from uji.tui import host
+
         found = host.ui_state(app).surface
         if found is None:
             app.notice(f"{fname}: {NO_SCREEN}")
@@ -57,9 +60,13 @@ def install(app: App) -> dict[str, Any]:
         return Pending(ask())
 
     def ui_toggle_thinking() -> bool:
+        from uji.tui import host
+
         return host.toggle_thinking(app)
 
     def ui_size() -> tuple[int, int] | None:
+        from uji.tui import host
+
         screen = host.ui_state(app).surface
         return screen.screen_size() if screen is not None else None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +38,8 @@ SPEC: dict[str, Any] = {
 
 def make_diff(old: str, new: str, path: str) -> str:
     """A unified diff with 3 lines of context (shared with write_file)."""
+    import difflib  # on the first edit, not at start-up
+
     lines = difflib.unified_diff(_lines(old), _lines(new), fromfile=f"a/{path}", tofile=f"b/{path}", n=3)
     return "".join(lines)
 
