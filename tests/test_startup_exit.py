@@ -165,7 +165,7 @@ def test_after_a_run_the_database_is_whole_and_atexit_cleanups_ran(home: Home) -
     run = home.run("count")
     assert run.rc == 0 and run.done["text"] == "counted"
     [result] = run.tool_results()
-    spill = Path(result["content"].rsplit("Full output: ", 1)[1].rstrip("]"))
+    spill = Path(next(w for w in result["content"].split() if "uji-output-" in w).rstrip("]"))
     assert spill.parent.name.startswith("uji-output-")
     assert not spill.parent.exists()  # run_command's atexit cleanup ran before the fast exit
     wal = home.db.with_name(home.db.name + "-wal")
@@ -173,3 +173,19 @@ def test_after_a_run_the_database_is_whole_and_atexit_cleanups_ran(home: Home) -
     saved = home.db_messages(run.session_id)
     assert [m["type"] for m in saved] == [m["type"] for m in run.messages]
     assert [m["type"] for m in saved] == ["user", "assistant", "tool", "assistant"]
+
+
+def test_what_lua_wrote_through_c_stdio_is_flushed_at_exit(home: Home) -> None:
+    log = home.root / "lua.log"
+    home.init(
+        f"""
+        held = io.open("{log}", "w")  -- reachable to the end and never closed
+        held:write("kept")
+        io.write("from lua's io.write\\n")
+        """
+    )
+    home.fake.script(text("answer"))
+    run = home.uji("run", "hi")
+    assert run.rc == 0, run.stderr
+    assert log.read_text() == "kept"
+    assert "from lua's io.write" in run.stdout

@@ -14,7 +14,6 @@ the config keeps them with `uji.tool.inherit_keys`.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -97,8 +96,14 @@ def _saved(auth_file: str) -> dict[str, str]:
     file's mode: a key that uji refuses to use is still a key to keep out of results."""
     try:
         with open(auth_file, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            raw = f.read()
+    except OSError:
+        return {}
+    import tomllib  # only with a file to parse: most runs have none, and start-up stays lean
+
+    try:
+        data = tomllib.loads(raw.decode())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}
     found: dict[str, str] = {}
 
