@@ -119,31 +119,35 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def fast_exit(code: int) -> None:
-    """Leave at once once a run is over, skipping interpreter teardown (~30 ms of freeing
+    """Leave now that the work is done, skipping interpreter teardown (~30 ms of freeing
     modules). By now the database is closed (its WAL checkpointed on close), child processes
     are handled and the event loop is shut down. What remains is done here: the cleanups
-    others registered with `atexit` (run_command's spill folder, logging), then stdout and
-    stderr flushed, and C's stdio buffers (what Lua's io library wrote). Skipped: Lua `__gc`
-    finalizers of objects still reachable at exit. Returns instead, leaving the normal exit
-    to do its work, while any non-daemon thread is still running."""
+    others registered with `atexit` (run_command's spill folder, logging), stdout and stderr
+    flushed, and with Lua loaded C's stdio buffers (its io.write, files it never closed).
+    Skipped: Lua `__gc` finalizers of objects still reachable at exit. Returns instead,
+    leaving the normal exit to do its work, while any non-daemon thread is still running."""
     import atexit
     import os
-    import threading
 
-    main = threading.main_thread()
-    if any(t is not main and t.is_alive() and not t.daemon for t in threading.enumerate()):
-        return
-    try:  # C stdio buffers too, as exit() would: Lua's io.write and unclosed io.open files
-        import ctypes
+    threading = sys.modules.get("threading")  # not imported: no other thread was started
+    if threading is not None:
+        main = threading.main_thread()
+        if any(t is not main and t.is_alive() and not t.daemon for t in threading.enumerate()):
+            return
+    flush_c_streams = None
+    if "lupa" in sys.modules:
+        try:
+            import ctypes
 
-        flush_c_streams = ctypes.CDLL(None).fflush
-    except (ImportError, OSError, AttributeError):
-        return
+            flush_c_streams = ctypes.CDLL(None).fflush
+        except (ImportError, OSError, AttributeError):
+            return
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed or broken pipe: nothing more can be said
             code = code or 1
-    flush_c_streams(None)
+    if flush_c_streams is not None:
+        flush_c_streams(None)
     os._exit(code)
