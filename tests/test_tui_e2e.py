@@ -196,3 +196,41 @@ def test_uji_list_at_a_terminal_opens_the_picker(home: Home, tmux: Tmux) -> None
     tmux.keys("Escape")
     tmux.keys("C-c")
     tmux.shows("uji-exited-0")
+
+
+def _wait_for(path: object, what: str) -> None:
+    from pathlib import Path
+
+    assert isinstance(path, Path)
+    end = time.monotonic() + 30
+    while not path.exists():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def test_esc_stops_a_config_that_loops_and_the_screen_starts(home: Home, tmux: Tmux) -> None:
+    looping = home.root / "config-looping"
+    home.init(f'io.open("{looping}", "w"):close()\nwhile true do end\n')
+    home.plugin("later.lua", 'uji.notify("the plugin ran")')
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    _wait_for(looping, "init.lua to start looping")
+    tmux.keys("Escape")
+    screen = tmux.shows("config interrupted", timeout=15)
+    assert "the plugin ran" not in screen
+    tmux.shows("test/m")  # what loaded before the loop (the model) is kept
+    tmux.keys("C-c")
+    tmux.shows("uji-exited-0")
+
+
+def test_ctrl_c_stops_a_config_that_loops_and_quits(home: Home, tmux: Tmux) -> None:
+    looping = home.root / "config-looping"
+    home.init(f'io.open("{looping}", "w"):close()\nwhile true do end\n')
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    _wait_for(looping, "init.lua to start looping")
+    tmux.keys("C-c")
+    screen = tmux.shows("uji-exited-0", timeout=15)
+    assert PROMPT in screen.split("uji-exited-0", 1)[1]

@@ -82,6 +82,7 @@ class Runtime:
         self._break: int | None = None
         self._fired: int | None = None  # the run the interrupt hook has raised in
         self._since = 0.0  # when the active run started
+        self._soon: tuple[int, float] | None = None  # (run, when): a break once it has run that long
         self._depth = 0
         # lupa ties a Lua value that reaches Python to the coroutine running at the time,
         # and freeing it after Lua collected that coroutine crashes the process. Passing
@@ -216,12 +217,15 @@ class Runtime:
 
     def request_break(self, after: float = 0.0) -> bool:
         """Stop the Lua code running now, from a signal handler or another thread.
-        False when no Lua runs (or it started less than `after` seconds ago): the
-        caller cancels the waiting task instead."""
+        With `after`, Lua that ends within `after` seconds of starting is left alone.
+        False when no Lua runs: the caller cancels the waiting task instead."""
         run = self._active
-        if run is None or time.monotonic() - self._since < after:
+        if run is None:
             return False
-        self._break = run
+        if after > 0 and time.monotonic() - self._since < after:
+            self._soon = (run, self._since + after)  # only if it is still running then
+        else:
+            self._break = run
         return True
 
     @property
@@ -278,7 +282,12 @@ class Runtime:
     def _check_interrupt(self) -> bool:
         # Called by the count hook; true until the interrupted run has ended.
         run = self._active
-        if run is not None and self._break == run:
+        if run is None:
+            return False
+        soon = self._soon
+        if soon is not None and soon[0] == run and time.monotonic() >= soon[1]:
+            self._break = run
+        if self._break == run:
             self._fired = run
             return True
         return False
