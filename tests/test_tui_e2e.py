@@ -208,14 +208,19 @@ def _wait_for(path: object, what: str) -> None:
         time.sleep(0.02)
 
 
-def test_esc_stops_a_config_that_loops_and_the_screen_starts(home: Home, tmux: Tmux) -> None:
+def _start_with_a_looping_config(home: Home, tmux: Tmux) -> None:
+    """uji in the terminal, its init.lua looping for ever (after writing a marker)."""
     looping = home.root / "config-looping"
     home.init(f'io.open("{looping}", "w"):close()\nwhile true do end\n')
-    home.plugin("later.lua", 'uji.notify("the plugin ran")')
     command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     _wait_for(looping, "init.lua to start looping")
+
+
+def test_esc_stops_a_config_that_loops_and_the_screen_starts(home: Home, tmux: Tmux) -> None:
+    home.plugin("later.lua", 'uji.notify("the plugin ran")')
+    _start_with_a_looping_config(home, tmux)
     tmux.keys("Escape")
     screen = tmux.shows("config interrupted", timeout=15)
     assert "the plugin ran" not in screen
@@ -225,12 +230,7 @@ def test_esc_stops_a_config_that_loops_and_the_screen_starts(home: Home, tmux: T
 
 
 def test_ctrl_c_stops_a_config_that_loops_and_quits(home: Home, tmux: Tmux) -> None:
-    looping = home.root / "config-looping"
-    home.init(f'io.open("{looping}", "w"):close()\nwhile true do end\n')
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
-    tmux.type(f"{command}; echo uji-exited-$?")
-    tmux.keys("Enter")
-    _wait_for(looping, "init.lua to start looping")
+    _start_with_a_looping_config(home, tmux)
     tmux.keys("C-c")
     screen = tmux.shows("uji-exited-0", timeout=15)
     assert PROMPT in screen.split("uji-exited-0", 1)[1]
