@@ -239,6 +239,14 @@ def test_a_remembered_file_is_its_absolute_path_however_it_is_spelled(home: Home
     run = home.run("go", "--on-ask", "deny", check=True)
     assert [c["decision"] for c in run.calls] == ["allow", "allow", "deny", "deny"]  # one tool's, not edit's
     assert notes.read_text() == "2" and not (home.work / "other.md").exists()
+    # Once the path leads elsewhere through a symlink, it is not the file that was allowed.
+    notes.unlink()
+    (home.work / "target.md").write_text("keep")
+    notes.symlink_to(home.work / "target.md")
+    home.fake.script(tool_call("write_file", {"path": "notes.md", "content": "5"}), text("ok"))
+    run = home.run("again", "--on-ask", "deny", check=True)
+    assert [c["decision"] for c in run.calls] == ["deny"]
+    assert (home.work / "target.md").read_text() == "keep"
 
 
 async def test_a_question_a_hook_asked_offers_no_remembering(home: Home, fake: FakeOpenAI) -> None:

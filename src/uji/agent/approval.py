@@ -14,6 +14,7 @@ from uji.tools.policy import Verdict
 
 if TYPE_CHECKING:
     from uji.app import App
+    from uji.tools.confine import Sandbox
     from uji.tools.registry import Tool
 
 APPROVAL_TIMEOUT = 300.0
@@ -106,8 +107,14 @@ def policy_verdict(app: App, tool: Tool, subject: str, args: dict[str, Any]) -> 
         return app.policy.decide(tool.name, [subject], tool.policy)
     from uji.tools.paths import path_forms
 
-    forms = path_forms(app.sandbox(), subject)
-    verdict = app.policy.decide(tool.name, forms, tool.policy)
+    sandbox = app.sandbox()
+    forms = path_forms(sandbox, subject)
+    if _through_symlink(sandbox, subject):
+        # A remembered file is the file that was asked about: no symlink may redirect it.
+        with app.policy.remembered.pause():
+            verdict = app.policy.decide(tool.name, forms, tool.policy)
+    else:
+        verdict = app.policy.decide(tool.name, forms, tool.policy)
     if verdict.rule is not None:
         verdict.form = matched_form(verdict.rule, forms)
     return verdict
@@ -151,7 +158,10 @@ def remember_scope(app: App, tool: Tool, subject: str, verdict: Verdict) -> str 
             return None  # its part's normal form would not say where it writes
         scope = verdict.subject  # the part; None when the whole line's rule asked
     elif tool.path_subject:
-        scope = app.sandbox().abspath(subject)
+        sandbox = app.sandbox()
+        if _through_symlink(sandbox, subject):
+            return None
+        scope = sandbox.abspath(subject)
     else:
         scope = subject
     return scope or None
@@ -160,6 +170,19 @@ def remember_scope(app: App, tool: Tool, subject: str, verdict: Verdict) -> str 
 def _truthy(value: Any) -> bool:
     """Lua truthiness: everything but nil and false is true, so "" and 0 are."""
     return value is not None and value is not False
+
+
+def _through_symlink(sandbox: Sandbox, path: str) -> bool:
+    """Whether a symlink (in the path or the file itself) makes it another file."""
+    import os
+
+    from uji.tools.confine import expand_user
+
+    try:
+        # Resolved from the unfolded path: `link/../x` climbs from where `link` points.
+        return os.path.realpath(os.path.join(sandbox.cwd, expand_user(path))) != sandbox.abspath(path)
+    except (OSError, ValueError, RuntimeError):
+        return True
 
 
 def hook_decision(result: Any, handler_label: str) -> tuple[str, str | None] | None:
