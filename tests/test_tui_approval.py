@@ -151,13 +151,14 @@ async def test_keys_typed_as_a_question_appears_do_not_answer_it(tmp_path: Path,
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "make a file")
-        panel = await until(pilot, lambda: app.top_modal())
+        panel = await until(pilot, lambda: app.top_modal(), timeout=15)
         assert isinstance(panel, ApprovalPanel)
+        await until(pilot, lambda: panel.is_mounted, timeout=15)
         # Typed just before the question appeared (still on their way: ends in `n`),
         # then right after it appeared (ends in `y`); Enter of the highlighted "Yes" too.
         stamped(app, "a function", panel.shown_at - 0.45)
         stamped(app, " why", panel.shown_at + 0.05)
-        await until(pilot, lambda: app.composer.text == "a function why")
+        await until(pilot, lambda: app.composer.text == "a function why", timeout=15)
         assert not panel.answer.done() and app.top_modal() is panel
         assert not (tmp_path / "work" / "ran.txt").exists()
         assert len(fake.turn_requests) == 1  # nothing was answered, so the model waits

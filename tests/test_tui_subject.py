@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
-from tests.test_tui_support import SIZE, idle, make_app, ready, send, shows, until
+from tests.test_tui_support import SIZE, answerable, idle, make_app, ready, send, shows, until
 from uji.tui.approval import ApprovalPanel
 
 GREET = """
@@ -31,11 +31,8 @@ async def test_a_subject_function_is_shown_live_and_after_resume(tmp_path: Path,
         await shows(pilot, "Greet someone?")
         screen = await shows(pilot, "⏺ Greeted bob")  # live, while the question is open
         assert "who=bob" not in screen and app.query(ApprovalPanel)
-        for _ in range(50):  # y, until it counts (a question may ignore keys at first)
-            if not app.query(ApprovalPanel):
-                break
-            await pilot.press("y")
-            await pilot.pause(0.1)
+        await answerable(pilot)  # a question ignores keys until typing has paused
+        await pilot.press("y")
         await idle(pilot)
         screen = await shows(pilot, "Greeted.")
         assert "⏺ Greeted bob" in screen and "who=bob" not in screen
