@@ -109,8 +109,15 @@ class Home:
         return [sys.executable, "-m", "uji", *args]
 
     def uji(
-        self, *args: str, timeout: float = 60, env: dict[str, str] | None = None, check: bool = False
+        self,
+        *args: str,
+        timeout: float = 60,
+        env: dict[str, str] | None = None,
+        check: bool = False,
+        stdin: str | None = None,
     ) -> Run:
+        """Run uji; its stdin is `stdin` through a pipe, else /dev/null (never the test
+        runner's own stdin, which may be a terminal or a pipe left open)."""
         proc = subprocess.run(
             self.command(*args),
             cwd=self.work,
@@ -118,6 +125,8 @@ class Home:
             capture_output=True,
             text=True,
             timeout=timeout,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
         )
         events = []
         for line in proc.stdout.splitlines():

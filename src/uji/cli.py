@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any, NoReturn
 
 HELP = """usage: uji [--config-dir DIR] [--data-dir DIR] [--db FILE] [COMMAND]
 
@@ -11,44 +12,86 @@ A coding agent for the terminal that you shape with Lua (~/.config/uji/init.lua)
 
 commands:
   new                 open the terminal UI on a new session (the default)
-  run PROMPT...       run one prompt headless and print the answer
+  run PROMPT...       run one prompt headless and print the answer (PROMPT - or none: stdin)
   resume [--id ID]    reopen the latest session of this directory, or session ID
-  list                list the sessions of this directory
+  list [--json]       list the sessions of this directory
   delete ID           delete a session and its child sessions
 
-options:
+options (anywhere on the line, also as --opt=VALUE):
   -h, --help          show this help
   -V, --version       show the version
   --config-dir DIR    config directory (default: $UJI_CONFIG_DIR, $XDG_CONFIG_HOME/uji, ~/.config/uji)
   --data-dir DIR      data directory (default: $UJI_DATA_DIR, $XDG_DATA_HOME/uji, ~/.local/share/uji)
   --db FILE           session database (default: $UJI_DB, <data-dir>/uji.db)
 
+examples:
+  uji                                        # the terminal UI
+  uji run "what does this repo do?"          # one prompt, the answer on stdout
+  uji run -m ollama/qwen3 "fix the failing test"
+  git diff | uji run "review this diff"      # stdin is added after the prompt
+  uji run --json "list the TODOs" | jq .     # JSON events, one per line
+  uji resume                                 # back to this directory's latest session
+
 `uji run --help` lists the options of a headless run.
 """
 
+RUN_EXAMPLES = """examples:
+  uji run "what does this repo do?"
+  uji run -m openai/gpt-5-mini --effort low "summarise README.md"
+  git diff | uji run "review this diff"      # the prompt, a blank line, then stdin
+  uji run - < task.md                        # the prompt is stdin
+  uji run --json --tools read_file,grep "where is main defined?"
+  uji run --on-ask deny "clean up the build"  # calls that would ask are refused
+
+With no PROMPT (stdin not a terminal) or PROMPT `-`, stdin is the prompt. With a PROMPT
+and stdin a pipe or file, stdin is appended to it. Calls that would ask for approval are
+allowed, as nobody is there to answer; --on-ask deny refuses them.
+"""
+
 EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+GLOBAL_OPTIONS = ("--config-dir", "--data-dir", "--db")
 
 
-def _parser() -> object:
+def _parser() -> Any:
     import argparse
 
     class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # type: ignore[override]
+        def error(self, message: str) -> NoReturn:
+            if message.startswith("argument command: invalid choice: "):
+                word = message.split(": ")[2].split(" (")[0]
+                message = f"unknown command {word}; to send it as a prompt: uji run {word}"
             self.print_usage(sys.stderr)
             print(f"uji: error: {message}", file=sys.stderr)
             raise SystemExit(2)
 
-    p = Parser(prog="uji", add_help=False)
+    # The global options are accepted after the subcommand too: each subparser knows them,
+    # with defaults suppressed so that one given before the subcommand is not reset.
+    shared = argparse.ArgumentParser(add_help=False)
+    for flag in GLOBAL_OPTIONS:
+        shared.add_argument(flag, default=argparse.SUPPRESS, metavar="DIR" if "dir" in flag else "FILE")
+
+    p = Parser(prog="uji", add_help=False, allow_abbrev=False)
     p.add_argument("-h", "--help", action="store_true")
     p.add_argument("-V", "--version", action="store_true")
-    for flag in ("--config-dir", "--data-dir", "--db"):
+    for flag in GLOBAL_OPTIONS:
         p.add_argument(flag)
+
+    def command(name: str, text: str, **kw: Any) -> Any:
+        return sub.add_parser(name, help=text, description=text, parents=[shared], allow_abbrev=False, **kw)
+
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    sub.add_parser("new", help="open the terminal UI on a new session")
-    run = sub.add_parser("run", help="run one prompt headless")
-    run.add_argument("prompt", nargs="+", help="the prompt (its words are joined with spaces)")
+    command("new", "open the terminal UI on a new session")
+    run = command(
+        "run",
+        "run one prompt headless and print the answer",
+        epilog=RUN_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument(
+        "prompt", nargs="*", help="the prompt (its words are joined with spaces; `-` or none: stdin)"
+    )
     run.add_argument("--json", action="store_true", help="print JSON events, one per line")
-    run.add_argument("--model", help="PROVIDER/MODEL for this run")
+    run.add_argument("-m", "--model", help="PROVIDER/MODEL for this run")
     run.add_argument("--effort", choices=EFFORTS, help="reasoning effort for this run")
     run.add_argument("--tools", help="offer only these tools (comma-separated)")
     run.add_argument("--append-prompt", help="text added to the system prompt")
@@ -61,12 +104,31 @@ def _parser() -> object:
         default="allow",
         help="what a call that would ask becomes with nobody to answer (default: allow)",
     )
-    resume = sub.add_parser("resume", help="reopen a session")
+    resume = command("resume", "reopen a session")
     resume.add_argument("--id")
-    sub.add_parser("list", help="list the sessions of this directory")
-    delete = sub.add_parser("delete", help="delete a session")
+    listing = command("list", "list the sessions of this directory")
+    listing.add_argument("--json", action="store_true", help="one JSON object per session and line")
+    delete = command("delete", "delete a session")
     delete.add_argument("id")
     return p
+
+
+def _parse(args: list[str]) -> Any:
+    """Parse, then name the first word nobody took: an unknown option, or a stray argument
+    (for `uji run` the prompt's words may sit between options, and are joined in order)."""
+    p = _parser()
+    opts, extras = p.parse_known_args(args)
+    if opts.command == "run":
+        words = [w for w in extras if not (w.startswith("-") and w != "-")]
+        opts.prompt = [*opts.prompt, *words]
+        extras = [w for w in extras if w not in words]
+    if extras:
+        where = f"uji {opts.command}" if opts.command else "uji"
+        word = extras[0]
+        kind = "unknown option" if word.startswith("-") else "unexpected argument"
+        print(f"uji: error: {kind} {word!r} for `{where}` (see `{where} --help`)", file=sys.stderr)
+        raise SystemExit(2)
+    return opts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--help"], ["-h"]):
         sys.stdout.write(HELP)
         return 0
-    opts = _parser().parse_args(args)  # type: ignore[attr-defined]
+    opts = _parse(args)
     if opts.version:
         from uji import __version__
 
@@ -100,14 +162,17 @@ def main(argv: list[str] | None = None) -> int:
 
         from uji.headless import run
 
-        code = asyncio.run(run(paths, opts))
+        try:
+            code = asyncio.run(run(paths, opts))
+        except KeyboardInterrupt:  # Ctrl+C while reading the prompt from stdin
+            code = 130
         if argv is None:  # the real command line; a caller in this process keeps its interpreter
             fast_exit(code)
         return code
     if command in ("list", "delete"):
         from uji.sessions_cli import delete, listing
 
-        return listing(paths) if command == "list" else delete(paths, opts.id)
+        return listing(paths, as_json=opts.json) if command == "list" else delete(paths, opts.id)
     if command in ("new", "resume"):
         from uji.tui import main as screen
 

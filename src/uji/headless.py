@@ -6,14 +6,18 @@ import asyncio
 import json
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from uji.agent.approval import Answer, Question
 from uji.agent.loop import Agent, TurnOptions, TurnResult
 from uji.app import App
 from uji.paths import Paths
+from uji.stdio import UsageError, prompt_from, say, silence, write_all
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
+HEADLESS_ASK = "calls that would ask are allowed (headless); --on-ask deny refuses them"
 NO_MODEL = (
     "no model chosen and no local server found: add uji.model.use{provider=..., model=...} to init.lua, "
     "pass --model PROVIDER/MODEL, or start a local server such as `ollama serve`"
@@ -33,9 +37,24 @@ class Printer:
     def __init__(self, out: Any = None, err: Any = None) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
+        self.closed = False  # the reader of stdout went away (`uji run --json | head -1`)
+        self.on_closed: Callable[[], None] | None = None
+
+    def write(self, text: str) -> None:
+        """Write to stdout. When the reader has gone, stop writing (quietly: no traceback,
+        nothing at exit) and tell on_closed, which stops the turn."""
+        if self.closed:
+            return
+        try:
+            write_all(self.out, text)
+        except BrokenPipeError:
+            self.closed = True
+            silence(self.out)
+            if self.on_closed is not None:
+                self.on_closed()
 
     def notice(self, text: str) -> None:
-        print(f"uji: {text}", file=self.err, flush=True)
+        say(self.err, f"uji: {text}")
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         pass
@@ -45,10 +64,9 @@ class Printer:
 
     def done(self, result: TurnResult) -> None:
         if result.error is not None:
-            print(f"uji: error: {result.error}", file=self.err, flush=True)
+            say(self.err, f"uji: error: {result.error}")
         elif result.text:
-            self.out.write(result.text if result.text.endswith("\n") else result.text + "\n")
-            self.out.flush()
+            self.write(result.text if result.text.endswith("\n") else result.text + "\n")
 
 
 class JsonPrinter(Printer):
@@ -57,8 +75,7 @@ class JsonPrinter(Printer):
     EVENTS = frozenset({"message", "call", "progress"})
 
     def _line(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self.out.flush()
+        self.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
     def notice(self, text: str) -> None:
         self._line({"type": "notice", "text": text})
@@ -80,8 +97,8 @@ class JsonPrinter(Printer):
             out["text"] = result.text or ""
         out["usage"] = result.usage.as_dict()
         self._line(out)
-        if result.error is not None:
-            print(f"uji: error: {result.error}", file=self.err, flush=True)
+        if result.error is not None and not self.closed:
+            say(self.err, f"uji: error: {result.error}")
 
 
 def auto_approver(on_ask: str) -> Any:
@@ -164,12 +181,44 @@ class Sigint:
         signal.signal(signal.SIGINT, self.previous)
 
 
+def _unknown_tools(app: App, tools: list[str] | None) -> str | None:
+    """A usage error naming the --tools entries no tool answers to, with the known ones."""
+    if tools is None:
+        return None
+    known = app.registry.names()
+    unknown = [t for t in tools if t not in known]
+    if not unknown:
+        return None
+    names = ", ".join(repr(t) for t in unknown)
+    return f"--tools: no tool {names}; the tools are: {', '.join(known) or '(none)'}"
+
+
+def _stop_on_closed_output(app: App) -> Callable[[], None]:
+    """When stdout's reader goes away, stop the turn as an interrupt would (its messages
+    are saved up to there); the run then ends with EXIT_PIPE."""
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        if app.on_interrupt is not None:
+            app.on_interrupt()
+
+    def closed() -> None:
+        loop.call_soon(stop)  # not from inside the write: the turn is cancelled between steps
+
+    return closed
+
+
 async def run(paths: Paths, opts: Any) -> int:
     printer: Printer = JsonPrinter() if opts.json else Printer()
+    try:
+        prompt = prompt_from(opts.prompt, notice=printer.notice)
+    except UsageError as e:
+        return _usage_error(str(e))
     app = App(paths, notice=printer.notice)
+    printer.on_closed = _stop_on_closed_output(app)
     sigint = Sigint(app)
     try:
-        return await _run(app, opts, printer, sigint)
+        return await _run(app, opts, printer, sigint, prompt)
     except asyncio.CancelledError:  # an interrupt outside a turn (the config, a /command)
         task = asyncio.current_task()
         if task is not None:
@@ -181,7 +230,7 @@ async def run(paths: Paths, opts: Any) -> int:
         await app.close()
 
 
-async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint) -> int:
+async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint, prompt: str) -> int:
     await app.load_config()
     if app.config_interrupted is not None:
         print(f"uji: interrupted while loading the config ({app.config_interrupted})", file=sys.stderr)
@@ -189,18 +238,24 @@ async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint) -> int:
     problem = _choose_model(app, opts)
     if problem:
         return _usage_error(problem)
-    if app.provider_id is None and not _is_command(app, " ".join(opts.prompt)):
+    tools = [t.strip() for t in opts.tools.split(",") if t.strip()] if opts.tools is not None else None
+    problem = _unknown_tools(app, tools)
+    if problem:
+        return _usage_error(problem)
+    if app.provider_id is None and not _is_command(app, prompt):
         picked = await app.find_local_server()
         if picked is None:
             printer.done(TurnResult(error=NO_MODEL))
             return EXIT_FAILED
         printer.notice(picked)
-    tools = [t for t in opts.tools.split(",") if t] if opts.tools is not None else None
-    prompt = " ".join(opts.prompt)
     session_id, problem = _open_session(app, opts, prompt)
     if problem or session_id is None:
         return _usage_error(problem or "no session")
     printer.session(session_id)
+    if opts.on_ask == "allow" and not opts.json:
+        printer.notice(HEADLESS_ASK)  # --json: each such call shows as `call` with by = "auto"
+    if printer.closed:
+        return EXIT_PIPE
     agent = Agent(
         app,
         session_id,
@@ -211,6 +266,8 @@ async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint) -> int:
     app.agent = agent
     result = await _run_prompt(app, agent, prompt, sigint)
     printer.done(result)
+    if printer.closed:
+        return EXIT_PIPE
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if result.error is not None else EXIT_OK

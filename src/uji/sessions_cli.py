@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterable
 
 from uji.paths import Paths
 
@@ -13,9 +14,12 @@ def _when(ms: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
 
 
-def listing(paths: Paths) -> int:
+def listing(paths: Paths, as_json: bool = False) -> int:
     """The sessions of this directory, newest first: title, updated, id. At a terminal
-    the session picker opens instead."""
+    the session picker opens instead. With `as_json`, one object per line:
+    `{id, title, directory, updated}` (updated in ms since the epoch), for scripts."""
+    import json
+
     from uji.store.sessions import Store
 
     store = Store(paths.db)
@@ -23,14 +27,26 @@ def listing(paths: Paths) -> int:
         rows = store.list_sessions(os.path.realpath(os.getcwd()))
     finally:
         store.close()
+    if as_json:
+        return _print_lines(json.dumps(r, ensure_ascii=False) for r in rows)
     if rows and sys.stdout.isatty() and sys.stdin.isatty():
         from uji.tui import pick_session
 
         return pick_session(paths)
     width = max((len(r["title"]) for r in rows), default=5)
     width = min(max(width, 5), 60)
-    for r in rows:
-        print(f"{r['title'][:60]:<{width}}  {_when(r['updated'])}  {r['id']}")
+    return _print_lines(f"{r['title'][:60]:<{width}}  {_when(r['updated'])}  {r['id']}" for r in rows)
+
+
+def _print_lines(lines: Iterable[str]) -> int:
+    """Print lines; a reader that goes away (`uji list | head -1`) ends it quietly."""
+    from uji.stdio import silence
+
+    try:
+        for line in lines:
+            print(line, flush=True)
+    except BrokenPipeError:
+        silence(sys.stdout)
     return 0
 
 
