@@ -179,12 +179,12 @@ def _wait(proc: subprocess.Popen[str]) -> tuple[str, str]:
     return out, err
 
 
-def test_json_into_a_reader_that_stops_after_one_line(home: Home) -> None:
-    """`uji run --json | head -1`: no traceback, exit 141, and the session is whole."""
+def test_json_into_a_reader_that_leaves_while_a_tool_runs(home: Home) -> None:
+    """The reader leaves mid-turn: no traceback, exit 141, and the session is whole."""
     go = home.root / "go"
     home.init("")
     assert home.fake is not None
-    wait = f"for i in $(seq 1 1200); do [ -e {go} ] && break; sleep 0.05; done; echo waited"
+    wait = f"for i in $(seq 1 1200); do [ -e {go} ] && break; sleep 0.05; done"
     home.fake.script(tool_call("run_command", {"command": wait}), text("never read"))
     proc = spawn(home, "run", "--json", "wait for it")
     assert proc.stdout is not None and proc.stderr is not None
@@ -199,15 +199,15 @@ def test_json_into_a_reader_that_stops_after_one_line(home: Home) -> None:
     assert "Traceback" not in err and "BrokenPipe" not in err
     assert first["type"] == "session"
     saved = home.db_messages(first["id"])
-    # Stopped as an interrupt stops (at the command's first output line): the call answered,
-    # then the interruption, and no further model turn.
+    # Stopped as an interrupt stops (at the tool's message, the first write after the
+    # reader left): the call answered, then the interruption, and no further model turn.
     assert [m["type"] for m in saved] == ["user", "assistant", "tool", "error"]
     assert saved[-1]["text"] == "interrupted"
     assert home.fake is not None and len(home.fake.turn_requests) == 1
 
 
 def test_json_into_a_reader_that_stops_at_once(home: Home) -> None:
-    """`uji run --json | head -1` where the reader is gone before the turn starts."""
+    """`uji run --json | head -1`: the reader closes after the first line."""
     home.init("")
     assert home.fake is not None
     home.fake.script(text("never read"))
@@ -216,12 +216,15 @@ def test_json_into_a_reader_that_stops_at_once(home: Home) -> None:
     first = json.loads(proc.stdout.readline())
     proc.stdout.close()
     err = proc.stderr.read()
-    assert proc.wait(timeout=60) in (0, 141), err  # 0 when the whole answer fit in the pipe first
+    # 141 once a write finds the reader gone: at once, or (on a busy machine) only at the
+    # answer or `done`; 0 when everything fit in the pipe before the reader closed it.
+    assert proc.wait(timeout=60) in (0, 141), err
     assert err == ""
     saved = home.db_messages(first["id"])
-    assert saved[0]["type"] == "user" and saved[-1]["type"] in ("assistant", "error")
-    if proc.returncode == 141:
-        assert saved[-1]["type"] == "error" and saved[-1]["text"] == "interrupted"
+    # Whole either way: the answer, or the turn stopped as an interrupt stops it.
+    assert saved[0]["type"] == "user" and saved[-1]["type"] in ("assistant", "error"), saved
+    if saved[-1]["type"] == "error":
+        assert saved[-1]["text"] == "interrupted" and proc.returncode == 141
 
 
 def test_plain_output_into_a_closed_pipe_is_quiet(home: Home) -> None:

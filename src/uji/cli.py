@@ -66,7 +66,7 @@ def _parser() -> Any:
 
     # The global options are accepted after the subcommand too: each subparser knows them,
     # with defaults suppressed so that one given before the subcommand is not reset.
-    shared = argparse.ArgumentParser(add_help=False)
+    shared = Parser(add_help=False)
     for flag in GLOBAL_OPTIONS:
         shared.add_argument(flag, default=argparse.SUPPRESS, metavar="DIR" if "dir" in flag else "FILE")
 
