@@ -49,8 +49,11 @@ class PipeReader:
     async def drain(self, grace: float) -> None:
         """Wait briefly for the end of output: children that keep the pipe open (a
         server started in the background) are not waited for."""
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a
+        # cancellation that arrives as the awaited thing finishes (an Esc lost).
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.eof.wait(), grace)
+            async with asyncio.timeout(grace):
+                await self.eof.wait()
 
     def close(self) -> None:
         """Stop reading; safe to call twice (a second os.close could hit a reused fd)."""

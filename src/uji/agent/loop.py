@@ -162,6 +162,7 @@ class Agent:
             # Esc stops everything the turn started: a title still retrying included.
             if self._title_task is not None and not self._title_task.done():
                 self._title_task.cancel()
+                await asyncio.wait({self._title_task}, timeout=5)  # let it finish cancelling
             self._after_interrupt()
             return TurnResult(error="interrupted", interrupted=True, usage=self.usage)
         except (TurnFailed, Failure) as e:

@@ -229,7 +229,8 @@ class ToolCaller:
             remember,
         )
         try:
-            answer = await asyncio.wait_for(self._approver(question), APPROVAL_TIMEOUT)
+            async with asyncio.timeout(APPROVAL_TIMEOUT):  # not wait_for: it can swallow an interrupt
+                answer = await self._approver(question)
         except TimeoutError:
             return Decision(False, "user", TIMEOUT_TEXT, extra=dict(extra or {}, question=question.title))
         out = Decision(

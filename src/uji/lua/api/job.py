@@ -229,7 +229,8 @@ class Job:
 
     async def _wait(self, proc: asyncio.subprocess.Process, pipes: list[_Lines]) -> int:
         try:
-            code = await asyncio.wait_for(proc.wait(), self._timeout)
+            async with asyncio.timeout(self._timeout):  # not wait_for: it can swallow a cancel
+                code = await proc.wait()
         except TimeoutError:
             self._reason = self._reason or "timeout"
             kill_group(proc.pid)

@@ -53,7 +53,8 @@ def install(app: App) -> dict[str, Any]:
 
         async def ask() -> bool | None:
             try:
-                return await asyncio.wait_for(screen.confirm(title, body, preview), timeout)
+                async with asyncio.timeout(timeout):  # not wait_for: it can swallow a cancel
+                    return await screen.confirm(title, body, preview)
             except TimeoutError:
                 return None
 

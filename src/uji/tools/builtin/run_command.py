@@ -355,7 +355,8 @@ async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
     pipe = _Pipe(read_fd, output, ctx.progress, ctx.redact)
     try:
         try:
-            code = await asyncio.wait_for(proc.wait(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: it can swallow an interrupt
+                code = await proc.wait()
         except TimeoutError:
             kill_group(proc.pid)
             await proc.wait()
