@@ -154,6 +154,8 @@ RM_BYPASSES = [
     "sudo rm -rf {v}",
     "sudo -u root rm -rf {v}",
     "nohup nice sudo env rm -rf {v}",
+    "script -qc 'rm -rf {v}' /dev/null",
+    "busybox rm -rf {v}",
 ]
 
 

@@ -147,6 +147,10 @@ def test_the_string_of_sh_c_is_parsed_too(line: str, expected: list[tuple[str, b
         ("flock /tmp/l rm -rf x", "rm -rf x"),
         ("flock /tmp/l -c 'rm -rf x'", "rm -rf x"),
         ("taskset 0x1 rm -rf x", "rm -rf x"),
+        ("busybox rm -rf x", "rm -rf x"),
+        ("unbuffer -p rm -rf x", "rm -rf x"),
+        ("script -qc 'rm -rf x' /dev/null", "rm -rf x"),
+        ("script --command='rm -rf x' /dev/null", "rm -rf x"),
     ],
 )
 def test_the_command_a_wrapper_runs_is_a_part(line: str, inner: str) -> None:

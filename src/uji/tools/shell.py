@@ -8,10 +8,10 @@ shell run_command runs it in, so what is decided is what runs.
 
 Parts come from lists, pipelines, subshells, brace groups, function bodies, if/for/while/
 until/case bodies, `[[ ]]` and `(( ))`, command and process substitutions, unquoted heredoc
-bodies, the string of `sh -c` (and bash, dash, zsh, ksh, `su -c`, `watch`, `env -S`, `eval`,
+bodies, the string of `sh -c` (and bash, dash, zsh, ksh, `su -c`, `script -c`, `watch`, `env -S`, `eval`,
 `trap`), the command of `find -exec`, and the command wrapped by env, command, exec, nohup,
 time, nice, timeout, xargs, sudo, doas, setsid, stdbuf, ionice, builtin, coproc, pkexec,
-chroot, flock and taskset.
+chroot, flock, taskset, busybox and unbuffer.
 
 A part is not fixed when its command word is not literal text (`$X`, `$(…)`, a glob or a
 brace expansion), when it is `eval`, `source`, `.`, `alias` or `trap`, `exec` with no
@@ -779,6 +779,20 @@ def _su(args: list[Word]) -> Wrapped:
     return [], script
 
 
+def _script(args: list[Word]) -> Wrapped:
+    """script [options] [-c command] [file]: only the string of -c runs."""
+    got = _options(
+        args,
+        frozenset({"-c", "--command", "-E", "--echo", "-I", "--log-in", "-O", "--log-out"})
+        | frozenset({"-B", "--log-io", "-T", "--log-timing", "-m", "--logging-format"})
+        | frozenset({"-o", "--output-limit"}),
+    )
+    if got is None:
+        return None
+    seen = got[1]
+    return [], seen.get("-c", seen.get("--command"))
+
+
 def _watch(args: list[Word]) -> Wrapped:
     got = _options(args, frozenset({"-n", "--interval", "-q", "--equexit"}))
     if got is None:
@@ -824,6 +838,9 @@ WRAPPERS: dict[str, Any] = {
     "taskset": _after_operand(frozenset()),
     "su": _su,
     "watch": _watch,
+    "script": _script,
+    "busybox": _simple_wrapper(frozenset()),  # busybox rm -rf x: the applet is the command
+    "unbuffer": _simple_wrapper(frozenset()),
 }
 
 
