@@ -71,7 +71,7 @@ def describe_failure(f: Failure) -> str:
 def backoff(attempt: int, retry_after: float | None) -> float:
     if retry_after is not None:
         return min(max(retry_after, 0.0), RETRY_AFTER_CAP)
-    return min(2.0 * 2**attempt, 30.0) * random.uniform(0.75, 1.25)
+    return float(min(2.0 * 2**attempt, 30.0) * random.uniform(0.75, 1.25))
 
 
 def first_line(text: str) -> str:

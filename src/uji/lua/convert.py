@@ -33,7 +33,7 @@ class Converter:
     # Lua → Python -----------------------------------------------------------
 
     def to_python(
-        self, value: Any, *, strict: bool = False, _depth: int = 0, _seen: set | None = None
+        self, value: Any, *, strict: bool = False, _depth: int = 0, _seen: set[str] | None = None
     ) -> Any:
         """Convert a Lua value. `strict` raises on functions and other non-data values
         (uji.json.encode); otherwise they become None."""
@@ -65,7 +65,7 @@ class Converter:
         # Distinct lupa wrappers can point at one Lua table; its address identifies it.
         return repr(table)
 
-    def _table(self, table: Any, is_array: bool, strict: bool, depth: int, seen: set) -> Any:
+    def _table(self, table: Any, is_array: bool, strict: bool, depth: int, seen: set[str]) -> Any:
         items = list(table.items())
         if not items:
             return [] if is_array else {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from textual import events
 from textual.app import App as TextualApp
@@ -217,10 +217,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         return None
 
     async def select(self, title: str, labels: list[str], current: int | None = None) -> int | None:
-        return await self.ask(SelectPanel(title, labels, current))
+        return cast("int | None", await self.ask(SelectPanel(title, labels, current)))
 
     async def prompt(self, title: str, value: str = "", hidden: bool = False) -> str | None:
-        return await self.ask(PromptPanel(title, value, hidden))
+        return cast("str | None", await self.ask(PromptPanel(title, value, hidden)))
 
     async def confirm(self, title: str, body: str, preview: str | None = None) -> bool:
         reply = await self.ask(ApprovalPanel(title, body, preview))

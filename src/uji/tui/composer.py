@@ -7,6 +7,7 @@ field, a picker's filter — through `edit()`, so one keymap serves all of them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -153,7 +154,7 @@ def _edit_area(area: TextArea, action: str, ring: KillRing) -> bool:
         area.replace(swapped, (row, col - 1), (row, col + 1))
         area.move_cursor((row, col + 1))
         return True
-    cuts = {
+    cuts: dict[str, Callable[[], tuple[tuple[int, int], tuple[int, int]]]] = {
         # At the start or end of a line, the kill takes the line break, as in emacs.
         "delete_to_start": lambda: ((row, 0), (row, col)) if col else (_before(area, row, col), (row, col)),
         "delete_to_end": lambda: (

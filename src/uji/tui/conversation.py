@@ -149,7 +149,7 @@ class Conversation:
         started = getattr(agent, "started_at", None) if agent else None
         if started is None:
             return 0.0
-        return asyncio.get_running_loop().time() - started
+        return asyncio.get_running_loop().time() - float(started)
 
     def context(self) -> tuple[int | None, int | None]:
         """(tokens used, window): the agent's estimate, else the last reported input."""

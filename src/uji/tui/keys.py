@@ -319,4 +319,4 @@ class Keymap:
 def check_mode(mode: Any) -> str:
     if mode not in MODES:
         raise KeyError_(f"unknown key mode {mode!r} (modes: {', '.join(MODES)})")
-    return mode
+    return str(mode)

@@ -40,7 +40,7 @@ def interrupting_driver(base: type[Any], on_interrupt: Any) -> type[Any]:
     which the key is handled as usual (Esc: nothing more to stop; Ctrl+C: quit)."""
     from textual import events
 
-    class InterruptingDriver(base):  # type: ignore[misc, valid-type]
+    class InterruptingDriver(base):  # type: ignore[misc]
         def process_message(self, message: Any) -> None:
             if isinstance(message, events.Key) and message.key in ("escape", "ctrl+c"):
                 on_interrupt()

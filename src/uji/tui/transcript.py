@@ -216,7 +216,7 @@ class Transcript(KeyRouter, VerticalScroll):
         if entry.widget is not None:
             entry.widget.remove()
             if entry.widget in self._markdowns:
-                self._markdowns.remove(entry.widget)  # type: ignore[arg-type]
+                self._markdowns.remove(entry.widget)
         with contextlib.suppress(ValueError):
             self.entries.remove(entry)
 
@@ -370,7 +370,7 @@ class Transcript(KeyRouter, VerticalScroll):
             if entry.widget is not None:
                 entry.widget.remove()
                 if entry.widget in self._markdowns:
-                    self._markdowns.remove(entry.widget)  # type: ignore[arg-type]
+                    self._markdowns.remove(entry.widget)
                 entry.widget = None
             self._first += 1
         self._update_earlier()

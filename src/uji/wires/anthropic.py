@@ -344,13 +344,13 @@ class MessagesStream:
             return
         block = self.blocks[index] = _Block(kind)
         if kind == "tool_use":
-            block.id = content.get("id") if isinstance(content.get("id"), str) else ""
-            block.name = content.get("name") if isinstance(content.get("name"), str) else ""
+            block.id = value if isinstance(value := content.get("id"), str) else ""
+            block.name = value if isinstance(value := content.get("name"), str) else ""
             block.input = content.get("input")
             self.reply.touch()
             self.progress()
         elif kind == "redacted_thinking":
-            block.data = content.get("data") if isinstance(content.get("data"), str) else ""
+            block.data = value if isinstance(value := content.get("data"), str) else ""
             self.progress()
         elif kind == "text" and content.get("text"):  # a start may carry the first text
             self._delta(index, {"type": "text_delta", "text": content["text"]})
@@ -433,8 +433,8 @@ def stream_error(error: Any) -> Failure:
     reported as the HTTP statuses they stand for, so the loop retries them."""
     if not isinstance(error, dict):
         return Failure("provider", f"stream error: {error}")
-    kind = error.get("type") if isinstance(error.get("type"), str) else "error"
-    message = error.get("message") if isinstance(error.get("message"), str) else kind
+    kind = value if isinstance(value := error.get("type"), str) else "error"
+    message = value if isinstance(value := error.get("message"), str) else kind
     status = RETRY_ERRORS.get(kind)
     if status is not None:
         return Failure("http", f"http: {status}: {kind}: {message}", status=status)

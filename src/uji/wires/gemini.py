@@ -302,8 +302,8 @@ class GenerateStream:
     def _call(self, call: dict[str, Any], signature: str | None) -> None:
         # An id only when Gemini gave one; otherwise the loop makes a unique one (a
         # name would not do: a session pairs results with calls by id).
-        call_id = call.get("id") if isinstance(call.get("id"), str) else ""
-        name = call.get("name") if isinstance(call.get("name"), str) else ""
+        call_id = value if isinstance(value := call.get("id"), str) else ""
+        name = value if isinstance(value := call.get("name"), str) else ""
         args = call.get("args")
         arguments = json.dumps(args, ensure_ascii=False) if isinstance(args, dict) else ""
         self.calls.append(ToolCall(call_id, name, arguments, signature))

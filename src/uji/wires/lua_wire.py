@@ -11,7 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import LuaError
-from uji.wires.base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from uji.wires.base import Answer, Failure, FailureKind, Reply, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:
     from uji.app import App
@@ -47,7 +47,7 @@ def _failure(value: Any) -> Failure:
         return Failure("provider", value)
     if not isinstance(value, dict):
         return Failure("provider", "the wire failed")
-    kind = value.get("kind") if value.get("kind") in ("http", "auth", "provider") else "provider"
+    kind: FailureKind = value["kind"] if value.get("kind") in ("http", "auth", "provider") else "provider"
     status = value.get("status")
     retry_after = value.get("retry_after")
     message = value.get("message") or (f"http: {status}" if status else kind)
