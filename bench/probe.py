@@ -45,12 +45,15 @@ def in_process(spec: str, n: int) -> tuple[float, list[float]]:
     imported = time.perf_counter() - t0
 
     async def runs() -> list[float]:
+        from uji.wires.http import Http
+
         out = []
-        for _ in range(n):
-            t = time.perf_counter()
-            found = await probe.find(probe.targets())
-            out.append(time.perf_counter() - t)
-            assert found is None
+        async with Http() as http:
+            for _ in range(n):
+                t = time.perf_counter()
+                found = await probe.find(http, probe.targets())
+                out.append(time.perf_counter() - t)
+                assert found is None
         return out
 
     return imported, asyncio.run(runs())

@@ -24,8 +24,8 @@ from tests.fakes.base import FakeServer, RecordingReply  # noqa: E402
 from uji.wires.anthropic import AnthropicWire  # noqa: E402
 from uji.wires.base import WireRequest  # noqa: E402
 from uji.wires.gemini import GeminiWire  # noqa: E402
+from uji.wires.http import Http  # noqa: E402
 from uji.wires.openai_chat import OpenAIChatWire  # noqa: E402
-from uji.wires.sse import close_shared_client  # noqa: E402
 
 DELTAS = 50_000
 RUNS = 3
@@ -60,10 +60,10 @@ async def _measure() -> dict[str, float]:
     out: dict[str, float] = {}
     for wire_class, server_class, steps, model in WIRES:
         with server_class() as fake:
-            wire = wire_class()
-            samples = [await _one(wire, fake, steps, model) for _ in range(RUNS)]
+            async with Http() as http:
+                wire = wire_class(http)
+                samples = [await _one(wire, fake, steps, model) for _ in range(RUNS)]
             out[wire_class.name] = statistics.median(samples)
-        await close_shared_client()
     return out
 
 

@@ -97,13 +97,11 @@ def server() -> Iterator[str]:
 
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[App]:
-    from uji.wires.sse import close_shared_client
-
     notices: list[str] = []
     a = App(resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path), notice=notices.append)
     a.notices = notices  # type: ignore[attr-defined]
     yield a
-    await close_shared_client()
+    await a.http.aclose()
 
 
 async def lua(app: App, source: str) -> tuple:

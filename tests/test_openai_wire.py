@@ -28,6 +28,7 @@ from tests.fakes.openai_server import (
     tool_calls,
 )
 from uji.wires.base import WireRequest
+from uji.wires.http import Http
 from uji.wires.openai_chat import (
     TOOL_IMAGES_TEXT,
     OpenAIChatWire,
@@ -40,7 +41,7 @@ from uji.wires.openai_chat import (
     reencode_arguments,
     usage_from,
 )
-from uji.wires.sse import close_shared_client, retry_after
+from uji.wires.sse import retry_after
 
 TOOLS = [{"name": "read_file", "description": "Read a file", "parameters": {"type": "object"}}]
 
@@ -598,16 +599,14 @@ async def test_cancel_drops_the_connection_at_once(wire: OpenAIChatWire, fake: F
     assert reply.ends == []
 
 
-async def test_shared_client_is_created_lazily(fake: FakeOpenAI) -> None:
-    wire = OpenAIChatWire()
-    try:
+async def test_the_owned_client_is_created_lazily(fake: FakeOpenAI) -> None:
+    async with Http() as http:
+        wire = OpenAIChatWire(http)
         reply = await run(wire, fake, text("a"), text("b"))
         assert reply.answer.text == "a"
         reply = RecordingReply()
         await wire.stream(make_request(fake.base_url), reply)
         assert reply.answer.text == "b"
-    finally:
-        await close_shared_client()
 
 
 # --------------------------------------------------------------------------- the fake itself

@@ -34,6 +34,7 @@ from tests.fakes.openai_server import FakeOpenAI
 from uji.wires.anthropic import AnthropicWire
 from uji.wires.base import Answer, Failure, WireRequest
 from uji.wires.gemini import GeminiWire
+from uji.wires.http import Http
 from uji.wires.openai_chat import OpenAIChatWire
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -154,7 +155,7 @@ async def test_uji_reads_a_recording_as_the_sdk_does(case: Case) -> None:
 
 
 async def read_with_uji(case: Case, fake: Any) -> Seen:
-    wire = {"anthropic": AnthropicWire, "gemini": GeminiWire}.get(case.sdk, OpenAIChatWire)()
+    make = {"anthropic": AnthropicWire, "gemini": GeminiWire}.get(case.sdk, OpenAIChatWire)
     request = WireRequest(
         model=case.model,
         system="You are terse.",
@@ -164,7 +165,8 @@ async def read_with_uji(case: Case, fake: Any) -> Seen:
         auth={"key": KEY, "oauth": None},
     )
     reply = RecordingReply()
-    await wire.stream(request, reply)
+    async with Http() as http:
+        await make(http).stream(request, reply)
     [end] = reply.ends
     if isinstance(end, Failure):
         usage = end.usage.as_dict() if end.usage is not None else None

@@ -108,6 +108,7 @@ async def test_list_content_is_read_as_text_and_reasoning(fake: FakeOpenAI) -> N
     """Magistral streams `delta.content` as typed parts: thinking (text nested in
     `thinking`) and text. Both shapes are read, in one stream."""
     from tests.fakes.base import RecordingReply
+    from uji.wires.http import Http
     from uji.wires.openai_chat import OpenAIChatWire
 
     thinking = [
@@ -139,7 +140,8 @@ async def test_list_content_is_read_as_text_and_reasoning(fake: FakeOpenAI) -> N
         "magistral-medium-latest", fake.base_url, [{"type": "user", "text": "hi"}], "high", "off"
     )
     request.provider = provider
-    await OpenAIChatWire().stream(request, reply)
+    async with Http() as http:
+        await OpenAIChatWire(http).stream(request, reply)
     answer = reply.answer
     assert (answer.text, answer.reasoning) == ("Hello", "Let me see.")
     assert reply.texts == ["Hel", "lo"] and reply.thoughts == ["Let me ", "see."]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from uji.lua.runtime import Runtime
     from uji.store.sessions import Store
     from uji.tools.confine import Sandbox
+    from uji.wires.base import Wire
 
 Notice = Callable[[str], None]
 
@@ -51,7 +52,11 @@ class App:
         self.inherit_keys: bool | list[str] = False
         self.roots: list[str] = []
         self.catalog = Catalog()
-        self.wires: dict[str, Any] = {}
+        from uji.wires.http import Http
+        from uji.wires.registry import Wires
+
+        self.http = Http()  # made on first use, closed by close()
+        self.wires = Wires(self.http)
         self.commands = Commands()
         self._context: dict[str, ContextProvider] = {}
         self._context_seq = 0
@@ -174,34 +179,11 @@ class App:
 
     # Wires, providers, models --------------------------------------------------
 
-    BUILTIN_WIRES = ("anthropic", "gemini", "openai-chat", "responses")
-
     def wire_names(self) -> list[str]:
-        return sorted({*self.BUILTIN_WIRES, *self.wires})
+        return self.wires.names()
 
-    def wire(self, name: str) -> Any:
-        if name in self.wires:
-            return self.wires[name]
-        # Imported on first use: a run talks to one provider, so it loads one wire.
-        if name == "openai-chat":
-            from uji.wires.openai_chat import OpenAIChatWire
-
-            self.wires[name] = OpenAIChatWire()
-        elif name == "anthropic":
-            from uji.wires.anthropic import AnthropicWire
-
-            self.wires[name] = AnthropicWire()
-        elif name == "gemini":
-            from uji.wires.gemini import GeminiWire
-
-            self.wires[name] = GeminiWire()
-        elif name == "responses":
-            from uji.wires.responses import ResponsesWire
-
-            self.wires[name] = ResponsesWire()
-        else:
-            raise LookupError(f"no wire named {name!r} (known: {', '.join(self.wire_names())})")
-        return self.wires[name]
+    def wire(self, name: str) -> Wire:
+        return self.wires.get(name)  # built-in wires are imported on first use
 
     def use_model(
         self,
@@ -347,7 +329,7 @@ class App:
             key = None
         url = self.base_url(provider)
         try:
-            return await discover(url, provider.discover or "openai", key)
+            return await discover(self.http, url, provider.discover or "openai", key)
         except Exception as e:
             hint = f" - {provider.hint}" if provider.hint and "connect" in str(e) else ""
             raise ValueError(f"{e}{hint}") from None
@@ -400,7 +382,7 @@ class App:
         except ValueError as e:
             self.notice(str(e))
             return None
-        found = await probe.find(targets)
+        found = await probe.find(self.http, targets)
         if found is None:
             return None
         if found.provider == "custom":
@@ -482,6 +464,7 @@ class App:
             self._lua.close()
         if self._store is not None:
             self._store.close()
+        await self.http.aclose()
 
 
 def _first_chat_model(provider: Provider) -> str | None:

@@ -263,6 +263,20 @@ class FakeServer:
             return self._connections
 
     @property
+    def open_connections(self) -> int:
+        """TCP connections the client still holds open."""
+        with self._lock:
+            return len(self._conns)
+
+    def wait_for_open_connections(self, n: int, timeout: float = 5.0) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.open_connections == n:
+                return True
+            time.sleep(0.01)
+        return self.open_connections == n
+
+    @property
     def exhausted(self) -> bool:
         with self._lock:
             return self._exhausted

@@ -12,8 +12,11 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from uji.wires.http import Http
 
 TIMEOUT = 5.0  # seconds for one listing; a refused local connection fails at once
 MAX_BODY = 4 * 1024 * 1024
@@ -44,15 +47,15 @@ def is_local(url: str) -> bool:
     return address.is_loopback or any(address in net for net in LAN)
 
 
-async def get_json(url: str, headers: dict[str, str] | None = None, timeout: float = TIMEOUT) -> Any:
+async def get_json(
+    http: Http, url: str, headers: dict[str, str] | None = None, timeout: float = TIMEOUT
+) -> Any:
     """GET a JSON document; raises DiscoveryError with the URL in the message."""
     import httpx2
 
-    from uji.wires.sse import shared_client
-
     try:
         async with asyncio.timeout(timeout):
-            async with shared_client().stream("GET", url, headers=headers or {}) as response:
+            async with http.client().stream("GET", url, headers=headers or {}) as response:
                 body = bytearray()
                 async for chunk in response.aiter_bytes():
                     body += chunk
@@ -106,7 +109,7 @@ def _union(*lists: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def discover(
-    base_url: str, kind: str, key: str | None = None, timeout: float = TIMEOUT
+    http: Http, base_url: str, kind: str, key: str | None = None, timeout: float = TIMEOUT
 ) -> list[dict[str, Any]]:
     """The models the server at `base_url` serves. `kind` is "ollama" (asks /api/tags
     too) or "openai". Raises DiscoveryError when no listing could be read."""
@@ -115,7 +118,9 @@ async def discover(
     urls = [f"{base}/models"]
     if kind == "ollama":  # its own listing first: most recently used first
         urls.insert(0, f"{server_root(base)}/api/tags")
-    results = await asyncio.gather(*(get_json(u, headers, timeout) for u in urls), return_exceptions=True)
+    results = await asyncio.gather(
+        *(get_json(http, u, headers, timeout) for u in urls), return_exceptions=True
+    )
     lists: list[list[dict[str, Any]]] = []
     errors: list[str] = []
     for url, result in zip(urls, results, strict=True):

@@ -15,7 +15,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from uji.wires.http import Http
 
 ENV = "UJI_PROBE_PORTS"
 CONNECT_TIMEOUT = 0.25  # loopback: a listener accepts in microseconds
@@ -119,7 +122,10 @@ async def _listening(target: Target, timeout: float) -> bool:
 
 
 async def find(
-    found_targets: list[Target], connect_timeout: float = CONNECT_TIMEOUT, list_timeout: float = LIST_TIMEOUT
+    http: Http,
+    found_targets: list[Target],
+    connect_timeout: float = CONNECT_TIMEOUT,
+    list_timeout: float = LIST_TIMEOUT,
 ) -> Found | None:
     """The first target, in order, that accepts a connection and lists models."""
     if not found_targets:
@@ -131,7 +137,7 @@ async def find(
     from uji.providers.discovery import discover
 
     listed = await asyncio.gather(
-        *(discover(t.base_url, t.kind.discover, timeout=list_timeout) for t in listening),
+        *(discover(http, t.base_url, t.kind.discover, timeout=list_timeout) for t in listening),
         return_exceptions=True,
     )
     for target, models in zip(listening, listed, strict=True):

@@ -32,6 +32,7 @@ from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
 from .common import (
     NO_PARAMETERS,
     SSEWire,
+    as_str,
     finish_answer,
     plan_images,
     reencode_arguments,
@@ -344,13 +345,13 @@ class MessagesStream:
             return
         block = self.blocks[index] = _Block(kind)
         if kind == "tool_use":
-            block.id = value if isinstance(value := content.get("id"), str) else ""
-            block.name = value if isinstance(value := content.get("name"), str) else ""
+            block.id = as_str(content.get("id"))
+            block.name = as_str(content.get("name"))
             block.input = content.get("input")
             self.reply.touch()
             self.progress()
         elif kind == "redacted_thinking":
-            block.data = value if isinstance(value := content.get("data"), str) else ""
+            block.data = as_str(content.get("data"))
             self.progress()
         elif kind == "text" and content.get("text"):  # a start may carry the first text
             self._delta(index, {"type": "text_delta", "text": content["text"]})
@@ -433,8 +434,8 @@ def stream_error(error: Any) -> Failure:
     reported as the HTTP statuses they stand for, so the loop retries them."""
     if not isinstance(error, dict):
         return Failure("provider", f"stream error: {error}")
-    kind = value if isinstance(value := error.get("type"), str) else "error"
-    message = value if isinstance(value := error.get("message"), str) else kind
+    kind = as_str(error.get("type")) or "error"
+    message = as_str(error.get("message")) or kind
     status = RETRY_ERRORS.get(kind)
     if status is not None:
         return Failure("http", f"http: {status}: {kind}: {message}", status=status)

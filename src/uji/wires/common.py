@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import httpx2
 
 from .base import STALL_SECONDS, Answer, Failure, Reply, ToolCall, Usage, WireRequest
-from .sse import DRAIN_SECONDS, open_sse, shared_client
+from .http import Http
+from .sse import DRAIN_SECONDS, open_sse
 
 MAX_IMAGES = 20  # per request, newest first (internals §4)
 MAX_IMAGE_BYTES = 16 * 1024 * 1024  # base64 bytes per request, newest first
@@ -66,6 +67,16 @@ def with_note(text: str, note: str) -> str:
     if not note:
         return text
     return f"{text}\n\n{note}" if text else note
+
+
+def as_int(value: Any) -> int:
+    """A count from a server: anything but an int (None, a bool, a string) is 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def as_str(value: Any) -> str:
+    """A string from a server: anything else is ""."""
+    return value if isinstance(value, str) else ""
 
 
 def reencode_arguments(arguments: Any) -> str:
@@ -216,8 +227,9 @@ class SSEWire:
     name = ""
     late_events = False  # events after `complete` (a usage chunk) still go to the parser
 
-    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
-        self._client = client  # None: the shared client of the running loop
+    def __init__(self, http: Http | httpx2.AsyncClient, *, idle: float = STALL_SECONDS) -> None:
+        # The client is its maker's to close; a bare client is wrapped, not owned.
+        self.http = http if isinstance(http, Http) else Http(http)
         self.idle = idle
 
     def url(self, request: WireRequest, base_url: str) -> str:
@@ -246,7 +258,7 @@ class SSEWire:
         base_url = request.provider.get("base_url") or ""
         if not base_url:
             raise Failure("provider", f"{self.name}: the provider has no base_url")
-        client = self._client or shared_client()
+        client = self.http.client()
         parser: Parser | None = None
         try:
             async with open_sse(

@@ -34,6 +34,8 @@ from .common import (
     NO_PARAMETERS,
     TOOL_IMAGES_TEXT,
     SSEWire,
+    as_int,
+    as_str,
     finish_answer,
     plan_images,
     reencode_arguments,
@@ -219,16 +221,12 @@ def _model_parts(m: Mapping[str, Any], model: str, v3: bool) -> list[dict[str, A
 # --------------------------------------------------------------------------- response
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def usage_from(meta: Mapping[str, Any]) -> Usage:
     """input = prompt − cached, cache_read = cached, output = candidates + thoughts."""
-    cached = _int(meta.get("cachedContentTokenCount"))
+    cached = as_int(meta.get("cachedContentTokenCount"))
     return Usage(
-        input=max(_int(meta.get("promptTokenCount")) - cached, 0),
-        output=_int(meta.get("candidatesTokenCount")) + _int(meta.get("thoughtsTokenCount")),
+        input=max(as_int(meta.get("promptTokenCount")) - cached, 0),
+        output=as_int(meta.get("candidatesTokenCount")) + as_int(meta.get("thoughtsTokenCount")),
         cache_read=cached,
     )
 
@@ -302,8 +300,8 @@ class GenerateStream:
     def _call(self, call: dict[str, Any], signature: str | None) -> None:
         # An id only when Gemini gave one; otherwise the loop makes a unique one (a
         # name would not do: a session pairs results with calls by id).
-        call_id = value if isinstance(value := call.get("id"), str) else ""
-        name = value if isinstance(value := call.get("name"), str) else ""
+        call_id = as_str(call.get("id"))
+        name = as_str(call.get("name"))
         args = call.get("args")
         arguments = json.dumps(args, ensure_ascii=False) if isinstance(args, dict) else ""
         self.calls.append(ToolCall(call_id, name, arguments, signature))

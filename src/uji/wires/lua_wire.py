@@ -16,6 +16,8 @@ from uji.wires.base import Answer, Failure, FailureKind, Reply, ToolCall, Usage,
 if TYPE_CHECKING:
     from uji.app import App
 
+FAILURE_KINDS: dict[Any, FailureKind] = {"http": "http", "auth": "auth", "provider": "provider"}
+
 
 def _answer(value: Any) -> Answer:
     if isinstance(value, str):
@@ -47,7 +49,7 @@ def _failure(value: Any) -> Failure:
         return Failure("provider", value)
     if not isinstance(value, dict):
         return Failure("provider", "the wire failed")
-    kind: FailureKind = value["kind"] if value.get("kind") in ("http", "auth", "provider") else "provider"
+    kind = FAILURE_KINDS.get(value.get("kind"), "provider")
     status = value.get("status")
     retry_after = value.get("retry_after")
     message = value.get("message") or (f"http: {status}" if status else kind)

@@ -24,6 +24,7 @@ from .common import (
     NO_PARAMETERS,
     TOOL_IMAGES_TEXT,
     SSEWire,
+    as_int,
     drain_into,
     finish_answer,
     left_out_note,
@@ -457,10 +458,6 @@ class ChatStream:
 # --------------------------------------------------------------------------- secrets
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def usage_from(usage: Mapping[str, Any]) -> Usage:
     """OpenAI-style usage → ours. Providers name cached tokens differently (OpenAI
     `prompt_tokens_details.cached_tokens`, DeepSeek `prompt_cache_hit_tokens`, others
@@ -468,15 +465,15 @@ def usage_from(usage: Mapping[str, Any]) -> Usage:
     details = usage.get("prompt_tokens_details")
     details = details if isinstance(details, dict) else {}
     cache_read = max(
-        _int(details.get("cached_tokens")),
-        _int(usage.get("prompt_cache_hit_tokens")),
-        _int(usage.get("cached_tokens")),
+        as_int(details.get("cached_tokens")),
+        as_int(usage.get("prompt_cache_hit_tokens")),
+        as_int(usage.get("cached_tokens")),
     )
-    cache_write = max(_int(usage.get("cache_write_tokens")), _int(details.get("cache_write_tokens")))
-    prompt = _int(usage.get("prompt_tokens"))
+    cache_write = max(as_int(usage.get("cache_write_tokens")), as_int(details.get("cache_write_tokens")))
+    prompt = as_int(usage.get("prompt_tokens"))
     return Usage(
         input=max(prompt - cache_read - cache_write, 0),
-        output=_int(usage.get("completion_tokens")),
+        output=as_int(usage.get("completion_tokens")),
         cache_read=cache_read,
         cache_write=cache_write,
     )

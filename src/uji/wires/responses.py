@@ -47,12 +47,15 @@ from .common import (
     NO_PARAMETERS,
     TOOL_IMAGES_TEXT,
     SSEWire,
+    as_int,
+    as_str,
     finish_answer,
     plan_images,
     reencode_arguments,
     tool_text,
     with_note,
 )
+from .http import Http
 from .openai_chat import build_headers, host_of
 
 MIN_OUTPUT = 16  # the API's smallest `max_output_tokens`
@@ -271,24 +274,16 @@ class _Call:
     final: str | None = None  # the whole arguments, once `.done` says them
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def usage_from(usage: Mapping[str, Any]) -> Usage:
     """Responses usage → ours: `input` is what was neither read from nor written to the
     cache; reasoning tokens are part of `output_tokens` already."""
     details = usage.get("input_tokens_details")
     details = details if isinstance(details, dict) else {}
-    cache_read = _int(details.get("cached_tokens"))
-    cache_write = _int(details.get("cache_write_tokens"))
+    cache_read = as_int(details.get("cached_tokens"))
+    cache_write = as_int(details.get("cache_write_tokens"))
     return Usage(
-        input=max(_int(usage.get("input_tokens")) - cache_read - cache_write, 0),
-        output=_int(usage.get("output_tokens")),
+        input=max(as_int(usage.get("input_tokens")) - cache_read - cache_write, 0),
+        output=as_int(usage.get("output_tokens")),
         cache_read=cache_read,
         cache_write=cache_write,
     )
@@ -372,7 +367,7 @@ class ResponsesStream:
     def _call_of(self, obj: dict[str, Any]) -> _Call | None:
         index = obj.get("output_index")
         if index not in self.calls:
-            index = self.call_index.get(_str(obj.get("item_id")), index)
+            index = self.call_index.get(as_str(obj.get("item_id")), index)
         return self.calls.get(index)
 
     def _item(self, index: Any, item: Any, *, done: bool) -> None:
@@ -383,8 +378,8 @@ class ResponsesStream:
             call = self.calls.setdefault(index, _Call())
             if isinstance(item.get("id"), str):
                 self.call_index[item["id"]] = index
-            call.call_id = _str(item.get("call_id")) or call.call_id
-            call.name = _str(item.get("name")) or call.name
+            call.call_id = as_str(item.get("call_id")) or call.call_id
+            call.name = as_str(item.get("name")) or call.name
             if done and isinstance(item.get("arguments"), str):
                 call.final = item["arguments"]
             self.reply.touch()
@@ -403,10 +398,10 @@ class ResponsesStream:
         for part in item.get("content") or []:
             if not isinstance(part, dict):
                 continue
-            if part.get("type") == "output_text" and _str(part.get("text")):
+            if part.get("type") == "output_text" and as_str(part.get("text")):
                 self.text.append(part["text"])
                 self.reply.text(part["text"])
-            elif part.get("type") == "refusal" and _str(part.get("refusal")):
+            elif part.get("type") == "refusal" and as_str(part.get("refusal")):
                 self.refusal.append(part["refusal"])
                 self.reply.text(part["refusal"])
 
@@ -417,7 +412,7 @@ class ResponsesStream:
         self.status = "incomplete" if status == "incomplete" else "completed"
         details = response.get("incomplete_details")
         if isinstance(details, dict):
-            self.incomplete_reason = _str(details.get("reason"))
+            self.incomplete_reason = as_str(details.get("reason"))
         usage = response.get("usage")
         if isinstance(usage, dict):
             self.usage = usage_from(usage)
@@ -431,13 +426,13 @@ class ResponsesStream:
     def tool_calls(self) -> list[ToolCall]:
         return [
             ToolCall(c.call_id, c.name, c.final if c.final is not None else "".join(c.arguments))
-            for _, c in sorted(self.calls.items(), key=lambda kv: _int(kv[0]))
+            for _, c in sorted(self.calls.items(), key=lambda kv: as_int(kv[0]))
         ]
 
     def replay(self) -> dict[str, Any] | None:
         """The encrypted reasoning items, in output order, and the message's phase, for
         the next request."""
-        ordered = sorted(self.reasoning_items.items(), key=lambda kv: _int(kv[0]))
+        ordered = sorted(self.reasoning_items.items(), key=lambda kv: as_int(kv[0]))
         items = [r for r in (reasoning_item(item) for _, item in ordered) if r is not None]
         if not items and self.phase is None:
             return None
@@ -475,8 +470,8 @@ def stream_error(error: Any) -> Failure:
     are reported as the HTTP statuses they stand for, so the loop retries them."""
     if not isinstance(error, dict):
         return Failure("provider", f"stream error: {error}")
-    code = _str(error.get("code")) or _str(error.get("type"))
-    message = _str(error.get("message")) or code or json.dumps(error, ensure_ascii=False)
+    code = as_str(error.get("code")) or as_str(error.get("type"))
+    message = as_str(error.get("message")) or code or json.dumps(error, ensure_ascii=False)
     status = RETRY_CODES.get(code)
     label = f"{code}: {message}" if code and code not in message else message
     if status is not None:
@@ -500,8 +495,8 @@ class ResponsesWire(SSEWire):
 
     name = "responses"
 
-    def __init__(self, client: httpx2.AsyncClient | None = None, *, idle: float = STALL_SECONDS) -> None:
-        super().__init__(client, idle=idle)
+    def __init__(self, http: Http | httpx2.AsyncClient, *, idle: float = STALL_SECONDS) -> None:
+        super().__init__(http, idle=idle)
         self.no_summary: set[tuple[str, str]] = set()  # (base_url, model)
 
     async def _call(self, request: WireRequest, reply: Reply) -> Answer:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -50,42 +49,7 @@ MAX_EVENT_BYTES = 64 * 1024 * 1024
 # `grain`, each time to `idle + grain` ahead: a stall then fires between `idle` and
 # `idle + grain` after the last progress — late by a hair, never early.
 MAX_GRAIN = 0.1
-CONNECT_TIMEOUT = 10.0
 DRAIN_SECONDS = 0.5
-
-# One client per event loop: its pooled connections belong to the loop that opened them
-# (tests run each case on a fresh loop). A weak key lets a closed loop take its client.
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def shared_client() -> httpx2.AsyncClient:
-    """The wires' shared HTTP/1.1 client, created on first use on the running loop.
-
-    No read timeout: a model may think for minutes between events, and the stall
-    watchdog in `open_sse` is what decides that a stream is dead.
-    """
-    loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
-    if client is None or client.is_closed:
-        from .tls import trust_context
-
-        client = httpx2.AsyncClient(
-            http1=True,
-            http2=False,
-            timeout=httpx2.Timeout(None, connect=CONNECT_TIMEOUT),
-            verify=trust_context(),  # the CA bundle is read on the first https handshake
-        )
-        _clients[loop] = client
-    return client
-
-
-async def close_shared_client() -> None:
-    """Close the running loop's shared client (at exit, or at the end of a test)."""
-    client = _clients.pop(asyncio.get_running_loop(), None)
-    if client is not None:
-        await client.aclose()
 
 
 class SSEStream:

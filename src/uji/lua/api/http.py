@@ -116,9 +116,7 @@ async def perform(app: App, request: Request) -> Any:
     """Send the request and return the Lua response table; failures raise HttpError."""
     import httpx2
 
-    from uji.wires.sse import shared_client
-
-    client = shared_client()  # made first: building it (TLS setup) is not the request's time
+    client = app.http.client()  # made first: building it (TLS setup) is not the request's time
     watch = _Watch(request)
     try:
         async with watch.timer:

@@ -15,10 +15,10 @@ def install(app: App) -> dict[str, Any]:
     def wire_add(name: str, stream: Any) -> None:
         from uji.wires.lua_wire import LuaWire
 
-        app.wires[name] = LuaWire(app, name, stream)
+        app.wires.add(name, LuaWire(app, name, stream))
 
     def wire_remove(name: str) -> bool:
-        return app.wires.pop(name, None) is not None
+        return app.wires.remove(name)
 
     def wire_list() -> Any:
         return app.lua.convert.to_lua(app.wire_names())
