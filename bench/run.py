@@ -1,7 +1,18 @@
-"""Performance figures for uji, printed; run by hand: `python bench/run.py`.
+"""Performance figures for uji, run by hand. Everything talks to fake provider servers on
+127.0.0.1. Not a test: nothing here fails a build, it measures and prints.
 
-Everything talks to fake provider servers on 127.0.0.1. Not a test: nothing here
-fails, it only measures.
+    python bench/run.py                      # the whole torture and bench suite, a table
+    python bench/run.py chunks-50k turn      # some scenarios (--list names them)
+    python bench/run.py --save base          # ... and keep the figures as baseline "base"
+    python bench/run.py --compare base       # ... and flag figures over 120 % of "base"
+    python bench/run.py figures              # the older overview: start-up, loop overhead...
+    python bench/run.py startup [--against OLD/src] [-n N]   # start-up, two trees alternating
+    python bench/peers.py                    # side by side with Codex CLI and Claude Code
+
+Each scenario runs in a child process of its own (`--child`), prints its median figures
+with the budget each has (the original's torture budgets, else issue 12's targets, else
+the original's default of 2 s) and PASS or OVER. Baselines are kept in .cache/bench/, as
+they only mean something on the machine that made them.
 """
 
 from __future__ import annotations
@@ -195,6 +206,18 @@ def bench_startup_compare(against: Path | None, n: int) -> None:
         print(f"{label:26} " + "   ".join(cells))
 
 
+def figures() -> None:
+    bench_startup()
+    bench_fixed_prompt()
+    bench_headless_turns()
+    bench_loop_overhead()
+    bench_streaming()
+    extra = [p for p in ("wires.py", "sessions.py", "tui.py") if (ROOT / "bench" / p).exists()]
+    for name in extra:
+        print(f"--- bench/{name}")
+        subprocess.run([sys.executable, str(ROOT / "bench" / name)], check=False)
+
+
 def main() -> None:
     if sys.argv[1:2] == ["startup"]:
         import argparse
@@ -205,15 +228,12 @@ def main() -> None:
         opts = p.parse_args(sys.argv[2:])
         bench_startup_compare(opts.against, opts.n)
         return
-    bench_startup()
-    bench_fixed_prompt()
-    bench_headless_turns()
-    bench_loop_overhead()
-    bench_streaming()
-    extra = [p for p in ("wires.py", "sessions.py", "tui.py") if (ROOT / "bench" / p).exists()]
-    for name in extra:
-        print(f"--- bench/{name}")
-        subprocess.run([sys.executable, str(ROOT / "bench" / name)], check=False)
+    if sys.argv[1:2] == ["figures"]:
+        figures()
+        return
+    from suite import main as suite_main
+
+    suite_main(sys.argv[1:])
 
 
 if __name__ == "__main__":

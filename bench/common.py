@@ -1,0 +1,205 @@
+"""What the bench scenarios share: a figure with its budget, and a harness that runs the
+real `uji run --json` in a subprocess against a loopback fake model, timing it and
+reading its peak RSS.
+
+Not a test: nothing here fails a build; scenarios print figures and PASS/OVER.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+for _p in (str(ROOT), str(ROOT / "src")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+# A normal install has bytecode; this machine may set PYTHONDONTWRITEBYTECODE, which
+# would make every start compile uji from source. Measure what users get.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+UJI = [sys.executable, "-m", "uji"]
+
+
+@dataclass
+class Figure:
+    """One measured number. `budget` is the most it may be (same unit), None for a
+    figure shown for information; `where` says where the budget comes from."""
+
+    name: str
+    value: float
+    unit: str = "ms"
+    budget: float | None = None
+    where: str = ""
+    note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        if self.budget is None:
+            return ""
+        return "PASS" if self.value <= self.budget else "OVER"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Figures:
+    """What one scenario returns: its figures, and what went wrong (shown, not raised)."""
+
+    items: list[Figure] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, name: str, value: float, unit: str = "ms", **kw: Any) -> Figure:
+        f = Figure(name, value, unit, **kw)
+        self.items.append(f)
+        return f
+
+    def check(self, ok: bool, problem: str) -> None:
+        """A correctness check of what uji did (the figure is worthless if it failed)."""
+        if not ok:
+            self.problems.append(problem)
+
+
+def compile_src() -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=False)
+
+
+def median(xs: list[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+# --------------------------------------------------------------------------- a run
+
+
+@dataclass
+class Run:
+    seconds: float
+    rss_mib: float  # the child's peak resident set
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ms(self) -> float:
+        return self.seconds * 1000
+
+    def events(self) -> list[dict[str, Any]]:
+        out = []
+        for line in self.stdout.splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+        return out
+
+    def done(self) -> dict[str, Any]:
+        """The `done` event (an empty dict when there is none)."""
+        for ev in reversed(self.events()):
+            if ev.get("type") == "done":
+                return ev
+        return {}
+
+    def why(self) -> str:
+        """A short account of a failed run, for a problem line."""
+        tail = (self.stderr.strip().splitlines() or [""])[-1][:200]
+        return f"exit {self.code}: {tail}"
+
+
+def spawn(cmd: list[str], *, env: dict[str, str], cwd: Path | str, timeout: float = 120.0) -> Run:
+    """Run `cmd`, timing it from spawn to exit, and take its peak RSS from wait4. Its
+    output goes to files, so a large one costs the child nothing extra."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        killer = threading.Timer(timeout, proc.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+        elapsed = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            elapsed,
+            usage.ru_maxrss / 1024,
+            proc.returncode,
+            out.read().decode("utf-8", "replace"),
+            err.read().decode("utf-8", "replace"),
+        )
+
+
+class Home:
+    """A config dir, data dir and work dir of their own, with one provider "b" (model
+    "m") at the fake's base URL on the given wire. Removed on exit."""
+
+    def __init__(self, base_url: str, wire: str = "openai-chat", lua: str = "") -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="uji-bench-"))
+        self.cfg = self.root / "cfg"
+        self.data = self.root / "data"
+        self.work = self.root / "work"
+        for d in (self.cfg, self.data, self.work):
+            d.mkdir()
+        provider = f'id = "b", name = "B", wire = "{wire}", base_url = "{base_url}"'
+        (self.cfg / "init.lua").write_text(
+            f'uji.provider.add({{ {provider}, models = {{ {{ id = "m", context = 1000000000 }} }} }})\n'
+            'uji.model.use({ provider = "b", model = "m" })\n' + lua
+        )
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("UJI_", "XDG_"))}
+        self.env.update(
+            UJI_CONFIG_DIR=str(self.cfg),
+            UJI_DATA_DIR=str(self.data),
+            HOME=str(self.root),
+            UJI_PROBE_PORTS="",
+        )
+
+    def run(self, *args: str, timeout: float = 120.0) -> Run:
+        return spawn([*UJI, *args], env=self.env, cwd=self.work, timeout=timeout)
+
+    def __enter__(self) -> Home:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def fill(store: Any, sid: str, n: int) -> None:
+    """n messages into session `sid` of a uji Store, in one transaction through the
+    store's own insert: per four, a user message, an assistant step with a read_file
+    call, its result, and a markdown reply."""
+    from uji.store.sessions import now_ms
+
+    body = "\n".join(f"{k}: line {k}" for k in range(1, 12))
+    with store._write() as w:
+        for i in range(n):
+            k = i % 4
+            if k == 0:
+                m: dict[str, Any] = {"type": "user", "text": f"question {i}: what does load() do?"}
+            elif k == 1:
+                c = {"id": f"c{i}", "name": "read_file", "arguments": '{"path": "src/app.py"}'}
+                m = {"type": "assistant", "text": "", "tool_calls": [c]}
+            elif k == 2:
+                m = {"type": "tool", "tool_call_id": f"c{i - 1}", "name": "read_file", "content": body}
+            else:
+                m = {"type": "assistant", "text": f"answer {i}: it reads the **whole** file first."}
+            mtype, data = store._split(m)
+            store._insert(w, sid, mtype, data, now_ms())
+
+
+def self_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

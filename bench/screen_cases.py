@@ -1,0 +1,258 @@
+"""The bench and torture scenarios about the screen: uji's Textual app run in-process
+headless (Textual's `run_test`, the Pilot), talking over loopback HTTP to the fake
+model, and the real `uji` in a pseudo-terminal for the first frame. Each returns
+`Figures` for `bench/run.py`.
+
+Budgets: the original's torture budgets where it had one (internals.md §7), issue 12's
+targets, else one frame at 60 Hz (16 ms) for what a user sees per key or token, and
+100 ms for a paste (the original measured these without a budget).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import tui
+from common import Figures, fill, median
+from tests.fakes.openai_server import FakeOpenAI, drip, text, tool_call
+from tests.test_tui_support import entries, idle, make_app, ready, screen_text, send, until
+from textual import events
+
+from uji.tui.transcript import LiveAnswer
+
+ORIGINAL = "the original's torture budget"
+ISSUE = "issue 12's target"
+FRAME = "one frame at 60 Hz"
+SIZE = (120, 40)
+ALLOW_COMMANDS = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
+
+
+def first_frame() -> Figures:
+    figs = Figures()
+    frames = tui.first_frame(runs=7)
+    figs.add("TUI first frame, real uji in a pty (median of 7)", median(frames), budget=250, where=ISSUE)
+    return figs
+
+
+def key_500() -> Figures:
+    figs = Figures()
+    full = asyncio.run(tui.key_latency(messages=True, keys=100))
+    empty = asyncio.run(tui.key_latency(messages=False, keys=100))
+    figs.add("a key to the screen, 500 messages (median of 100)", median(full) * 1000, budget=16, where=FRAME)
+    figs.add("a key to the screen, empty session (median of 100)", median(empty) * 1000)
+    return figs
+
+
+def _watch_paint(app: Any) -> asyncio.Event:
+    """An event set whenever the app sends a frame (rendered as a terminal would get it)."""
+    painted = asyncio.Event()
+    original = app._display
+
+    def display(screen: Any, renderable: Any) -> None:
+        if renderable is not None:
+            renderable.render_segments(app.console)
+            painted.set()
+        original(screen, renderable)
+
+    app._display = display
+    return painted
+
+
+def _code(size: int) -> str:
+    block = "def load(path: str) -> bytes:\n    with open(path, 'rb') as f:\n        return f.read()\n\n"
+    return (block * (size // len(block) + 1))[:size]
+
+
+async def _paste(size: int) -> tuple[float, bool]:
+    content = _code(size)
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
+        app = make_app(Path(tmp), fake)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            painted = _watch_paint(app)
+            await pilot.pause()
+            painted.clear()
+            t0 = time.perf_counter()
+            app.post_message(events.Paste(content))  # as the terminal driver does
+            while app.composer.text != content and time.perf_counter() - t0 < 60:
+                await asyncio.sleep(0)
+            painted.clear()
+            await asyncio.wait_for(painted.wait(), 60)  # the frame that shows it
+            return time.perf_counter() - t0, app.composer.text == content
+
+
+def paste_100k() -> Figures:
+    figs = Figures()
+    took, ok = asyncio.run(_paste(100_000))
+    figs.check(ok, "the composer does not hold the 100 KB pasted")
+    figs.add(
+        "a 100 KB paste, to the frame showing it", took * 1000, budget=100, where="a reaction felt as instant"
+    )
+    took, ok = asyncio.run(_paste(5_000_000))
+    figs.check(ok, "the composer does not hold the 5 MB pasted")
+    figs.add("a 5 MB paste (input_torture)", took * 1000, budget=2_000, where="the original's default budget")
+    return figs
+
+
+async def _stream_over(n_messages: int, reply: str) -> tuple[float, int, float]:
+    """A session of n messages opened, then `reply` fed to the transcript 4 characters
+    at a time, each delta given its turn on the event loop. Returns (total s, deltas,
+    open s)."""
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
+        app = make_app(Path(tmp), fake)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            opened = 0.0
+            if n_messages:
+                store = app.conversation.app.store
+                sid = store.create_session(app.conversation.app.cwd, "bench")
+                fill(store, sid, n_messages)
+                t0 = time.perf_counter()
+                app.conversation.resume(sid)
+                last = f"answer {n_messages - 1}" if n_messages % 4 == 0 else "question"
+                await until(pilot, lambda: last in screen_text(app), 60, "the session's last message")
+                opened = time.perf_counter() - t0
+            pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)]
+            t0 = time.perf_counter()
+            for piece in pieces:
+                app.transcript.delta("text", piece)
+                await asyncio.sleep(0)
+            app.transcript.assistant({"type": "assistant", "text": reply})
+            live = app.query(LiveAnswer).last()
+            await asyncio.wait_for(live.finished.wait(), 120)
+            await pilot.pause()
+            return time.perf_counter() - t0, len(pieces), opened
+
+
+def stream_500() -> Figures:
+    """A 1,500-token markdown reply streamed over 500 messages; and over 50 and 5,000, for
+    issue 12's "the same per delta at 50 and at 5,000 messages (within 20 %)"."""
+    figs = Figures()
+    reply = tui.markdown_reply()
+    per: dict[int, float] = {}
+    for n in (500, 50, 5_000):
+        total, deltas, _ = asyncio.run(_stream_over(n, reply))
+        per[n] = total / deltas * 1000
+    figs.add("per token over 500 messages (1,500-token markdown reply)", per[500], budget=16, where=FRAME)
+    figs.add("per token over 50 messages", per[50])
+    figs.add("per token over 5,000 messages", per[5_000])
+    figs.add("per token: 5,000 messages over 50", per[5_000] / per[50] * 100, "%", budget=120, where=ISSUE)
+    return figs
+
+
+def session_5000() -> Figures:
+    figs = Figures()
+    _, _, opened = asyncio.run(_stream_over(5_000, "ok"))
+    figs.add(
+        "a 5,000-message session opened, to its last message on screen",
+        opened * 1000,
+        budget=2_000,
+        where=ORIGINAL,
+    )
+    return figs
+
+
+async def _rounds(fake: FakeOpenAI, lua: str, body: Callable[[Any, Any], Any], timeout: float = 120) -> Any:
+    with tempfile.TemporaryDirectory() as tmp:
+        app = make_app(Path(tmp), fake, lua)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            return await asyncio.wait_for(body(app, pilot), timeout)
+
+
+def interrupts_20() -> Figures:
+    """20 turns in a row, each interrupted with Esc while its stream is open (the fake
+    sends keep-alives until the client drops)."""
+    figs = Figures()
+
+    stops: list[float] = []
+
+    async def body(app: Any, pilot: Any) -> float:
+        t0 = time.perf_counter()
+        for i in range(20):
+            await send(pilot, f"go {i}")
+            await until(pilot, lambda i=i: len(fake.turn_requests) > i and app.conversation.working, 10)
+            t1 = time.perf_counter()
+            await pilot.press("escape")
+            while app.conversation.working and time.perf_counter() - t1 < 10:
+                await asyncio.sleep(0.001)
+            stops.append(time.perf_counter() - t1)
+            await idle(pilot, timeout=10)
+        return time.perf_counter() - t0
+
+    with FakeOpenAI() as fake:
+        fake.script(*[drip(0.05) for _ in range(20)])
+        took = asyncio.run(_rounds(fake, "", body))
+        figs.check(fake.wait_for_drops(20, 5), f"the fake saw {fake.drops} streams dropped, not 20")
+        figs.check(len(fake.turn_requests) == 20, f"{len(fake.turn_requests)} turn requests, not 20")
+    figs.add("20 turns interrupted in a row, in all", took * 1000, budget=10_000, where=ORIGINAL)
+    figs.add("  Esc to the turn stopped (median of 20)", median(stops) * 1000)
+    return figs
+
+
+def queued_100() -> Figures:
+    """100 prompts typed and sent while a turn runs a command; all must reach the model."""
+    figs = Figures()
+
+    async def body(app: Any, pilot: Any) -> tuple[float, list[str]]:
+        await send(pilot, "start")
+        await until(pilot, lambda: any(e.get("status") == "running" for e in entries(app, "tool")), 10)
+        t0 = time.perf_counter()
+        for i in range(100):
+            await send(pilot, f"q{i}")
+        await idle(pilot, timeout=60)
+        took = time.perf_counter() - t0
+        users = [e["text"] for e in entries(app, "user")]
+        return took, users
+
+    with FakeOpenAI() as fake:
+        fake.script(tool_call("run_command", {"command": "sleep 1"}), text("ran it"))
+        took, users = asyncio.run(_rounds(fake, ALLOW_COMMANDS, body))
+        sent: set[str] = set()
+        for r in fake.turn_requests:
+            sent |= {str(m.get("content")) for m in r.body["messages"] if m.get("role") == "user"}
+        missing = [f"q{i}" for i in range(100) if f"q{i}" not in sent]
+        figs.check(not missing, f"{len(missing)} queued prompts never reached the model, e.g. {missing[:3]}")
+        figs.check(len(users) == 101, f"the transcript shows {len(users)} user messages, not 101")
+        turns = len(fake.turn_requests)
+    figs.add(
+        "100 prompts queued during a turn, until all are answered", took * 1000, budget=10_000, where=ORIGINAL
+    )
+    figs.add("  model requests they took", turns, "requests")
+    return figs
+
+
+def _nested_list(depth: int) -> str:
+    return "".join("  " * i + f"- level {i}\n" for i in range(depth))
+
+
+def markdown_1000() -> Figures:
+    figs = Figures()
+    cases = [
+        ("a list nested 1,000 deep", _nested_list(1000) + "\nEND-OF-LIST\n"),
+        ("a quote nested 1,000 deep", "> " * 1000 + "deep\n\nEND-OF-QUOTE\n"),
+    ]
+    for label, md in cases:
+        marker = md.strip().splitlines()[-1]
+
+        async def body(app: Any, pilot: Any, marker: str = marker) -> float:
+            t0 = time.perf_counter()
+            await send(pilot, "go")
+            await idle(pilot, timeout=60)
+            await until(pilot, lambda: marker in screen_text(app), 60, f"{marker} on screen")
+            return time.perf_counter() - t0
+
+        with FakeOpenAI() as fake:
+            fake.script(text(md, piece=64))
+            try:
+                took = asyncio.run(_rounds(fake, "", body))
+            except (AssertionError, TimeoutError) as e:
+                figs.check(False, f"{label}: {str(e).splitlines()[0]}")
+                continue
+        figs.add(f"{label}, streamed and shown", took * 1000, budget=2_000, where=ORIGINAL)
+    return figs
