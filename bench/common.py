@@ -68,7 +68,7 @@ class Figures:
 
     def check(self, ok: bool, problem: str) -> None:
         """A correctness check of what uji did (the figure is worthless if it failed)."""
-        if not ok:
+        if not ok and problem not in self.problems:
             self.problems.append(problem)
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from common import Figures, Home, Run, fill, median, spawn
+from common import Figure, Figures, Home, Run, fill, median, spawn
+from tests.fakes.base import Step
 from tests.fakes.openai_server import (
     FakeOpenAI,
     call,
@@ -29,12 +31,6 @@ from tests.fakes.openai_server import (
 ORIGINAL = "the original's torture budget"
 DEFAULT = "the original's default torture budget"
 ISSUE = "issue 12's target"
-
-
-def _result_sizes(fake: FakeOpenAI) -> list[int]:
-    """The sizes of the tool results the model received in the last turn request."""
-    body = fake.turn_requests[-1].body
-    return [len(str(m.get("content", ""))) for m in body["messages"] if m.get("role") == "tool"]
 
 
 def _ok(figs: Figures, run: Run, what: str) -> bool:
@@ -91,107 +87,138 @@ def turn(n: int = 7) -> Figures:
     return figs
 
 
-# --------------------------------------------------------------------------- the stream
+# --------------------------------------------------------------------------- the torture cases
+
+RUNS = 3  # each torture case: the median of 3 turns (the original ran each once)
+
+
+def _torture(
+    label: str,
+    steps: Callable[[], list[Step]],
+    check: Callable[[Run, FakeOpenAI, Home], str | None],
+    budget: float,
+    where: str = ORIGINAL,
+    before: Callable[[Home], None] | None = None,
+    info: Callable[[Run, FakeOpenAI, Home], list[Figure]] | None = None,
+) -> Figures:
+    """`uji run --json go` RUNS times against `steps`, each run checked (a string is a
+    problem); the figure is the median whole-run time."""
+    figs = Figures()
+    samples: list[float] = []
+    extra: list[Figure] = []
+    with FakeOpenAI() as fake, Home(fake.base_url) as home:
+        for _ in range(RUNS):
+            if before is not None:
+                before(home)
+            fake.script(*steps())
+            r = home.run("run", "--json", "go", timeout=300)
+            samples.append(r.ms)
+            if _ok(figs, r, label):
+                problem = check(r, fake, home)
+                figs.check(problem is None, f"{label}: {problem}")
+                if info is not None:
+                    extra = info(r, fake, home)
+    figs.add(f"{label} (median of {RUNS})", median(samples), budget=budget, where=where)
+    figs.items += extra
+    return figs
+
+
+def _answer_is(want: str) -> Callable[[Run, FakeOpenAI, Home], str | None]:
+    def check(r: Run, fake: FakeOpenAI, home: Home) -> str | None:
+        got = r.done().get("text", "")
+        return (
+            None
+            if got == want
+            else f"the answer has {len(got):,} characters ({got[:30]!r}…), not {len(want):,}"
+        )
+
+    return check
 
 
 def chunks_50k() -> Figures:
-    figs = Figures()
-    with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        fake.script(text_deltas(50_000))
-        r = home.run("run", "--json", "go")
-        if _ok(figs, r, "50,000 chunks"):
-            got = r.done().get("text", "")
-            figs.check(got == "x" * 50_000, f"the answer has {len(got)} characters, not 50,000")
-        figs.add("50,000 one-character chunks, whole turn", r.ms, budget=10_000, where=ORIGINAL)
-    return figs
+    return _torture(
+        "50,000 one-character chunks", lambda: [text_deltas(50_000)], _answer_is("x" * 50_000), 10_000
+    )
 
 
 def sse_5mb() -> Figures:
-    figs = Figures()
     body = "".join(random.Random(5).choice("abcdefgh ij\n") for _ in range(1000)) * 5_000  # 5 MB
-    with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        fake.script(text(body, piece=len(body)))
-        r = home.run("run", "--json", "go")
-        if _ok(figs, r, "5 MB event"):
-            got = r.done().get("text", "")
-            figs.check(got == body, f"the answer has {len(got)} characters, not {len(body)}")
-        figs.add("a 5 MB reply in one SSE event", r.ms, budget=5_000, where=ORIGINAL)
-    return figs
+    return _torture(
+        "a 5 MB reply in one SSE event", lambda: [text(body, piece=len(body))], _answer_is(body), 5_000
+    )
+
+
+JUNK = [
+    "data: {not json",
+    ": a comment",
+    "event: ping",
+    "id: 7",
+    "retry: 10",
+    "data: \x00\x01\xff garbage",
+    "garbage without a field",
+    "data: []",
+    "data: null",
+    "data: 12",
+    '{"choices": "not an event"}',
+    "",
+]
 
 
 def garbage() -> Figures:
     """1,000 deltas with garbage between the events: lines that do not parse, comments,
-    `event:` lines, stray fields, binary junk, blank runs."""
-    figs = Figures()
-    junk = [
-        "data: {not json",
-        ": a comment",
-        "event: ping",
-        "id: 7",
-        "retry: 10",
-        "data: \x00\x01\xff garbage",
-        "garbage without a field",
-        "data: []",
-        "data: null",
-        "data: 12",
-        '{"choices": "not an event"}',
-        "",
-    ]
+    `event:` lines, stray fields, control characters, JSON that is not an event."""
     lines = [json_event(chunk({"role": "assistant", "content": ""})), ""]
     rng = random.Random(1)
     for i in range(1000):
         lines += [json_event(chunk({"content": f"{i % 10}"})), ""]
-        lines += [*rng.sample(junk, 3), ""]
+        lines += [*rng.sample(JUNK, 3), ""]
     lines += [json_event(chunk({}, "stop")), "", "data: [DONE]", ""]
     want = "".join(f"{i % 10}" for i in range(1000))
-    with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        fake.script(raw_lines(lines))
-        r = home.run("run", "--json", "go")
-        if _ok(figs, r, "garbage between events"):
-            got = r.done().get("text", "")
-            figs.check(got == want, f"the answer is {got[:40]!r}…, not the 1,000 digits sent")
-        figs.add("1,000 deltas with garbage between events", r.ms, budget=2_000, where=DEFAULT)
-    return figs
+    return _torture(
+        "1,000 deltas with garbage between events",
+        lambda: [raw_lines(lines)],
+        _answer_is(want),
+        2_000,
+        DEFAULT,
+    )
 
 
 def json_event(obj: Any) -> str:
     return "data: " + json.dumps(obj, separators=(",", ":"))
 
 
-# --------------------------------------------------------------------------- tools
+def _results(fake: FakeOpenAI) -> list[dict[str, Any]]:
+    """The tool results the model received in the last turn request."""
+    return [m for m in fake.turn_requests[-1].body["messages"] if m.get("role") == "tool"]
 
 
 def calls_200() -> Figures:
     """200 run_command calls in one reply, then a text answer. (The step limit of 100
     counts model calls; this is two.)"""
-    figs = Figures()
-    calls = [call("run_command", {"command": f"echo {i}"}) for i in range(200)]
-    with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        fake.script(tool_calls(*calls), text("done"))
-        r = home.run("run", "--json", "go", timeout=300)
-        if _ok(figs, r, "200 tool calls"):
-            results = [m for m in fake.turn_requests[-1].body["messages"] if m.get("role") == "tool"]
-            figs.check(len(results) == 200, f"the model got {len(results)} tool results, not 200")
-            figs.check(
-                all("199" in str(m["content"]) for m in results[-1:]),
-                "the last call's output is not in its result",
-            )
-        figs.add("200 tool calls in one reply", r.ms, budget=10_000, where=ORIGINAL)
-    return figs
+
+    def check(r: Run, fake: FakeOpenAI, home: Home) -> str | None:
+        results = _results(fake)
+        if len(results) != 200:
+            return f"the model got {len(results)} tool results, not 200"
+        wrong = [i for i, m in enumerate(results) if str(m["content"]).strip() != f"marker {i}"]
+        return f"results {wrong[:5]}… are not their command's output" if wrong else None
+
+    calls = [call("run_command", {"command": f"echo marker {i}"}) for i in range(200)]
+    return _torture("200 tool calls in one reply", lambda: [tool_calls(*calls), text("done")], check, 10_000)
+
+
+def _one_result(r: Run, fake: FakeOpenAI, home: Home) -> str | None:
+    results = _results(fake)
+    return None if len(results) == 1 else f"{len(results)} tool results, not 1"
+
+
+def _result_size(r: Run, fake: FakeOpenAI, home: Home) -> list[Figure]:
+    return [Figure("  what the model got of it", len(str(_results(fake)[0]["content"])), "chars")]
 
 
 def _command(command: str, label: str, budget: float) -> Figures:
-    figs = Figures()
-    with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        fake.script(tool_call("run_command", {"command": command}), text("done"))
-        r = home.run("run", "--json", "go", timeout=300)
-        figs.add(label + ", whole turn", r.ms, budget=budget, where=ORIGINAL)
-        if _ok(figs, r, label):
-            sizes = _result_sizes(fake)
-            figs.check(len(sizes) == 1, f"{len(sizes)} tool results")
-            if sizes:
-                figs.add("  what the model got of it", sizes[0], "chars")
-    return figs
+    steps = [tool_call("run_command", {"command": command}), text("done")]
+    return _torture(label, lambda: steps, _one_result, budget, info=_result_size)
 
 
 def output_10mb_line() -> Figures:
@@ -199,47 +226,42 @@ def output_10mb_line() -> Figures:
 
 
 def output_1m_lines() -> Figures:
-    return _command("seq 1 1000000", "seq 1 1000000", 10_000)
+    return _command("seq 1 1000000", "seq 1 1000000 (1,000,000 lines)", 10_000)
 
 
 def read_50mb() -> Figures:
-    figs = Figures()
-    with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        line = "the quick brown fox jumps over the lazy dog, line after line of it\n"
+    line = "the quick brown fox jumps over the lazy dog, line after line of it\n"
+
+    def before(home: Home) -> None:
         big = home.work / "big.txt"
-        with big.open("w") as f:
-            f.write(line * (50_000_000 // len(line)))
-        fake.script(tool_call("read_file", {"path": "big.txt"}), text("done"))
-        r = home.run("run", "--json", "go", timeout=300)
-        if _ok(figs, r, "50 MB read"):
-            sizes = _result_sizes(fake)
-            figs.check(bool(sizes) and sizes[0] > 1000, f"the read gave {sizes}")
-        figs.add("reading a 50 MB file, whole turn", r.ms, budget=5_000, where=ORIGINAL)
-    return figs
+        if not big.exists():
+            with big.open("w") as f:
+                f.write(line * (50_000_000 // len(line)))
+
+    def check(r: Run, fake: FakeOpenAI, home: Home) -> str | None:
+        got = str(_results(fake)[0]["content"]) if _results(fake) else ""
+        return None if line.strip() in got else f"the result does not show the file: {got[:80]!r}"
+
+    steps = [tool_call("read_file", {"path": "big.txt"}), text("done")]
+    return _torture("reading a 50 MB file", lambda: steps, check, 5_000, before=before, info=_result_size)
 
 
 def edit_20mb() -> Figures:
-    figs = Figures()
-    with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        line = "x = compute(y) + 1  # a line of code, repeated\n"
-        big = home.work / "big.py"
-        size = 20_000_000
-        with big.open("w") as f:
-            f.write(line * (size // len(line)) + "END = 'old'\n")
-        fake.script(
-            tool_call(
-                "edit_file", {"path": "big.py", "old_string": "END = 'old'", "new_string": "END = 'new'"}
-            ),
-            text("done"),
-        )
-        r = home.run("run", "--json", "go", timeout=300)
-        if _ok(figs, r, "20 MB edit"):
-            with big.open("rb") as f:
-                f.seek(-40, 2)
-                tail = f.read()
-            figs.check(tail.endswith(b"END = 'new'\n"), f"the file ends {tail!r}")
-        figs.add("editing the end of a 20 MB file, whole turn", r.ms, budget=5_000, where=ORIGINAL)
-    return figs
+    line = "x = compute(y) + 1  # a line of code, repeated\n"
+
+    def before(home: Home) -> None:  # the file afresh for each run
+        with (home.work / "big.py").open("w") as f:
+            f.write(line * (20_000_000 // len(line)) + "END = 'old'\n")
+
+    def check(r: Run, fake: FakeOpenAI, home: Home) -> str | None:
+        with (home.work / "big.py").open("rb") as f:
+            f.seek(-40, 2)
+            tail = f.read()
+        return None if tail.endswith(b"END = 'new'\n") else f"the file ends {tail!r}"
+
+    args = {"path": "big.py", "old_string": "END = 'old'", "new_string": "END = 'new'"}
+    steps = [tool_call("edit_file", args), text("done")]
+    return _torture("editing the end of a 20 MB file", lambda: steps, check, 5_000, before=before)
 
 
 # --------------------------------------------------------------------------- sessions

@@ -236,13 +236,18 @@ def one(agent: Agent, scenario: str, problems: list[str]) -> float:
     return r.ms
 
 
-SCENARIOS = ["--version", "one turn, one shell call", "a 20,000-delta answer", "20 sequential tool calls"]
+SCENARIOS = {
+    "version": "--version",
+    "turn": "one turn, one shell call",
+    "deltas": "a 20,000-delta answer",
+    "calls": "20 sequential tool calls",
+}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(prog="bench/peers.py", description=__doc__.split("\n\n")[0])
     p.add_argument("-n", type=int, default=7, help="rounds (default 7); the median of each is shown")
-    p.add_argument("--only", choices=SCENARIOS, action="append", help="run only this scenario (repeatable)")
+    p.add_argument("--only", choices=SCENARIOS, action="append", help="only this scenario (repeatable)")
     opts = p.parse_args()
     install()
     with tempfile.TemporaryDirectory(prefix="uji-peers-") as tmp:
@@ -254,7 +259,7 @@ def main() -> None:
             for a in agents:
                 print(f"{a.name:12} {version_of(a.cmd)}   ({a.cmd[0]})")
             problems: list[str] = []
-            scenarios = opts.only or SCENARIOS
+            scenarios = [SCENARIOS[k] for k in opts.only or SCENARIOS]
             for a in agents:  # a warm-up each: first-run set-up, page cache
                 one(a, scenarios[-1], [])
             samples: dict[tuple[str, str], list[float]] = {}

@@ -156,7 +156,9 @@ def main(argv: list[str]) -> None:
     p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="run only these (default: all)")
     p.add_argument("--list", action="store_true", help="name the scenarios and stop")
     p.add_argument("--save", metavar="NAME", help="save the figures as baseline NAME (.cache/bench/)")
-    p.add_argument("--compare", metavar="NAME", help=f"flag figures over {THRESHOLD:.0%} of baseline NAME")
+    p.add_argument(
+        "--compare", metavar="NAME", help=f"flag figures over {THRESHOLD * 100:.0f} %% of baseline NAME"
+    )
     opts = p.parse_args(argv)
     if opts.list:
         for name, what, _ in SCENARIOS:
