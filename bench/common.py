@@ -109,8 +109,8 @@ class Run:
     def done(self) -> dict[str, Any]:
         """The `done` event (an empty dict when there is none)."""
         for ev in reversed(self.events()):
-            if ev.get("type") == "done":
-                return ev
+            if isinstance(ev, dict) and ev.get("type") == "done":
+                return dict(ev)
         return {}
 
     def why(self) -> str:

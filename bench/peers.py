@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, UJI, Home, median, spawn
+from common import ROOT, UJI, Home, Run, median, spawn
 from tests.fakes import anthropic_server, openai_server, responses_server
 from tests.fakes.base import FakeServer, Step
 
@@ -107,7 +107,7 @@ class Agent:
     def prompt(self, text: str) -> list[str]:
         raise NotImplementedError
 
-    def run(self, args: list[str]) -> Any:
+    def run(self, args: list[str]) -> Run:
         return spawn([*self.cmd, *args], env=self.env, cwd=self.work, timeout=300)
 
 

@@ -14,6 +14,7 @@ import asyncio
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -111,8 +112,10 @@ async def _stream_over(n_messages: int, reply: str) -> tuple[float, int, float]:
             await ready(pilot)
             opened = 0.0
             if n_messages:
-                store = app.conversation.app.store
-                sid = store.create_session(app.conversation.app.cwd, "bench")
+                uji = app.conversation.app
+                assert uji is not None
+                sid = uji.store.create_session(uji.cwd, "bench")
+                store = uji.store
                 fill(store, sid, n_messages)
                 t0 = time.perf_counter()
                 app.conversation.resume(sid)
@@ -174,11 +177,14 @@ def interrupts_20() -> Figures:
 
     stops: list[float] = []
 
+    def streaming(app: Any, i: int) -> bool:
+        return len(fake.turn_requests) > i and bool(app.conversation.working)
+
     async def body(app: Any, pilot: Any) -> float:
         t0 = time.perf_counter()
         for i in range(20):
             await send(pilot, f"go {i}")
-            await until(pilot, lambda i=i: len(fake.turn_requests) > i and app.conversation.working, 10)
+            await until(pilot, partial(streaming, app, i), 10)
             t1 = time.perf_counter()
             await pilot.press("escape")
             while app.conversation.working and time.perf_counter() - t1 < 10:
