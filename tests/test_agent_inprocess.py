@@ -14,6 +14,7 @@ from tests.fakes.openai_server import FakeOpenAI, text, tool_call
 from uji.agent.loop import Agent, TurnOptions
 from uji.agent.titles import sanitize
 from uji.app import App
+from uji.events.stream import AgentEvent, Delta, QueueChanged, SessionTitled
 from uji.headless import auto_approver
 from uji.paths import resolve
 
@@ -27,11 +28,9 @@ async def make_agent(
     notices: list[str] = []
     app = App(resolve(str(cfg), str(tmp_path / "data")), cwd=str(tmp_path), notice=notices.append)
     await app.load_config()
-    events: list[tuple[str, dict]] = []
+    events: list[AgentEvent] = []
     sid = app.store.create_session(app.cwd)
-    agent = Agent(
-        app, sid, lambda k, d: events.append((k, d)), auto_approver("allow"), TurnOptions(**options)
-    )
+    agent = Agent(app, sid, events.append, auto_approver("allow"), TurnOptions(**options))
     app.agent = agent
     return app, agent, events
 
@@ -59,7 +58,7 @@ async def test_the_first_message_gets_a_title_from_a_side_request(tmp_path: Path
     (side,) = fake.side_requests
     assert side.body["messages"][-1]["content"] == "please fix the flaky login test in auth.py"
     assert "6 words" in side.body["messages"][0]["content"]
-    assert ("session_titled", {"title": "Title"}) in events
+    assert SessionTitled("Title") in events
     await agent.turn("second message")
     assert len(fake.side_requests) == 1  # only the first message is titled
     await app.close()
@@ -79,7 +78,7 @@ async def test_queued_messages_are_steered_in_one_per_model_call(tmp_path: Path,
     second, third = (r.body["messages"] for r in fake.turn_requests[1:3])
     assert second[-2]["role"] == "tool" and second[-1] == {"role": "user", "content": "extra one"}
     assert third[-1] == {"role": "user", "content": "extra two"}
-    assert [d["count"] for k, d in events if k == "queue_changed"] == [1, 2, 1, 0]
+    assert [e.count for e in events if isinstance(e, QueueChanged)] == [1, 2, 1, 0]
     await app.close()
 
 
@@ -103,7 +102,7 @@ async def test_an_interrupt_during_streaming_keeps_the_partial_text(tmp_path: Pa
     task = asyncio.get_running_loop().create_task(agent.turn("talk"))
     for _ in range(200):
         await asyncio.sleep(0.02)
-        if any(k == "delta" for k, _ in events):
+        if any(isinstance(e, Delta) for e in events):
             break
     task.cancel()
     result = await task

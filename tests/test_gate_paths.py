@@ -21,6 +21,7 @@ import pytest
 from tests.conftest import Home
 from tests.fakes.openai_server import call, text, tool_call, tool_calls
 from tests.test_confine import flip_until
+from uji.events.stream import CallDecided
 
 SECRET = "TOPSECRET-4f1c9a"
 PUBLIC = "PUBLIC-hello-7d2"
@@ -246,7 +247,7 @@ def test_a_directory_swapped_for_a_symlink_while_calls_run_never_leaks(home: Hom
 # In-process: what `uji run` cannot time exactly.
 
 
-async def caller_for(tmp_path: Path, lua: str, approver: Any) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
+async def caller_for(tmp_path: Path, lua: str, approver: Any) -> tuple[Any, list[Any]]:
     from uji.agent.tool_calls import ToolCaller
     from uji.app import App
     from uji.paths import resolve
@@ -255,8 +256,8 @@ async def caller_for(tmp_path: Path, lua: str, approver: Any) -> tuple[Any, list
     (tmp_path / "cfg" / "init.lua").write_text(lua)
     app = App(resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path / "work"))
     await app.load_config()
-    events: list[tuple[str, dict[str, Any]]] = []
-    return ToolCaller(app, lambda kind, data: events.append((kind, data)), approver), events
+    events: list[Any] = []
+    return ToolCaller(app, events.append, approver), events
 
 
 async def test_a_symlink_swapped_in_while_the_user_is_asked_is_still_refused(tmp_path: Path) -> None:
@@ -285,7 +286,7 @@ async def test_a_symlink_swapped_in_while_the_user_is_asked_is_still_refused(tmp
     assert message["content"] == (
         f"error: {os.path.realpath(work)}/secrets/k.txt is denied by the policy rule `secrets/*`"
     )
-    assert [d["decision"] for k, d in events if k == "call"] == ["allow"]
+    assert [e.outcome.decision for e in events if isinstance(e, CallDecided)] == ["allow"]
 
 
 async def test_any_exception_in_a_call_becomes_an_error_result(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from tests.conftest import Home
 from tests.fakes.openai_server import FakeOpenAI, status, text
 from uji.agent.loop import Agent, TurnOptions
 from uji.app import App
+from uji.events.stream import discard
 from uji.headless import auto_approver
 from uji.paths import resolve
 
@@ -305,7 +306,7 @@ async def titled_agent(tmp_path: Path, fake: FakeOpenAI) -> tuple[App, Agent, li
         """,
     )
     sid = app.store.create_session(app.cwd)
-    agent = Agent(app, sid, lambda k, d: None, auto_approver("allow"), TurnOptions(auto_title=True))
+    agent = Agent(app, sid, discard, auto_approver("allow"), TurnOptions(auto_title=True))
     return app, agent, notices
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from uji.commands import Commands
 from uji.events import Events, Handler
+from uji.events.stream import ModelChanged
 from uji.paths import Paths
 from uji.providers.catalog import EFFORTS, Catalog, Model, Provider
 from uji.tools.builtin import builtin_tools
@@ -221,7 +222,7 @@ class App:
         if save:
             self._save_model()
         if changed:
-            self.events.emit("model_changed", {"provider": pid, "model": model or ""})
+            self.events.publish(ModelChanged(pid, model or ""))
         if found.lazy and (found.loader is not None or not model):
             self._load_in_background(found)
 
@@ -309,7 +310,7 @@ class App:
                 self.notice(f"could not load the models of {provider.name}: {provider.error}{kept}")
         elif self.provider_id == provider.id and not self.model_id and provider.models:
             self.model_id = _first_chat_model(provider)
-            self.events.emit("model_changed", {"provider": provider.id, "model": self.model_id})
+            self.events.publish(ModelChanged(provider.id, self.model_id))
         return provider
 
     async def _fetch_models(self, provider: Provider) -> Any:

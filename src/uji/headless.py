@@ -12,6 +12,7 @@ from typing import Any
 from uji.agent.approval import Answer, Question
 from uji.agent.loop import Agent, TurnOptions, TurnResult
 from uji.app import App
+from uji.events.stream import AgentEvent, Done, Event, Notice, SessionCreated, SessionOpened, SessionResumed
 from uji.paths import Paths
 from uji.stdio import UsageError, prompt_from, say, silence, write_all
 
@@ -56,7 +57,7 @@ class Printer:
     def notice(self, text: str) -> None:
         say(self.err, f"uji: {text}")
 
-    def emit(self, kind: str, data: dict[str, Any]) -> None:
+    def emit(self, event: AgentEvent) -> None:
         pass
 
     def session(self, session_id: str) -> None:
@@ -72,31 +73,24 @@ class Printer:
 class JsonPrinter(Printer):
     """--json: one object per line on stdout."""
 
-    EVENTS = frozenset({"message", "call", "progress"})
+    def _line(self, event: Event) -> None:
+        from uji.events.jsonl import json_line
 
-    def _line(self, obj: dict[str, Any]) -> None:
-        self.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        obj = json_line(event)
+        if obj is not None:
+            self.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
     def notice(self, text: str) -> None:
-        self._line({"type": "notice", "text": text})
+        self._line(Notice(text))
 
-    def emit(self, kind: str, data: dict[str, Any]) -> None:
-        if kind == "message":
-            self._line({"type": "message", "message": data})
-        elif kind in self.EVENTS:
-            self._line({"type": kind, **data})
+    def emit(self, event: AgentEvent) -> None:
+        self._line(event)
 
     def session(self, session_id: str) -> None:
-        self._line({"type": "session", "id": session_id})
+        self._line(SessionOpened(session_id))
 
     def done(self, result: TurnResult) -> None:
-        out: dict[str, Any] = {"type": "done"}
-        if result.error is not None:
-            out["error"] = result.error
-        else:
-            out["text"] = result.text or ""
-        out["usage"] = result.usage.as_dict()
-        self._line(out)
+        self._line(Done(result.text, result.error, result.usage))
         if result.error is not None and not self.closed:
             say(self.err, f"uji: error: {result.error}")
 
@@ -147,10 +141,10 @@ def _open_session(app: App, opts: Any, prompt: str) -> tuple[str | None, str | N
             return None, f"{flag}: no session {value}"
     if opts.session:
         store.repair(opts.session)  # calls a crash left unanswered
-        app.events.emit("session_resumed", {"session_id": opts.session})
+        app.events.publish(SessionResumed(opts.session))
         return opts.session, None
     session_id = store.create_session(app.cwd, opts.title or title_from_prompt(prompt), parent=opts.parent)
-    app.events.emit("session_created", {"session_id": session_id})
+    app.events.publish(SessionCreated(session_id))
     return session_id, None
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from uji.tools.policy import Verdict
 
 if TYPE_CHECKING:
     from uji.app import App
+    from uji.events.stream import DecidedBy, Outcome, PolicyVerdict
     from uji.tools.confine import Sandbox
     from uji.tools.registry import Tool
 
@@ -55,27 +56,33 @@ class Decision:
     verdict: Verdict | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def event(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"decision": "allow" if self.allow else "deny", "by": self.by}
-        v = self.verdict
-        if v is not None:
-            if v.rule is not None:
-                out["rule"] = v.rule
-            if v.origin is not None:
-                out["source"] = v.origin
-            if v.subject is not None:
-                out["part"] = v.subject
-            if v.note is not None:
-                out["unfixed"] = v.note
-            if v.by == "remembered":
-                out["remembered"] = True
-            if v.form is not None:
-                out["form"] = v.form
-            out["policy"] = v.decision
-        if self.reason:
-            out["reason"] = self.reason
-        out.update(self.extra)
-        return out
+    def outcome(self) -> Outcome:
+        """The decision as the `call` event carries it."""
+        from uji.events.stream import HookRef, Outcome
+
+        v, x = self.verdict, self.extra
+
+        def text(key: str) -> str | None:
+            value = x.get(key)
+            return value if isinstance(value, str) else None
+
+        return Outcome(
+            decision="allow" if self.allow else "deny",
+            by=cast("DecidedBy", self.by),
+            rule=v.rule if v else None,
+            source=v.origin if v else None,
+            part=v.subject if v else None,
+            unfixed=v.note if v else None,
+            remembered=v is not None and v.by == "remembered",
+            form=v.form if v else None,
+            policy=cast("PolicyVerdict", v.decision) if v else None,
+            reason=self.reason,
+            hook=HookRef(str(x["hook"]), text("hook_origin")) if "hook" in x else None,
+            question=text("question"),
+            body=text("body"),
+            asked_by="hook" if x.get("asked_by") == "hook" else None,
+            remember=text("remember"),
+        )
 
 
 def default_question(tool: Tool) -> str:

@@ -8,18 +8,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from uji.events.stream import Delta, Sink, StreamCleared
 from uji.wires.base import Answer, Failure, WireRequest
 
 MAX_RETRIES = 5
 RETRY_AFTER_CAP = 60.0
 
-Emit = Callable[[str, dict[str, Any]], None]
-
 
 class Collector:
     """The Reply a wire talks to: gathers one model call and tracks progress."""
 
-    def __init__(self, emit: Emit) -> None:
+    def __init__(self, emit: Sink) -> None:
         self._emit = emit
         self.text_parts: list[str] = []
         self.reasoning_parts: list[str] = []
@@ -32,13 +31,13 @@ class Collector:
         if delta:
             self.text_parts.append(delta)
             self.last_progress = time.monotonic()
-            self._emit("delta", {"kind": "text", "text": delta})
+            self._emit(Delta("text", delta))
 
     def reasoning(self, delta: str) -> None:
         if delta:
             self.reasoning_parts.append(delta)
             self.last_progress = time.monotonic()
-            self._emit("delta", {"kind": "reasoning", "text": delta})
+            self._emit(Delta("reasoning", delta))
 
     def touch(self) -> None:
         self.last_progress = time.monotonic()
@@ -100,7 +99,7 @@ async def call_model(
     wire: Any,
     request: WireRequest,
     idle: float,
-    emit: Emit,
+    emit: Sink,
     notice: Callable[[str], None],
     track: Callable[[Collector | None], None] = lambda reply: None,
     hint: str | None = None,
@@ -122,7 +121,7 @@ async def call_model(
         if not failure.retryable or attempt == MAX_RETRIES:
             raise failure
         delay = backoff(attempt, failure.retry_after)
-        emit("stream_cleared", {})
+        emit(StreamCleared())
         notice(
             f"request failed ({first_line(describe_failure(failure))}), "
             f"retrying in {delay:.0f}s ({attempt + 1}/{MAX_RETRIES})"

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,20 @@ from uji.agent.context import Budget, budget, estimate
 from uji.agent.messages import for_model, live
 from uji.agent.prompt import system_prompt
 from uji.agent.tool_calls import ToolCaller
+from uji.events.stream import (
+    AgentEvent,
+    BeforeStop,
+    BeforeTurn,
+    MessageSaved,
+    MessageSubmitted,
+    QueueChanged,
+    SessionCompacted,
+    SessionTitled,
+    Sink,
+    StatusChanged,
+    TurnFinished,
+    discard,
+)
 from uji.wires.base import STALL_SECONDS, Answer, Failure, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:
@@ -32,8 +45,6 @@ MAX_ITERATIONS = 100
 TEXT_ONLY_STATUSES = frozenset({400, 413, 415, 422})
 INTERRUPTED_RUNNING = "error: interrupted by the user while this tool ran"
 INTERRUPTED_BEFORE = "error: interrupted by the user before this tool ran"
-
-Emit = Callable[[str, dict[str, Any]], None]
 
 
 class TurnFailed(Exception):
@@ -60,18 +71,18 @@ class Agent:
     """Runs turns of one session."""
 
     def __init__(
-        self, app: App, session_id: str, emit: Emit, approver: Approver, options: TurnOptions | None = None
+        self, app: App, session_id: str, emit: Sink, approver: Approver, options: TurnOptions | None = None
     ) -> None:
         self.app = app
         self.session_id = session_id
-        self._emit = emit
+        self._frontend = emit
         self.options = options or TurnOptions()
         self.usage = Usage()
         self.last_usage = Usage()
         self.requests = 0
         # What an interrupt must answer: the calls of the step in flight.
         self._pending_calls: list[ToolCall] = []
-        self.calls = ToolCaller(app, emit, approver, self.options.tools)
+        self.calls = ToolCaller(app, self._emit, approver, self.options.tools)
         self._partial: Collector | None = None
         # Messages typed during a turn: one is steered in per model call.
         self.queue: list[dict[str, Any]] = []
@@ -86,6 +97,12 @@ class Agent:
         self._title_task: asyncio.Task[None] | None = None
         self._history: list[dict[str, Any]] | None = None
         self._compaction_failed = False  # within this turn: do not try again
+
+    def _emit(self, event: AgentEvent) -> None:
+        """Every event goes out once: to the frontend, and to the Lua handlers of its
+        notification (the catalog derives their payload from the same event)."""
+        self._frontend(event)
+        self.app.events.publish(event)
 
     # Saving -------------------------------------------------------------------
 
@@ -104,9 +121,7 @@ class Agent:
         self._last_seq = seq
         saved = dict(message, seq=seq)
         history.append(saved)
-        self._emit("message", saved)
-        text = message.get("text") or message.get("content") or ""
-        self.app.events.emit("message_appended", {"type": message["type"], "text": text})
+        self._emit(MessageSaved(saved))
         return saved
 
     def notice(self, text: str) -> None:
@@ -121,8 +136,7 @@ class Agent:
         self._queue_changed()
 
     def _queue_changed(self) -> None:
-        self._emit("queue_changed", {"count": len(self.queue)})
-        self.app.events.emit("queue_changed", {"count": len(self.queue)})
+        self._emit(QueueChanged(len(self.queue)))
 
     def _steer(self) -> bool:
         """Send one queued message as a user message; True if there was one."""
@@ -133,7 +147,7 @@ class Agent:
         message: dict[str, Any] = {"type": "user", "text": item["text"]}
         if item.get("images"):
             message["images"] = item["images"]
-        self.app.events.emit("message_submitted", {"text": item["text"]})
+        self._emit(MessageSubmitted(item["text"]))
         self.save(message)
         return True
 
@@ -146,11 +160,11 @@ class Agent:
         self.running = True
         self._compaction_failed = False
         self.started_at = asyncio.get_running_loop().time()
-        self.app.events.emit("status_changed", {"state": "working"})
+        self._emit(StatusChanged("working"))
         try:
             if self._over_budget():
                 await self.compact(notice=None)
-            self.app.events.emit("message_submitted", {"text": text})
+            self._emit(MessageSubmitted(text))
             self.save(user)
             self._maybe_title(text)
             system = await self._system_prompt(text)
@@ -172,8 +186,8 @@ class Agent:
         finally:
             self.running = False
             self.started_at = None
-            self.app.events.emit("turn_finished", {})
-            self.app.events.emit("status_changed", {"state": "idle"})
+            self._emit(TurnFinished())
+            self._emit(StatusChanged("idle"))
 
     async def _system_prompt(self, text: str) -> str:
         system = system_prompt(self.app.cwd)
@@ -193,7 +207,7 @@ class Agent:
                     f'context {provider.name!r} returned something that is neither a string nor {{text=, at="turn"}}'
                 )
         if self.app.events.has("before_turn"):
-            system = await self.app.events.chain("before_turn", {"text": text}, "system", system)
+            system, _ = await self.app.events.hook(BeforeTurn(text, system))
         if self.options.append_prompt:
             system = f"{system}\n\n{self.options.append_prompt}"
         return system
@@ -268,7 +282,7 @@ class Agent:
         self._anchor_tokens = None
         if notice:
             self.notice(notice)
-        self.app.events.emit("session_compacted", {"count": len(folded)})
+        self._emit(SessionCompacted(len(folded)))
         return True, None
 
     async def side_request(self, system: str, text: str, max_output: int = 8192, quiet: bool = False) -> str:
@@ -283,7 +297,7 @@ class Agent:
         request.cache = "off"
         request.max_output = min(request.max_output, max_output)
         notice = (lambda text: None) if quiet else self.notice
-        answer = await call_model(wire, request, idle, lambda kind, data: None, notice, hint=self._hint())
+        answer = await call_model(wire, request, idle, discard, notice, hint=self._hint())
         self._count(answer.usage)
         return answer.text
 
@@ -310,8 +324,7 @@ class Agent:
 
     def set_title(self, title: str) -> None:
         self.app.store.set_title(self.session_id, title)
-        self._emit("session_titled", {"title": title})
-        self.app.events.emit("session_titled", {"title": title})
+        self._emit(SessionTitled(title))
 
     async def _loop(self, system: str) -> TurnResult:
         continued = 0
@@ -356,7 +369,7 @@ class Agent:
     async def _before_stop(self, text: str, continued: int) -> str | None:
         if not self.app.events.has("before_stop"):
             return None
-        result, _ = await self.app.events.first("before_stop", {"text": text, "continued": continued})
+        result, _ = await self.app.events.hook(BeforeStop(text, continued))
         return result if isinstance(result, str) and result else None
 
     def _after_interrupt(self) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uji.agent.approval import (
@@ -22,6 +21,7 @@ from uji.agent.approval import (
     question_body,
     remember_scope,
 )
+from uji.events.stream import AfterTool, BeforeTool, CallDecided, CallSubject, Progress, Sink, ToolStarted
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.secrets import Redactor, env_for, redactor_for
 from uji.tools.validate import check_arguments
@@ -30,8 +30,6 @@ from uji.wires.base import ToolCall
 if TYPE_CHECKING:
     from uji.app import App
     from uji.tools.registry import Tool
-
-Emit = Callable[[str, dict[str, Any]], None]
 
 
 def describe(e: Exception) -> str:
@@ -61,7 +59,7 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
 class ToolCaller:
     """Runs the calls of one session's turns."""
 
-    def __init__(self, app: App, emit: Emit, approver: Approver, only: list[str] | None = None) -> None:
+    def __init__(self, app: App, emit: Sink, approver: Approver, only: list[str] | None = None) -> None:
         self.app = app
         self._emit = emit
         self._approver = approver
@@ -94,9 +92,7 @@ class ToolCaller:
 
     def _call_event(self, call: ToolCall, tool: Tool | None, subject: str, decision: Decision) -> None:
         verb = (tool.verb or tool.name) if tool else call.name
-        self._emit(
-            "call", {"id": call.id, "name": call.name, "subject": subject, "verb": verb, **decision.event()}
-        )
+        self._emit(CallDecided(call.id, call.name, subject, verb, decision.outcome()))
 
     async def run(self, call: ToolCall) -> dict[str, Any]:
         """Decide, run and answer one call; returns the tool message to save.
@@ -137,19 +133,18 @@ class ToolCaller:
                 return self._tool_message(call, ToolResult(f"error: {bad}"))
         self.subjects[call.id] = subject
         # The screen shows the subject while the call is decided (an approval question).
-        self._emit("call_subject", {"id": call.id, "name": call.name, "subject": subject, "verb": tool.verb})
+        self._emit(CallSubject(call.id, call.name, subject, tool.verb))
         decision = await self._decide(tool, subject, args)
         self._call_event(call, tool, subject, decision)
         if not decision.allow:
             return self._tool_message(call, ToolResult(f"denied: {decision.reason or 'denied'}"), subject)
         self.running = call.id
-        app.events.emit("tool_started", {"name": tool.name})
-        self._emit("tool_started", {"id": call.id, "name": tool.name, "subject": subject})
+        self._emit(ToolStarted(call.id, tool.name, subject))
         result = await self._execute(tool, args, call)
         if app.events.has("after_tool"):
             # The hook sees the result with the secrets cut out, like everything else.
             text = self._redact(result.text)
-            result.text = await app.events.chain("after_tool", {"name": tool.name}, "content", text)
+            result.text, _ = await app.events.hook(AfterTool(tool.name, text))
         return self._tool_message(call, result, subject)
 
     def _subject(self, tool: Tool, args: dict[str, Any]) -> str:
@@ -175,9 +170,7 @@ class ToolCaller:
             from uji.events import HookFailed
 
             try:
-                result, handler = await app.events.first(
-                    "before_tool", {"name": tool.name, "arguments": args}, strict=True
-                )
+                result, handler = await app.events.hook(BeforeTool(tool.name, args))
             except HookFailed as e:  # fail closed: a hook that cannot decide denies
                 h = e.handler
                 return Decision(False, "hook", str(e), extra={"hook": h.name, "hook_origin": h.origin})
@@ -255,7 +248,7 @@ class ToolCaller:
 
     async def _execute(self, tool: Tool, args: dict[str, Any], call: ToolCall) -> ToolResult:
         def progress(line: str) -> None:
-            self._emit("progress", {"tool": tool.name, "id": call.id, "line": self._redact(line)})
+            self._emit(Progress(tool.name, call.id, self._redact(line)))
 
         try:
             if tool.lua:

@@ -22,6 +22,17 @@ from textual.widgets import Input, TextArea
 
 from uji.agent.approval import Answer, Question
 from uji.commands import parse as parse_command
+from uji.events.stream import (
+    AgentEvent,
+    CallDecided,
+    CallSubject,
+    Delta,
+    MessageSaved,
+    Progress,
+    QueueChanged,
+    StreamCleared,
+    ToolStarted,
+)
 from uji.paths import Paths
 from uji.tui import commands, host
 from uji.tui.approval import ApprovalPanel, Reply
@@ -129,22 +140,27 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def show_notice(self, text: str) -> None:
         self.transcript.notice(text)
 
-    def agent_event(self, kind: str, data: dict[str, Any]) -> None:
+    def agent_event(self, event: AgentEvent) -> None:
         t = self.transcript
-        if kind == "delta":
-            t.delta(data.get("kind", "text"), data.get("text", ""))
-        elif kind == "message":
-            t.message(data)
-        elif kind in ("call", "call_subject"):
-            t.call(data)
-        elif kind == "tool_started":
-            t.tool_started(data)
-        elif kind == "progress":
-            t.progress(data)
-        elif kind == "stream_cleared":
-            t.stream_cleared()
-        elif kind == "queue_changed":
-            self.queue_view.show(self.conversation.queued())
+        match event:
+            case Delta(kind=kind, text=text):
+                t.delta(kind, text)
+            case MessageSaved(message=message):
+                t.message(dict(message))
+            case CallSubject(id=call_id, verb=verb, subject=subject):
+                t.call(call_id, verb, subject)
+            case CallDecided(id=call_id, verb=verb, subject=subject):
+                t.call(call_id, verb, subject)
+            case ToolStarted(id=call_id):
+                t.tool_started(call_id)
+            case Progress(id=call_id, line=line):
+                t.progress(call_id, line)
+            case StreamCleared():
+                t.stream_cleared()
+            case QueueChanged():
+                self.queue_view.show(self.conversation.queued())
+            case _:
+                pass  # the rest is for Lua handlers and `uji run --json`
 
     async def approve(self, question: Question) -> Answer:
         panel = ApprovalPanel(

@@ -13,6 +13,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uji.agent.approval import Answer, Question
 from uji.agent.loop import Agent, TurnOptions
 from uji.app import App
+from uji.events.stream import (
+    AgentEvent,
+    BeforeQuit,
+    QueueChanged,
+    SessionCreated,
+    SessionResumed,
+    ShellFinished,
+    ShellStarted,
+)
 from uji.paths import Paths
 from uji.tui.host import Surface, ui_state
 from uji.tui.shell import ShellRun
@@ -28,7 +37,7 @@ class View(Surface, Protocol):
 
     def show_notice(self, text: str) -> None: ...
 
-    def agent_event(self, kind: str, data: dict[str, Any]) -> None: ...
+    def agent_event(self, event: AgentEvent) -> None: ...
 
     async def approve(self, question: Question) -> Answer: ...
 
@@ -107,7 +116,7 @@ class Conversation:
     def _create_session(self) -> str:
         assert self.app is not None
         session_id = self.app.store.create_session(self.app.cwd, "untitled")
-        self.app.events.emit("session_created", {"session_id": session_id})
+        self.app.events.publish(SessionCreated(session_id))
         return session_id
 
     def _open(self, session_id: str, resumed: bool) -> None:
@@ -117,7 +126,7 @@ class Conversation:
         if resumed:
             app.store.repair(session_id)  # answer calls a crash left open
             messages = app.store.messages(session_id)
-            app.events.emit("session_resumed", {"session_id": session_id})
+            app.events.publish(SessionResumed(session_id))
         if session_id != self.session_id:
             app.policy.remembered.forget("session")  # "allow for the session" ends with it
         self.session_id = session_id
@@ -212,7 +221,7 @@ class Conversation:
         # Typed too late to be steered in: it starts the next turn.
         if agent is self.agent and agent.queue:
             item = agent.queue.pop(0)
-            self.view.agent_event("queue_changed", {"count": len(agent.queue)})
+            self.view.agent_event(QueueChanged(len(agent.queue)))
             self._start_turn(item["text"])
 
     def interrupt(self) -> bool:
@@ -249,14 +258,14 @@ class Conversation:
     async def _shell(self, run: ShellRun, entry: Entry) -> None:
         app, agent = self.app, self.agent
         assert app is not None and agent is not None
-        app.events.emit("shell_started", {"command": run.command})
+        app.events.publish(ShellStarted(run.command))
         output, code = await run.run()
         self.view.shell_finished(entry, output, code)
         # Saved for the record; `for_model` never sends shell messages.
         app.store.append(
             agent.session_id, {"type": "shell", "command": run.command, "output": output, "code": code}
         )
-        app.events.emit("shell_finished", {"command": run.command, "code": code})
+        app.events.publish(ShellFinished(run.command, code))
         self.shell = None
         self.view.state_changed()
 
@@ -309,7 +318,7 @@ class Conversation:
         app = self.app
         if app is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(app.events.notify("before_quit", {}), 5)
+                await asyncio.wait_for(app.events.deliver(BeforeQuit()), 5)
         if self.shell is not None:
             self.shell.kill()
         for task in (self.turn, self._shell_task):

@@ -260,24 +260,24 @@ class Transcript(KeyRouter, VerticalScroll):
             self._calls[call["id"]] = entry
         return entry
 
-    def call(self, data: dict[str, Any]) -> None:
-        entry = self._calls.get(data.get("id", ""))
+    def call(self, call_id: str, verb: str | None, subject: str) -> None:
+        entry = self._calls.get(call_id)
         if entry is None:
             return
-        entry.data["verb"] = data.get("verb") or entry.data.get("verb")
-        entry.data["subject"] = data.get("subject", entry.data.get("subject"))
+        entry.data["verb"] = verb or entry.data.get("verb")
+        entry.data["subject"] = subject
         self.update(entry)
 
-    def tool_started(self, data: dict[str, Any]) -> None:
-        entry = self._calls.get(data.get("id", ""))
+    def tool_started(self, call_id: str) -> None:
+        entry = self._calls.get(call_id)
         if entry is not None:
             entry.data["status"] = "running"
             self.update(entry)
 
-    def progress(self, data: dict[str, Any]) -> None:
-        entry = self._calls.get(data.get("id", ""))
+    def progress(self, call_id: str, line: str) -> None:
+        entry = self._calls.get(call_id)
         if entry is not None:
-            entry.data["progress"] = data.get("line", "")
+            entry.data["progress"] = line
             self.update(entry)
 
     def tool_result(self, message: dict[str, Any]) -> None:

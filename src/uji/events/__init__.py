@@ -11,7 +11,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:
+    from uji.events.stream import AfterTool, BeforeStop, BeforeTool, BeforeTurn, Event, HookPayload
 
 
 @dataclass
@@ -100,6 +103,44 @@ class Events:
         task = loop.create_task(self.notify(event, payload))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+    def publish(self, event: Event) -> None:
+        """The Lua notification of a typed event (fire and forget), if the catalog
+        declares one for its type and anyone listens."""
+        from uji.events.catalog import BY_SOURCE
+
+        spec = BY_SOURCE.get(type(event))
+        if spec is None or spec.hook or not self._handlers.get(spec.name):
+            return
+        self.emit(spec.name, spec.payload(event))
+
+    async def deliver(self, event: Event) -> None:
+        """`publish`, awaited: every handler has run when it returns."""
+        from uji.events.catalog import BY_SOURCE
+
+        spec = BY_SOURCE.get(type(event))
+        if spec is not None and not spec.hook:
+            await self.notify(spec.name, spec.payload(event))
+
+    @overload
+    async def hook(self, payload: BeforeTurn | AfterTool) -> tuple[str, None]: ...
+
+    @overload
+    async def hook(self, payload: BeforeTool | BeforeStop) -> tuple[Any, Handler | None]: ...
+
+    async def hook(self, payload: HookPayload) -> tuple[Any, Handler | None]:
+        """Run a hook's handlers and fold their results as the catalog declares: the
+        chained value, or the first result that is not nil and the handler that gave it.
+        A `strict` hook raises HookFailed when a handler raises."""
+        from uji.events.catalog import BY_SOURCE
+
+        spec = BY_SOURCE[type(payload)]
+        data = spec.payload(payload)
+        if spec.fold == "chain":
+            assert spec.chained is not None
+            value = data.pop(spec.chained)
+            return await self.chain(spec.name, data, spec.chained, value), None
+        return await self.first(spec.name, data, strict=spec.fold == "strict")
 
     async def drain(self) -> None:
         """Wait for notifications still running (before quitting)."""

@@ -1,0 +1,1 @@
+"""Tools for working on uji itself (not used at run time)."""

@@ -1,0 +1,68 @@
+"""`uji run --json`: the JSON line of each event that has one.
+
+`session {id}`, `message {message}` (the saved form), `call {id, name, subject, verb,
+decision, by, ...}`, `progress {tool, id, line}`, `notice {text}` and last
+`done {text | error, usage}`; every other event has no line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from uji.events.stream import CallDecided, Done, Event, MessageSaved, Notice, Outcome, Progress, SessionOpened
+
+
+def outcome_fields(o: Outcome) -> dict[str, Any]:
+    """What decided a call, as the `call` line spells it (absent keys: not applicable)."""
+    out: dict[str, Any] = {"decision": o.decision, "by": o.by}
+    for key in ("rule", "source", "part", "unfixed"):
+        value = getattr(o, key)
+        if value is not None:
+            out[key] = value
+    if o.remembered:
+        out["remembered"] = True
+    if o.form is not None:
+        out["form"] = o.form
+    if o.policy is not None:
+        out["policy"] = o.policy
+    if o.reason:
+        out["reason"] = o.reason
+    if o.hook is not None:
+        out["hook"] = o.hook.name
+        out["hook_origin"] = o.hook.origin
+    for key in ("question", "body", "asked_by", "remember"):
+        value = getattr(o, key)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def json_line(event: Event) -> dict[str, Any] | None:
+    """The object `uji run --json` prints for `event`, or None for an event it does not show."""
+    match event:
+        case SessionOpened(id=session_id):
+            return {"type": "session", "id": session_id}
+        case MessageSaved(message=message):
+            return {"type": "message", "message": message}
+        case CallDecided():
+            return {
+                "type": "call",
+                "id": event.id,
+                "name": event.name,
+                "subject": event.subject,
+                "verb": event.verb,
+                **outcome_fields(event.outcome),
+            }
+        case Progress():
+            return {"type": "progress", "tool": event.tool, "id": event.id, "line": event.line}
+        case Notice(text=text):
+            return {"type": "notice", "text": text}
+        case Done():
+            out: dict[str, Any] = {"type": "done"}
+            if event.error is not None:
+                out["error"] = event.error
+            else:
+                out["text"] = event.text or ""
+            out["usage"] = event.usage.as_dict()
+            return out
+    return None

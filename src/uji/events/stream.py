@@ -1,0 +1,292 @@
+"""The events of a session, one frozen dataclass each.
+
+The agent emits each event once, into one sink. Adapters derive what each frontend sees
+from the same object: the JSON lines of `uji run --json` (`uji.events.jsonl`), the
+screen (`uji.tui.app.UjiApp.agent_event`) and the Lua notifications (`Events.publish`,
+whose payloads the catalog in `uji.events.catalog` declares).
+
+Hook payloads are dataclasses too (`BeforeTurn`, `BeforeTool`, `AfterTool`,
+`BeforeStop`); `Events.hook` runs them and folds the handlers' results as the catalog
+says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from uji.wires.base import Usage
+
+DeltaKind = Literal["text", "reasoning"]
+State = Literal["working", "idle"]
+Verdict = Literal["allow", "deny"]
+DecidedBy = Literal["policy", "hook", "disabled", "confine", "user", "auto"]
+PolicyVerdict = Literal["allow", "ask", "deny"]
+MessageType = Literal["user", "assistant", "tool", "system", "shell", "error", "compaction", "context"]
+
+
+# What the agent emits during a turn ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A piece of the answer (or of its reasoning) as it streams."""
+
+    kind: DeltaKind
+    text: str
+
+
+@dataclass(frozen=True)
+class StreamCleared:
+    """A model call failed and is retried: what streamed so far is void."""
+
+
+@dataclass(frozen=True)
+class MessageSaved:
+    """A message was saved to the session; `message` is its saved form (with `seq`)."""
+
+    message: Mapping[str, Any]
+
+    @property
+    def type(self) -> MessageType:
+        """The message's type."""
+        return cast(MessageType, self.message.get("type"))
+
+    @property
+    def text(self) -> str:
+        """The message's text (a tool message's content)."""
+        value = self.message.get("text") or self.message.get("content") or ""
+        return value if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True)
+class MessageSubmitted:
+    """A user message starts a turn or is steered into one."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class QueueChanged:
+    """Messages typed during a turn: how many wait."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class StatusChanged:
+    """The agent started or stopped working."""
+
+    state: State
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    """A turn ended: answered, failed or interrupted."""
+
+
+@dataclass(frozen=True)
+class SessionTitled:
+    """The session got a title."""
+
+    title: str
+
+
+@dataclass(frozen=True)
+class SessionCompacted:
+    """Older messages were folded into a summary."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class CallSubject:
+    """A tool call's subject is known; it is being decided (maybe asked about)."""
+
+    id: str
+    name: str
+    subject: str
+    verb: str | None
+
+
+@dataclass(frozen=True)
+class HookRef:
+    """The `before_tool` handler that decided a call."""
+
+    name: str
+    origin: str | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What decided a tool call and how (the policy's verdict, a hook, the user)."""
+
+    decision: Verdict
+    by: DecidedBy
+    rule: str | None = None  # the rule text that decided it
+    source: str | None = None  # the file and line the rule or default was set from
+    part: str | None = None  # the part of a command line that decided it, in normal form
+    unfixed: str | None = None  # why that part is not a fixed command
+    remembered: bool = False  # a remembered approval decided it
+    form: str | None = None  # the form of a file path a rule matched, when not as written
+    policy: PolicyVerdict | None = None  # the policy's verdict, when the policy was asked
+    reason: str | None = None  # the text after "denied: "
+    hook: HookRef | None = None
+    question: str | None = None  # the title of the question the user was asked
+    body: str | None = None  # and its body, when answered
+    asked_by: Literal["hook"] | None = None  # a before_tool hook asked for the question
+    remember: str | None = None  # the scope of an approval the user asked to remember
+
+
+@dataclass(frozen=True)
+class CallDecided:
+    """A tool call was decided (allowed or denied)."""
+
+    id: str
+    name: str
+    subject: str
+    verb: str
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    """An allowed call's tool starts to run."""
+
+    id: str
+    name: str
+    subject: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A running tool's live line (`ctx.progress`)."""
+
+    tool: str
+    id: str
+    line: str
+
+
+AgentEvent = (
+    Delta
+    | StreamCleared
+    | MessageSaved
+    | MessageSubmitted
+    | QueueChanged
+    | StatusChanged
+    | TurnFinished
+    | SessionTitled
+    | SessionCompacted
+    | CallSubject
+    | CallDecided
+    | ToolStarted
+    | Progress
+)
+Sink = Callable[[AgentEvent], None]
+
+
+def discard(event: AgentEvent) -> None:
+    """A sink that drops everything (side requests: titles, summaries)."""
+
+
+# What happens around the agent -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionCreated:
+    session_id: str
+
+
+@dataclass(frozen=True)
+class SessionResumed:
+    session_id: str
+
+
+@dataclass(frozen=True)
+class ModelChanged:
+    provider: str
+    model: str
+
+
+@dataclass(frozen=True)
+class ShellStarted:
+    command: str
+
+
+@dataclass(frozen=True)
+class ShellFinished:
+    command: str
+    code: int
+
+
+@dataclass(frozen=True)
+class BeforeQuit:
+    pass
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A notice for the user (`uji.notify`, a failed handler, a retry)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class SessionOpened:
+    """`uji run`: the session the run is saved in."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """`uji run`: the turn ended with an answer or an error."""
+
+    text: str | None
+    error: str | None
+    usage: Usage
+
+
+Event = (
+    AgentEvent
+    | SessionCreated
+    | SessionResumed
+    | ModelChanged
+    | ShellStarted
+    | ShellFinished
+    | BeforeQuit
+    | Notice
+    | SessionOpened
+    | Done
+)
+
+
+# Hook payloads ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BeforeTurn:
+    text: str
+    system: str
+
+
+@dataclass(frozen=True)
+class BeforeTool:
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class AfterTool:
+    name: str
+    content: str
+
+
+@dataclass(frozen=True)
+class BeforeStop:
+    text: str
+    continued: int
+
+
+HookPayload = BeforeTurn | BeforeTool | AfterTool | BeforeStop
