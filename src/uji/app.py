@@ -310,7 +310,7 @@ class App:
                 self.notice(f"could not load the models of {provider.name}: {provider.error}{kept}")
         elif self.provider_id == provider.id and not self.model_id and provider.models:
             self.model_id = _first_chat_model(provider)
-            self.events.publish(ModelChanged(provider.id, self.model_id))
+            self.events.publish(ModelChanged(provider.id, self.model_id or ""))
         return provider
 
     async def _fetch_models(self, provider: Provider) -> Any:
