@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from uji.wires.base import AssistantItem, Message, ToolItem, UserItem
+
+# A stored row as the store gives it back: a dict with `type` and `seq`, the fields of its
+# type (above), and for the types the model is sent, the shape of `Message`.
+Row = dict[str, Any]
 CRASH_ERROR = "error: uji stopped before this tool returned a result"
 SUMMARY_HEAD = "Summary of the earlier part of this conversation:"
 
 
-def summary_message(compaction: dict[str, Any]) -> dict[str, Any]:
+def summary_message(compaction: Row) -> UserItem:
     text = f"{SUMMARY_HEAD}\n\n{compaction.get('summary', '')}"
     files = compaction.get("files") or []
     if files:
@@ -23,7 +28,7 @@ def summary_message(compaction: dict[str, Any]) -> dict[str, Any]:
     return {"type": "user", "text": text}
 
 
-def live(history: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+def live(history: list[Row]) -> tuple[Row | None, list[Row]]:
     """The latest compaction (or None) and the messages it did not fold."""
     last = None
     for m in reversed(history):
@@ -36,27 +41,30 @@ def live(history: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[dic
     return last, [m for m in history if m.get("seq", 0) > through and m["type"] != "compaction"]
 
 
-def for_model(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def for_model(history: list[Row]) -> list[Message]:
     """The messages a wire sends: a summary for what the latest compaction folded, then
     the rest, with `context` as user text; shell, job, system and error rows never go."""
     compaction, rest = live(history)
-    out: list[dict[str, Any]] = [summary_message(compaction)] if compaction is not None else []
+    out: list[Message] = [summary_message(compaction)] if compaction is not None else []
     answered = {m.get("tool_call_id") for m in rest if m["type"] == "tool"}
     for m in rest:
         kind = m["type"]
         if kind == "user":
-            item: dict[str, Any] = {"type": "user", "text": m.get("text", "")}
+            user: UserItem = {"type": "user", "text": m.get("text", "")}
             if m.get("images"):
-                item["images"] = m["images"]
-            out.append(item)
+                user["images"] = m["images"]
+            out.append(user)
         elif kind == "context":
             out.append({"type": "user", "text": m.get("text", "")})
         elif kind == "assistant":
-            item = {"type": "assistant", "text": m.get("text", "")}
-            for key in ("tool_calls", "reasoning", "replay"):
-                if m.get(key):
-                    item[key] = m[key]
-            out.append(item)
+            assistant: AssistantItem = {"type": "assistant", "text": m.get("text", "")}
+            if m.get("tool_calls"):
+                assistant["tool_calls"] = m["tool_calls"]
+            if m.get("reasoning"):
+                assistant["reasoning"] = m["reasoning"]
+            if m.get("replay"):
+                assistant["replay"] = m["replay"]
+            out.append(assistant)
             # A call left unanswered (a crash) still needs an answer on the wire.
             for call in m.get("tool_calls") or []:
                 if call["id"] not in answered:
@@ -70,23 +78,23 @@ def for_model(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     )
                     answered.add(call["id"])
         elif kind == "tool":
-            item = {
+            tool: ToolItem = {
                 "type": "tool",
                 "tool_call_id": m.get("tool_call_id", ""),
                 "name": m.get("name", ""),
                 "content": m.get("content", ""),
             }
             if m.get("images"):
-                item["images"] = m["images"]
-            out.append(item)
+                tool["images"] = m["images"]
+            out.append(tool)
     return _answers_after_calls(out)
 
 
-def _answers_after_calls(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _answers_after_calls(items: list[Message]) -> list[Message]:
     """Providers need each assistant's tool answers right after it. Repaired answers are
     appended later in the store, so move every answer next to its call."""
     answers = {m["tool_call_id"]: m for m in items if m["type"] == "tool"}
-    out: list[dict[str, Any]] = []
+    out: list[Message] = []
     placed: set[str] = set()
     for m in items:
         if m["type"] == "tool":

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
+    from uji.wires.base import ToolSpec
 
 POLICIES = ("allow", "ask", "deny")
 
@@ -32,7 +33,7 @@ class Tool:
     origin: str | None = None  # file:line of the uji.tool.add call
     timeout: float | None = None  # a Lua tool: how long to wait for ctx.done (seconds)
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> ToolSpec:
         return {
             "name": self.name,
             "description": self.description,

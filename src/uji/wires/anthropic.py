@@ -22,13 +22,25 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from uji.providers.efforts import BUDGETS
 
-from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .base import (
+    Answer,
+    AssistantItem,
+    Failure,
+    Image,
+    Message,
+    Reply,
+    ToolCall,
+    ToolItem,
+    ToolSpec,
+    Usage,
+    WireRequest,
+)
 from .common import (
     NO_PARAMETERS,
     SSEWire,
@@ -120,7 +132,7 @@ def build_body(request: WireRequest) -> dict[str, Any]:
     return body
 
 
-def _tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_spec(tool: ToolSpec) -> dict[str, Any]:
     return {
         "name": tool["name"],
         "description": tool.get("description") or "",
@@ -164,26 +176,23 @@ def add_cache_breakpoints(body: dict[str, Any], cache: str) -> None:
         block["cache_control"] = dict(control)
 
 
-def build_messages(
-    messages: list[dict[str, Any]], model: str, *, images: bool = True
-) -> list[dict[str, Any]]:
+def build_messages(messages: Sequence[Message], model: str, *, images: bool = True) -> list[dict[str, Any]]:
     """Stored messages → Messages API messages, images placed and budgeted."""
     plan = plan_images(messages, images=images)
     out: list[dict[str, Any]] = []
     for i, m in enumerate(messages):
-        kind = m.get("type")
         kept, note = plan.get(i, ([], ""))
-        if kind == "user":
+        if m["type"] == "user":
             blocks = [image_block(img) for img in kept]
             text = with_note(m.get("text") or "", note)
             if text or not blocks:
                 blocks.append({"type": "text", "text": text or EMPTY_TEXT})
             _append(out, "user", blocks)
-        elif kind == "assistant":
+        elif m["type"] == "assistant":
             blocks = _assistant_blocks(m, model)
             if blocks:
                 _append(out, "assistant", blocks)
-        elif kind == "tool":
+        elif m["type"] == "tool":
             _append(out, "user", [_tool_result(m, kept, note)])
     return out
 
@@ -204,7 +213,7 @@ def image_block(image: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "image", "source": source}
 
 
-def _assistant_blocks(m: Mapping[str, Any], model: str) -> list[dict[str, Any]]:
+def _assistant_blocks(m: AssistantItem, model: str) -> list[dict[str, Any]]:
     text = m.get("text") or ""
     calls = m.get("tool_calls") or []
     if not text.strip() and not calls:
@@ -237,7 +246,7 @@ def replay_blocks(replay: Any, model: str) -> list[dict[str, Any]]:
 _REPLAYED = ("thinking", "redacted_thinking")
 
 
-def _tool_result(m: Mapping[str, Any], kept: list[dict[str, Any]], note: str) -> dict[str, Any]:
+def _tool_result(m: ToolItem, kept: list[Image], note: str) -> dict[str, Any]:
     text = with_note(tool_text(m), note)
     content: str | list[dict[str, Any]] = text
     if kept:

@@ -9,9 +9,73 @@ The agent loop owns retries and the stall watchdog; a wire only reports.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 FailureKind = Literal["http", "auth", "provider"]
+Cache = Literal["off", "short", "long"]  # prompt caching: none, 5 minutes, 1 hour
+
+
+# The messages a wire is sent: the user/assistant/tool rows of a session in their stored
+# shape (agent/messages.py `for_model` makes them), each told apart by its `type`.
+
+
+class Image(TypedDict):
+    media_type: str  # image/png, image/jpeg, image/gif or image/webp
+    data: str  # base64
+
+
+class ToolCallItem(TypedDict):
+    id: str
+    name: str
+    arguments: str  # the JSON text exactly as the model sent it
+    signature: NotRequired[str]  # Gemini's thought signature of the call
+
+
+class UserItem(TypedDict):
+    type: Literal["user"]
+    text: str
+    images: NotRequired[list[Image]]
+
+
+class AssistantItem(TypedDict):
+    type: Literal["assistant"]
+    text: str
+    tool_calls: NotRequired[list[ToolCallItem]]
+    reasoning: NotRequired[str]
+    # What the wire that wrote it needs back on the next request: {wire, model, ...}
+    # (signed thinking, encrypted reasoning, a signature). Other wires leave it out.
+    replay: NotRequired[Any]
+
+
+class ToolItem(TypedDict):
+    type: Literal["tool"]
+    tool_call_id: str
+    name: str
+    content: Any  # the result text (a Lua tool may have returned a table)
+    images: NotRequired[list[Image]]
+
+
+Message = UserItem | AssistantItem | ToolItem
+
+
+class ToolSpec(TypedDict):
+    """A tool as offered to the model."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]  # a JSON schema of the arguments object
+
+
+class ProviderInfo(TypedDict):
+    id: str
+    base_url: str
+    compat: NotRequired[dict[str, Any]]  # per-provider dialect switches (openai_chat.COMPAT_OPTIONS)
+
+
+class Auth(TypedDict):
+    key: str | None
+    oauth: NotRequired[Any]
+
 
 # Statuses the loop retries; a failure of kind "http" with status None (dropped
 # connection, stall, stream closed before its finish) is retried as well.
@@ -49,8 +113,8 @@ class ToolCall:
     arguments: str  # the JSON text exactly as the model sent it
     signature: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"id": self.id, "name": self.name, "arguments": self.arguments}
+    def as_dict(self) -> ToolCallItem:
+        d: ToolCallItem = {"id": self.id, "name": self.name, "arguments": self.arguments}
         if self.signature is not None:
             d["signature"] = self.signature
         return d
@@ -91,14 +155,14 @@ class WireRequest:
 
     model: str
     system: str
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]]  # [{name, description, parameters}], sorted by name
-    provider: dict[str, Any]  # {id, base_url, compat}
-    auth: dict[str, Any]  # {key, oauth}
-    effort: str | None = None
+    messages: list[Message]
+    tools: list[ToolSpec]  # sorted by name
+    provider: ProviderInfo
+    auth: Auth
+    effort: str | None = None  # off, minimal, low, medium, high, xhigh, max; None: the model's default
     reasoning: bool = False
     max_output: int = 8192
-    cache: str = "short"  # off | short | long
+    cache: Cache = "short"
     session: str = ""
     # What the catalog knows of the model (None: not listed). Not part of the Lua
     # request table: Lua wires read the provider's own settings instead.

@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import httpx2
 
-from .base import STALL_SECONDS, Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .base import STALL_SECONDS, Answer, Failure, Image, Message, Reply, ToolCall, Usage, WireRequest
 from .http import Http
 from .sse import DRAIN_SECONDS, open_sse
 
 MAX_IMAGES = 20  # per request, newest first (internals §4)
 MAX_IMAGE_BYTES = 16 * 1024 * 1024  # base64 bytes per request, newest first
-ImagePlan = dict[int, tuple[list[dict[str, Any]], str]]
+ImagePlan = dict[int, tuple[list[Image], str]]
 REDACTED = "[redacted]"
 MIN_SECRET = 4  # shorter "keys" (test stubs, "x") would only garble the message
 
@@ -29,7 +29,7 @@ TOOL_IMAGES_TEXT = "These are the images the tool calls above returned."
 NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-def plan_images(messages: list[dict[str, Any]], *, images: bool = True) -> ImagePlan:
+def plan_images(messages: Sequence[Message], *, images: bool = True) -> ImagePlan:
     """Which images each message may send, counting back from the newest.
 
     Returns {message index: (kept images in their order, the note for the ones left
@@ -41,10 +41,13 @@ def plan_images(messages: list[dict[str, Any]], *, images: bool = True) -> Image
     count = total = 0
     full = not images
     for i in range(len(messages) - 1, -1, -1):
-        found = messages[i].get("images") or []
-        if not found or messages[i].get("type") not in ("user", "tool"):
+        m = messages[i]
+        if m["type"] == "assistant":
             continue
-        kept: list[dict[str, Any]] = []
+        found = m.get("images") or []
+        if not found:
+            continue
+        kept: list[Image] = []
         for img in reversed(found):
             size = len(img.get("data") or "")
             full = full or count >= MAX_IMAGES or total + size > MAX_IMAGE_BYTES

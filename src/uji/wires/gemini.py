@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
 from uji.providers.efforts import BUDGETS, RANK
 
-from .base import Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .base import Answer, AssistantItem, Failure, Message, Reply, ToolCall, ToolSpec, Usage, WireRequest
 from .common import (
     NO_PARAMETERS,
     TOOL_IMAGES_TEXT,
@@ -107,7 +107,7 @@ def build_body(request: WireRequest) -> dict[str, Any]:
     return body
 
 
-def _declaration(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _declaration(tool: ToolSpec) -> dict[str, Any]:
     # `parametersJsonSchema` takes JSON Schema as it is; `parameters` takes only an
     # OpenAPI subset and refuses common keywords such as `additionalProperties`.
     return {
@@ -142,31 +142,28 @@ def thinking_level(effort: str, model: str) -> str:
     return at_or_below[-1] if at_or_below else levels[0]
 
 
-def build_contents(
-    messages: list[dict[str, Any]], model: str, *, images: bool = True
-) -> list[dict[str, Any]]:
+def build_contents(messages: Sequence[Message], model: str, *, images: bool = True) -> list[dict[str, Any]]:
     """Stored messages → Gemini contents, images placed and budgeted."""
     plan = plan_images(messages, images=images)
     v3 = (gemini_version(model) or (0, 0)) >= (3, 0)
     out: list[dict[str, Any]] = []
     tool_images: list[dict[str, Any]] = []  # of the current run of tool messages
     for i, m in enumerate(messages):
-        kind = m.get("type")
-        if kind != "tool" and tool_images:
+        if m["type"] != "tool" and tool_images:
             _append(out, "user", [{"text": TOOL_IMAGES_TEXT}, *tool_images])
             tool_images = []
         kept, note = plan.get(i, ([], ""))
-        if kind == "user":
+        if m["type"] == "user":
             parts = [inline_data(img) for img in kept]
             text = with_note(m.get("text") or "", note)
             if text or not parts:
                 parts.append({"text": text})
             _append(out, "user", parts)
-        elif kind == "assistant":
+        elif m["type"] == "assistant":
             parts = _model_parts(m, model, v3)
             if parts:
                 _append(out, "model", parts)
-        elif kind == "tool":
+        elif m["type"] == "tool":
             # Function responses go in a user turn, as google-genai sends them: current
             # models refuse the old role `function`.
             response = {"name": m.get("name") or "", "response": {"result": with_note(tool_text(m), note)}}
@@ -196,7 +193,7 @@ def inline_data(image: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _model_parts(m: Mapping[str, Any], model: str, v3: bool) -> list[dict[str, Any]]:
+def _model_parts(m: AssistantItem, model: str, v3: bool) -> list[dict[str, Any]]:
     replay = m.get("replay")
     own = isinstance(replay, Mapping) and replay.get("wire") == "gemini" and replay.get("model") == model
     parts: list[dict[str, Any]] = []

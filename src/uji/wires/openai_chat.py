@@ -14,12 +14,26 @@ credentials out of errors) lives in `common`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from .base import STALL_SECONDS, Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .base import (
+    STALL_SECONDS,
+    Answer,
+    AssistantItem,
+    Failure,
+    Image,
+    Message,
+    Reply,
+    ToolCall,
+    ToolItem,
+    ToolSpec,
+    Usage,
+    UserItem,
+    WireRequest,
+)
 from .common import (
     NO_PARAMETERS,
     TOOL_IMAGES_TEXT,
@@ -192,7 +206,7 @@ def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str
     return body
 
 
-def _tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_spec(tool: ToolSpec) -> dict[str, Any]:
     function = {
         "name": tool["name"],
         "description": tool.get("description") or "",
@@ -233,7 +247,7 @@ def add_effort(body: dict[str, Any], effort: str | None, style: str | None) -> N
 
 def build_messages(
     system: str,
-    messages: list[dict[str, Any]],
+    messages: Sequence[Message],
     *,
     tool_result_name: bool = False,
     images: bool = True,
@@ -247,17 +261,16 @@ def build_messages(
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     tool_images: list[dict[str, Any]] = []  # of the current run of tool messages
     for i, m in enumerate(messages):
-        kind = m.get("type")
-        if kind != "tool" and tool_images:
+        if m["type"] != "tool" and tool_images:
             out += _tool_images_messages(tool_images, bridge)
             tool_images = []
         kept, left_out = plan.get(i, ([], ""))
-        if kind == "user":
+        if m["type"] == "user":
             out.append(_user_message(m, kept, left_out))
-        elif kind == "assistant" and (m.get("text") or m.get("tool_calls")):
+        elif m["type"] == "assistant" and (m.get("text") or m.get("tool_calls")):
             # One that only thought (cut off at the output limit) has nothing to send.
             out.append(_assistant_message(m, reasoning_field))
-        elif kind == "tool":
+        elif m["type"] == "tool":
             out.append(_tool_message(m, left_out, tool_result_name))
             tool_images += [_image_part(img) for img in kept]
     if tool_images:
@@ -270,7 +283,7 @@ def _image_part(image: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": url}}
 
 
-def _user_message(m: Mapping[str, Any], kept: list[dict[str, Any]], left_out: str) -> dict[str, Any]:
+def _user_message(m: UserItem, kept: list[Image], left_out: str) -> dict[str, Any]:
     text = with_note(m.get("text") or "", left_out)
     if not kept:
         return {"role": "user", "content": text}
@@ -278,7 +291,7 @@ def _user_message(m: Mapping[str, Any], kept: list[dict[str, Any]], left_out: st
     return {"role": "user", "content": parts + [_image_part(img) for img in kept]}
 
 
-def _assistant_message(m: Mapping[str, Any], reasoning_field: str | None = None) -> dict[str, Any]:
+def _assistant_message(m: AssistantItem, reasoning_field: str | None = None) -> dict[str, Any]:
     # Reasoning goes back only in the dialect's field: Chat Completions has none for it
     # that every compatible server accepts.
     msg: dict[str, Any] = {"role": "assistant", "content": m.get("text") or None}
@@ -301,7 +314,7 @@ def _assistant_message(m: Mapping[str, Any], reasoning_field: str | None = None)
     return msg
 
 
-def _tool_message(m: Mapping[str, Any], left_out: str, with_name: bool) -> dict[str, Any]:
+def _tool_message(m: ToolItem, left_out: str, with_name: bool) -> dict[str, Any]:
     msg: dict[str, Any] = {
         "role": "tool",
         "tool_call_id": m.get("tool_call_id") or "",

@@ -36,13 +36,24 @@ The pure parts (`build_body`, `build_input`, `ResponsesStream`) need no server.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
 
-from .base import STALL_SECONDS, Answer, Failure, Reply, ToolCall, Usage, WireRequest
+from .base import (
+    STALL_SECONDS,
+    Answer,
+    AssistantItem,
+    Failure,
+    Message,
+    Reply,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    WireRequest,
+)
 from .common import (
     NO_PARAMETERS,
     TOOL_IMAGES_TEXT,
@@ -120,7 +131,7 @@ def build_body(request: WireRequest, *, summary: bool = True) -> dict[str, Any]:
     return body
 
 
-def _tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_spec(tool: ToolSpec) -> dict[str, Any]:
     return {
         "type": "function",
         "name": tool["name"],
@@ -150,7 +161,7 @@ def reasoning_of(request: WireRequest, *, summary: bool = True) -> dict[str, Any
 
 
 def build_input(
-    messages: list[dict[str, Any]],
+    messages: Sequence[Message],
     model: str,
     *,
     images: bool = True,
@@ -161,20 +172,19 @@ def build_input(
     out: list[dict[str, Any]] = []
     tool_images: list[dict[str, Any]] = []  # of the current run of tool messages
     for i, m in enumerate(messages):
-        kind = m.get("type")
-        if kind != "tool" and tool_images:
+        if m["type"] != "tool" and tool_images:
             out.append(_tool_images_message(tool_images))
             tool_images = []
         kept, note = plan.get(i, ([], ""))
-        if kind == "user":
+        if m["type"] == "user":
             parts = [image_part(img) for img in kept]
             text = with_note(m.get("text") or "", note)
             if text or not parts:
                 parts.insert(0, {"type": "input_text", "text": text})
             out.append({"type": "message", "role": "user", "content": parts})
-        elif kind == "assistant":
+        elif m["type"] == "assistant":
             out += _assistant_items(m, model)
-        elif kind == "tool":
+        elif m["type"] == "tool":
             text = with_note(tool_text(m), note)
             output: str | list[dict[str, Any]] = text
             if kept and images_in_outputs:
@@ -199,7 +209,7 @@ def _tool_images_message(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return {"type": "message", "role": "user", "content": content}
 
 
-def _assistant_items(m: Mapping[str, Any], model: str) -> list[dict[str, Any]]:
+def _assistant_items(m: AssistantItem, model: str) -> list[dict[str, Any]]:
     """The saved reasoning items first (they must precede what they led to), then the
     text, then the calls. Assistant text goes as a plain string: the API reads it as
     the model's own output text."""
