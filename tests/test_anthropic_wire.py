@@ -3,9 +3,6 @@ loopback HTTP against the fake Messages API."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from typing import Any
@@ -16,20 +13,13 @@ import pytest
 from tests import golden
 from tests.fakes.anthropic_server import (
     FakeAnthropic,
-    call,
-    drip,
-    drop_after,
     error_after,
     event,
     make_usage,
     raw_lines,
-    status,
     text,
-    text_deltas,
-    tool_call,
-    tool_calls,
 )
-from tests.fakes.base import RecordingReply
+from tests.fakes.base import RecordingReply, wire_request
 from uji.wires.anthropic import (
     AnthropicWire,
     build_body,
@@ -67,18 +57,9 @@ async def wire() -> AsyncIterator[AnthropicWire]:
 
 
 def _request(base_url: str, **kw: Any) -> WireRequest:
-    fields: dict[str, Any] = {
-        "model": BUDGET_MODEL,
-        "system": "You are a test.",
-        "messages": [{"type": "user", "text": "hi"}],
-        "tools": golden.TOOLS[:1],
-        "provider": {"id": "test", "base_url": base_url},
-        "auth": {"key": "sk-ant-test-1234"},
-        "session": "sess-1",
-        "effort": None,
-        "cache": "off",
-    }
-    return WireRequest(**(fields | kw))
+    return wire_request(
+        base_url, **({"model": BUDGET_MODEL, "auth": {"key": "sk-ant-test-1234"}, "cache": "off"} | kw)
+    )
 
 
 async def run(wire: AnthropicWire, fake: FakeAnthropic, *steps: Any, **kw: Any) -> RecordingReply:
@@ -108,25 +89,6 @@ def test_golden_requests(conversation: str) -> None:
 def test_golden_adaptive_thinking() -> None:
     messages = golden.conversations(ADAPTIVE_MODEL)["text"]
     golden.check("anthropic/adaptive_text", golden.render_all(ADAPTIVE_MODEL, GOLDEN_URL, messages, render))
-
-
-async def test_what_goes_over_the_wire_is_the_golden_request(
-    wire: AnthropicWire, fake: FakeAnthropic
-) -> None:
-    messages = golden.conversations(BUDGET_MODEL)["tool_images"]
-    request = golden.request(BUDGET_MODEL, fake.base_url, messages, "high", "long")
-    fake.script(text("ok"))
-    reply = RecordingReply()
-    await wire.stream(request, reply)
-    assert reply.answer.text == "ok"
-    [sent] = fake.requests
-    assert (sent.method, sent.path) == ("POST", "/v1/messages")
-    assert sent.body == build_body(request)
-    expected = {k.lower(): v for k, v in build_headers(request).items()}
-    assert {k: sent.headers[k] for k in expected} == expected
-    assert sent.headers["x-api-key"] == golden.KEY
-    assert sent.headers["anthropic-version"] == "2023-06-01"
-    assert "authorization" not in sent.headers
 
 
 def test_golden_shapes_worth_reading() -> None:
@@ -316,23 +278,6 @@ async def test_unsigned_thinking_is_not_kept_for_replay(wire: AnthropicWire, fak
     assert answer.reasoning == "hmm" and answer.replay is None
 
 
-async def test_tool_calls_in_order(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    step = tool_calls(
-        call("read_file", {"path": "a.txt"}, id="toolu_a"),
-        call("read_file", '{"path": "b.txt"}', id=None),  # a missing id: the loop makes one
-        text="Reading.",
-        thinking="two files",
-    )
-    reply = await run(wire, fake, step)
-    answer = reply.answer
-    assert answer.text == "Reading."
-    assert [(c.id, c.name, json.loads(c.arguments)) for c in answer.tool_calls] == [
-        ("toolu_a", "read_file", {"path": "a.txt"}),
-        ("", "read_file", {"path": "b.txt"}),
-    ]
-    assert reply.touches >= 4
-
-
 RECORDED = [
     # A stream as the API sends it, with the junk a proxy may add between events.
     ": keep-alive",
@@ -388,83 +333,22 @@ async def test_recorded_stream_with_garbage_and_keepalives(wire: AnthropicWire, 
 async def test_a_server_holding_the_stream_open_after_message_stop(
     wire: AnthropicWire, fake: FakeAnthropic
 ) -> None:
-    # message_stop, then pings for 3 s more: the answer is ready after a short drain.
+    # message_stop, then pings for 3 s more: the answer is ready after a short drain, and
+    # the wire leaves the stream while the server is still sending (how long the drain
+    # takes is measured in bench/wires.py).
     step = text("late")
     held = replace(step, events=[*step.events, *[b'event: ping\ndata: {"type":"ping"}\n\n'] * 60], gap=0.05)
-    started = time.monotonic()
     answer = (await run(wire, fake, held)).answer
     assert answer.text == "late"
-    assert time.monotonic() - started < 2.0
-
-
-async def test_a_drop_after_the_stop_reason_keeps_the_answer(
-    wire: AnthropicWire, fake: FakeAnthropic
-) -> None:
-    step = text("hi")  # start, ping, block start, delta, block stop, message_delta, message_stop
-    answer = (await run(wire, fake, drop_after(6, step))).answer
-    assert answer.text == "hi"
-
-
-async def test_connections_are_reused(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    fake.script(text("a"), tool_call("read_file", {"path": "a"}), text("c"))
-    for _ in range(3):
-        reply = RecordingReply()
-        await wire.stream(_request(fake.base_url), reply)
-        reply.answer  # noqa: B018 - asserts it succeeded
-    assert fake.connections == 1
+    assert fake.wait_for_drops(1)
 
 
 # --------------------------------------------------------------------------- streams: failures
 
 
-async def test_cut_off_tool_json(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    failure = (await run(wire, fake, tool_call("read_file", '{"path": "a', stop="max_tokens"))).failure
-    assert failure.kind == "provider" and not failure.retryable
-    assert "tool call arguments were cut off; raise the model's max output" in failure.message
-
-
-async def test_max_tokens_without_calls(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    answer = (await run(wire, fake, text("partial", stop="max_tokens"))).answer
-    assert (answer.text, answer.limited, answer.usage.output) == ("partial", True, 3)
-
-
-async def test_complete_calls_at_max_tokens_are_an_answer(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    answer = (await run(wire, fake, tool_call("read_file", {"path": "a"}, stop="max_tokens"))).answer
-    assert json.loads(answer.tool_calls[0].arguments) == {"path": "a"}
-
-
-async def test_stream_that_ends_without_a_stop(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    failure = (await run(wire, fake, text("half", stop=None, stopped=False))).failure
-    assert (failure.kind, failure.status, failure.message) == (
-        "http",
-        None,
-        "stream ended before the model finished",
-    )
-    assert failure.retryable
-
-
-async def test_empty_reply(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    failure = (await run(wire, fake, text("", thinking="only thoughts"))).failure
-    assert (failure.kind, failure.message) == ("provider", "empty reply")
-
-
 async def test_refusal(wire: AnthropicWire, fake: FakeAnthropic) -> None:
     failure = (await run(wire, fake, text("", stop="refusal"))).failure
     assert failure.kind == "provider" and "refused" in failure.message
-
-
-@pytest.mark.parametrize("kind", ["ping", "comment"])
-async def test_idle_stream_stalls(wire: AnthropicWire, fake: FakeAnthropic, kind: Any) -> None:
-    wire.idle = 0.5
-    started = time.monotonic()
-    failure = (await run(wire, fake, drip(0.05, event=kind))).failure
-    assert (failure.kind, failure.status, failure.message) == (
-        "http",
-        None,
-        "stream stalled: no data for 0.5s",
-    )
-    assert 0.5 <= time.monotonic() - started < 1.5
-    assert fake.wait_for_drops(1)
 
 
 @pytest.mark.parametrize(
@@ -487,66 +371,3 @@ async def test_in_stream_errors(
         assert (failure.kind, failure.message) == ("provider", f"stream error: {kind}: it broke")
     else:
         assert (failure.kind, failure.message) == ("http", f"http: {status}: {kind}: it broke")
-
-
-async def test_http_statuses(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    failure = (await run(wire, fake, status(529, overloaded))).failure
-    assert (failure.kind, failure.status, failure.retryable) == ("http", 529, True)
-    failure = (await run(wire, fake, status(429, "slow down", {"retry-after": "3"}))).failure
-    assert (failure.status, failure.retry_after, failure.retryable) == (429, 3.0, True)
-    for code in (401, 403):
-        failure = (await run(wire, fake, status(code, "bad key"))).failure
-        assert (failure.kind, failure.status) == ("auth", code)
-        assert failure.message == f"authentication rejected ({code}) - check the api key for this provider"
-
-
-async def test_an_echoed_key_is_scrubbed(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    body = {"error": {"message": "bad request", "echo": {"x-api-key": "sk-ant-test-1234"}}}
-    failure = (await run(wire, fake, status(500, body))).failure
-    assert "sk-ant-test-1234" not in failure.message
-    assert "[redacted]" in failure.message
-
-
-async def test_dropped_connection(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    reply = await run(wire, fake, drop_after(7))
-    failure = reply.failure
-    assert (failure.kind, failure.status, failure.retryable) == ("http", None, True)
-    assert failure.message.startswith("connection dropped mid-stream")
-    assert "".join(reply.texts) == "xxxx"  # message_start, ping, block start, then four deltas
-
-
-async def test_cancel_drops_the_connection(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    fake.script(drip(0.05))
-    reply = RecordingReply()
-    task = asyncio.create_task(wire.stream(_request(fake.base_url), reply))
-    await asyncio.sleep(0.2)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert fake.wait_for_drops(1, timeout=1.0)
-    assert reply.ends == []
-
-
-async def test_fake_answers_side_calls(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    fake.script(text("turn"))
-    side = RecordingReply()
-    await wire.stream(_request(fake.base_url, tools=[], system="Write a title"), side)
-    summary = RecordingReply()
-    await wire.stream(_request(fake.base_url, tools=[], system="Summarize the work"), summary)
-    turn = RecordingReply()
-    await wire.stream(_request(fake.base_url), turn)
-    assert (side.answer.text, summary.answer.text, turn.answer.text) == (
-        "Title",
-        "SUMMARY OF EARLIER WORK",
-        "turn",
-    )
-
-
-async def test_fifty_thousand_deltas(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    fake.script(text_deltas(50_000))
-    reply = RecordingReply()
-    started = time.perf_counter()
-    await wire.stream(_request(fake.base_url), reply)
-    assert len(reply.answer.text) == 50_000 and len(reply.texts) == 50_000
-    assert time.perf_counter() - started < 5.0  # a sanity bound; the figure is in bench/wires.py

@@ -36,7 +36,6 @@ from tests.fakes.base import (
     drip_step,
     pieces,
     raw_lines,
-    side_answer,
     sse,
     status,
 )
@@ -260,20 +259,11 @@ def drip(
 
 
 class FakeAnthropic(FakeServer):
-    def _side_step(self, body: dict[str, Any]) -> Step:
+    def _text(self, content: str) -> Step:
+        return text(content)
+
+    def _system(self, body: dict[str, Any]) -> str:
         system = body.get("system")
         if isinstance(system, list):
             system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
-        return text(side_answer(system if isinstance(system, str) else ""))
-
-    def _default_step(self) -> Step:
-        return text("done")
-
-    def start(self) -> FakeAnthropic:
-        return super().start()
-
-    def __enter__(self) -> FakeAnthropic:
-        return self.start()
-
-    def script(self, *steps: Step) -> FakeAnthropic:
-        return super().script(*steps)
+        return system if isinstance(system, str) else ""

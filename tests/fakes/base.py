@@ -3,11 +3,12 @@ background thread, a script of steps, request recording, and real SSE over chunk
 bodies. Each provider's format lives in its own module (openai_server, anthropic_server,
 gemini_server), which subclasses `FakeServer` and supplies the step builders.
 
-A subclass decides three things:
+A subclass supplies its format:
 
-- `_side_step(body)`: the answer to a side call (a request without tools: titles and
-  compaction summaries), rendered in its format;
-- `_default_step()`: the answer once the script has run out ("done");
+- `_text(content)`: a plain text answer, as a step. Side calls (requests without tools:
+  titles and compaction summaries) get "Title" or "SUMMARY OF EARLIER WORK" without
+  taking a step, and a turn once the script has run out gets "done";
+- `_system(body)`: the system prompt of a request, as text (it tells the side calls apart);
 - `_tail(request, step)`: events appended to an SSE step (OpenAI's usage chunk and
   `[DONE]`); the default appends nothing.
 
@@ -26,7 +27,10 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
+
+if TYPE_CHECKING:
+    from uji.wires.base import WireRequest
 
 WRITE_BATCH = 256 * 1024  # bytes per HTTP chunk when no gap/drop asks for one event each
 
@@ -164,11 +168,17 @@ class FakeServer:
 
     # -- what a format supplies
 
-    def _side_step(self, body: dict[str, Any]) -> Step:
+    def _text(self, content: str) -> Step:
         raise NotImplementedError
 
-    def _default_step(self) -> Step:
+    def _system(self, body: dict[str, Any]) -> str:
         raise NotImplementedError
+
+    def _side_step(self, body: dict[str, Any]) -> Step:
+        return self._text(side_answer(self._system(body)))
+
+    def _default_step(self) -> Step:
+        return self._text("done")
 
     def _tail(self, request: Recorded, step: Step) -> list[bytes]:
         return []
@@ -178,7 +188,7 @@ class FakeServer:
 
     # -- lifecycle
 
-    def start(self) -> Any:
+    def start(self) -> Self:
         fake = self
 
         class Handler(socketserver.BaseRequestHandler):
@@ -210,7 +220,7 @@ class FakeServer:
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -222,7 +232,7 @@ class FakeServer:
 
     # -- script and inspection
 
-    def script(self, *steps: Step) -> Any:
+    def script(self, *steps: Step) -> Self:
         """Replace the script; the next turn request takes `steps[0]`."""
         with self._lock:
             self._steps = list(steps)
@@ -510,7 +520,27 @@ def _wait_unless_gone(conn: socket.socket, seconds: float) -> None:
         time.sleep(max(0.0, end - time.monotonic()))  # stray bytes, not a close: keep the pace
 
 
-# --------------------------------------------------------------------------- a recording Reply
+# --------------------------------------------------------------------------- a request, a recording Reply
+
+
+def wire_request(base_url: str, **fields: Any) -> WireRequest:
+    """A small WireRequest for wire tests: the user says "hi" to model "m", the read_file
+    tool is offered, key "sk-test", session "sess-1"; `fields` set any field."""
+    from tests import golden
+    from uji.wires.base import WireRequest
+
+    return WireRequest(
+        **{
+            "model": "m",
+            "system": "You are a test.",
+            "messages": [{"type": "user", "text": "hi"}],
+            "tools": golden.TOOLS[:1],
+            "provider": {"id": "test", "base_url": base_url},
+            "auth": {"key": "sk-test"},
+            "session": "sess-1",
+        }
+        | fields
+    )
 
 
 @dataclass

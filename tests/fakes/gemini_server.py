@@ -34,7 +34,6 @@ from tests.fakes.base import (
     drip_step,
     pieces,
     raw_lines,
-    side_answer,
     status,
 )
 
@@ -210,20 +209,10 @@ def drip(
 class FakeGemini(FakeServer):
     PREFIX = "/v1beta"
 
-    def _side_step(self, body: dict[str, Any]) -> Step:
+    def _text(self, content: str) -> Step:
+        return text(content)
+
+    def _system(self, body: dict[str, Any]) -> str:
         system = body.get("systemInstruction") or {}
         parts = system.get("parts") if isinstance(system, dict) else None
-        words = " ".join(p.get("text", "") for p in parts or [] if isinstance(p, dict))
-        return text(side_answer(words))
-
-    def _default_step(self) -> Step:
-        return text("done")
-
-    def start(self) -> FakeGemini:
-        return super().start()
-
-    def __enter__(self) -> FakeGemini:
-        return self.start()
-
-    def script(self, *steps: Step) -> FakeGemini:
-        return super().script(*steps)
+        return " ".join(p.get("text", "") for p in parts or [] if isinstance(p, dict))

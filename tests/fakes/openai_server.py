@@ -59,7 +59,6 @@ from tests.fakes.base import (
     Step,
     drip_step,
     raw_lines,
-    side_answer,
     status,
 )
 from tests.fakes.base import pieces as _pieces
@@ -233,11 +232,12 @@ class FakeOpenAI(FakeServer):
     """Chat Completions: a usage chunk when `stream_options.include_usage` asks for it,
     then `data: [DONE]` unless the step says otherwise."""
 
-    def _side_step(self, body: dict[str, Any]) -> Step:
-        return text(_side_answer(body))
+    def _text(self, content: str) -> Step:
+        return text(content)
 
-    def _default_step(self) -> Step:
-        return text("done")
+    def _system(self, body: dict[str, Any]) -> str:
+        messages = body.get("messages", [])
+        return " ".join(_content_text(m.get("content")) for m in messages if m.get("role") == "system")
 
     def _tail(self, request: Recorded, step: Step) -> list[bytes]:
         tail: list[bytes] = []
@@ -246,22 +246,6 @@ class FakeOpenAI(FakeServer):
         if step.done:
             tail.append(b"data: [DONE]\n\n")
         return tail
-
-    def start(self) -> FakeOpenAI:
-        return super().start()
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def script(self, *steps: Step) -> FakeOpenAI:
-        return super().script(*steps)
-
-
-def _side_answer(body: dict[str, Any]) -> str:
-    system = " ".join(
-        _content_text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system"
-    )
-    return side_answer(system)
 
 
 def _content_text(content: Any) -> str:

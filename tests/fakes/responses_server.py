@@ -50,7 +50,6 @@ from tests.fakes.base import (
     drip_step,
     pieces,
     raw_lines,
-    side_answer,
     sse,
     status,
 )
@@ -393,18 +392,9 @@ def drip(interval: float, count: int | None = None, *, then: Step | None = None,
 
 
 class FakeResponses(FakeServer):
-    def _side_step(self, body: dict[str, Any]) -> Step:
+    def _text(self, content: str) -> Step:
+        return text(content)
+
+    def _system(self, body: dict[str, Any]) -> str:
         instructions = body.get("instructions")
-        return text(side_answer(instructions if isinstance(instructions, str) else ""))
-
-    def _default_step(self) -> Step:
-        return text("done")
-
-    def start(self) -> FakeResponses:
-        return super().start()
-
-    def __enter__(self) -> FakeResponses:
-        return self.start()
-
-    def script(self, *steps: Step) -> FakeResponses:
-        return super().script(*steps)
+        return instructions if isinstance(instructions, str) else ""
