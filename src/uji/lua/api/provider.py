@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 def install(app: App) -> dict[str, Any]:
     def wire_add(name: str, stream: Any) -> None:
-        from uji.wires.lua_wire import LuaWire
+        from uji.lua.wire import LuaWire
 
-        app.wires.add(name, LuaWire(app, name, stream))
+        app.wires.add(name, LuaWire(app.host, name, stream))
 
     def wire_remove(name: str) -> bool:
         return app.wires.remove(name)

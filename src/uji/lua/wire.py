@@ -14,7 +14,7 @@ from uji.lua.runtime import LuaError
 from uji.wires.base import Answer, Failure, FailureKind, Reply, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.lua.host import LuaHost
 
 FAILURE_KINDS: dict[Any, FailureKind] = {"http": "http", "auth": "auth", "provider": "provider"}
 
@@ -62,13 +62,13 @@ def _failure(value: Any) -> Failure:
 
 
 class LuaWire:
-    def __init__(self, app: App, name: str, stream_fn: Any) -> None:
-        self.app = app
+    def __init__(self, host: LuaHost, name: str, stream_fn: Any) -> None:
+        self._host = host
         self.name = name
         self._stream = stream_fn
 
     async def stream(self, request: WireRequest, reply: Reply) -> None:
-        rt = self.app.lua
+        rt = self._host.lua
         loop = asyncio.get_running_loop()
         finished: asyncio.Future[None] = loop.create_future()
 
@@ -110,5 +110,5 @@ class LuaWire:
                 try:
                     rt.call_sync(cancel)
                 except LuaError as e:
-                    self.app.notice(f"wire {self.name}: its cancel function failed: {e}")
+                    self._host.notice(f"wire {self.name}: its cancel function failed: {e}")
             raise

@@ -1,0 +1,149 @@
+"""The Lua host: the one runtime (made on first use), calling what a config handed us
+(hooks, context providers, `models` functions), `uji.schedule`, and loading the config.
+
+The config is uji's defaults, then `init.lua`, then `plugin/*.lua` by name, then
+`<data>/rules.lua` (the approvals the user chose to "always allow"). An error in any
+file is reported with its file and line, and uji goes on with what loaded before it.
+Nothing in the working directory is ever run as config.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from uji.events import Handler
+    from uji.lua.runtime import Runtime
+    from uji.paths import Paths
+
+DEFAULTS_MODULE = "uji.builtin.defaults"
+# Makes the host functions behind the `uji` table (called once, with the runtime).
+InstallApi = Callable[[], dict[str, Any]]
+
+
+class LuaHost:
+    def __init__(self, paths: Paths, install: InstallApi, notice: Callable[[str], None]) -> None:
+        self.paths = paths
+        self._install = install
+        self.notice = notice
+        self._lua: Runtime | None = None
+        self._loading_config = False
+        self._scheduled: list[Any] = []
+        self.config_interrupted: str | None = None  # the config file an interrupt stopped
+        # Run by close() before the runtime goes, e.g. to kill plugin jobs.
+        self.on_close: list[Callable[[], None]] = []
+
+    @property
+    def lua(self) -> Runtime:
+        if self._lua is None:
+            from uji.lua.runtime import RUNTIME_DIR, Runtime
+
+            self._lua = Runtime(self._install(), [self.paths.lua_dir, RUNTIME_DIR])
+        return self._lua
+
+    @property
+    def loaded(self) -> Runtime | None:
+        """The runtime if it was made (an interrupt has nothing to stop otherwise)."""
+        return self._lua
+
+    async def call_function(self, fn: Any, *args: Any) -> Any:
+        """Call a handler a config gave us, Lua or Python (a hook, a context provider),
+        and return its first result as a Python value."""
+        if not self._is_lua(fn):
+            result = fn(*args)
+            return await result if asyncio.iscoroutine(result) else result
+        rt = self.lua
+        values = await rt.call(fn, *(rt.convert.to_lua(a, json_null=False) for a in args))
+        return rt.convert.to_python(values[0]) if values else None
+
+    async def call_handler(self, handler: Handler, payload: dict[str, Any]) -> Any:
+        return await self.call_function(handler.fn, payload)
+
+    def _is_lua(self, fn: Any) -> bool:
+        return self._lua is not None and self._lua.convert.lua_type(fn) is not None
+
+    async def run_loader(self, fn: Any) -> Any:
+        """A provider's `models` function: its list, or a ValueError with its reason."""
+        rt = self.lua
+        values = await rt.call(fn)
+        if not values or values[0] is None:
+            why = rt.convert.to_python(values[1]) if len(values) > 1 else None
+            raise ValueError(str(why) if why else "the models function returned nothing")
+        return rt.convert.to_python(values[0])
+
+    def spawn(self, fn: Any, *args: Any) -> None:
+        self.lua.spawn(fn, *args, on_error=self.notice)
+
+    def schedule(self, fn: Any) -> None:
+        """uji.schedule: after the current code; during config, after all of it loaded."""
+        if self._loading_config:
+            self._scheduled.append(fn)
+        else:
+            asyncio.get_running_loop().call_soon(self.spawn, fn)
+
+    async def load_config(self) -> list[str]:
+        """Run the config files (what `uji.schedule` asks for meanwhile waits for
+        `run_scheduled`); returns the errors, each also given as a notice."""
+        self._loading_config = True
+        try:
+            return await self._load_config()
+        finally:
+            self._loading_config = False
+
+    async def _load_config(self) -> list[str]:
+        from uji.lua.runtime import LuaError, LuaInterrupt
+
+        rt = self.lua
+        errors: list[str] = []
+        require = rt.lua.globals().require
+        try:
+            await rt.call(require, DEFAULTS_MODULE)
+        except LuaError as e:
+            errors.append(f"uji's defaults failed to load: {e}")
+        for path in config_files(self.paths):
+            try:
+                chunk = rt.load_file(path)
+                await rt.call(chunk)
+            except LuaInterrupt:
+                # Esc or SIGINT while a file ran (a loop that never ends): it stops there,
+                # and the files after it do not run.
+                self.config_interrupted = path
+                errors.append(
+                    f"config interrupted: {path} did not finish; the files after it were not loaded"
+                )
+                break
+            except LuaError as e:
+                errors.append(f"config error: {e}")
+            except OSError as e:
+                errors.append(f"config error: cannot read {path}: {e.strerror}")
+        for error in errors:
+            self.notice(error)
+        return errors
+
+    def run_scheduled(self) -> None:
+        scheduled, self._scheduled = self._scheduled, []
+        for fn in scheduled:
+            self.spawn(fn)
+
+    def close(self) -> None:
+        for hook in self.on_close:
+            hook()
+        if self._lua is not None:
+            self._lua.close()
+
+
+def config_files(paths: Paths) -> list[str]:
+    files = []
+    if os.path.isfile(paths.init_lua):
+        files.append(paths.init_lua)
+    try:
+        plugins = sorted(n for n in os.listdir(paths.plugin_dir) if n.endswith(".lua"))
+    except OSError:
+        plugins = []
+    files.extend(os.path.join(paths.plugin_dir, n) for n in plugins)
+    if os.path.isfile(paths.rules_lua):
+        files.append(paths.rules_lua)
+    return files

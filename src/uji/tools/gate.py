@@ -1,0 +1,70 @@
+"""The gate: what the model may call and where it may reach.
+
+The tool registry, the policy (with the remembered approvals), confinement and its
+roots, and which provider key variables commands keep (`uji.tool.inherit_keys`). The
+agent asks it for a call's sandbox, the secrets to cut out of results and the
+environment commands run with; `uji.tool.*` configures it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from uji.tools.policy import Policy
+from uji.tools.registry import Registry, Tool
+
+if TYPE_CHECKING:
+    from uji.tools.confine import Sandbox
+    from uji.tools.secrets import Redactor
+
+
+class Gate:
+    def __init__(
+        self,
+        cwd: str,
+        auth_file: str,
+        rules_lua: str,
+        key_providers: Callable[[], Iterable[Any]],
+        tools: Iterable[Tool] = (),
+    ) -> None:
+        """`key_providers` gives the providers whose key variables are secrets (the
+        catalog's, at the time of the call); `rules_lua` is where "always allow" answers
+        are written."""
+        self.cwd = cwd
+        self.auth_file = auth_file
+        self.rules_lua = rules_lua
+        self._key_providers = key_providers
+        self.registry = Registry()
+        for tool in tools:
+            self.registry.add(tool)
+        self.policy = Policy()
+        self.confined = True
+        # Provider key variables commands keep (uji.tool.inherit_keys): none, all, or these.
+        self.inherit_keys: bool | list[str] = False
+        self.roots: list[str] = []
+
+    def sandbox(self) -> Sandbox:
+        """The confinement of a call made now: the cwd, the roots and whether it is on."""
+        from uji.tools.confine import Sandbox
+
+        return Sandbox(self.cwd, list(self.roots), self.confined)  # it expands `~/`
+
+    def redactor(self) -> Redactor:
+        """The secrets known now: the providers' key variables that are set, and the saved keys."""
+        from uji.tools.secrets import known_secrets
+
+        return known_secrets(self._key_providers(), self.auth_file)
+
+    def env(self) -> dict[str, str]:
+        """The environment for a command uji starts (provider keys removed unless kept)."""
+        from uji.tools.secrets import child_env
+
+        return child_env(self._key_providers(), self.inherit_keys)
+
+    def remember(self, tool: str, subject: str, scope: str) -> str | None:
+        """Remember an "allow for the session" / "always allow" answer; returns a problem
+        to tell the user (rules.lua could not be written), if any."""
+        from uji.tools.remembered import remember
+
+        return remember(self.policy.remembered, self.rules_lua, tool, subject, scope)
