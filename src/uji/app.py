@@ -36,6 +36,8 @@ from uji.wires.registry import Wires
 if TYPE_CHECKING:
     from uji.lua.runtime import Runtime
     from uji.store.sessions import Store
+    from uji.tools.policy import Policy
+    from uji.tools.registry import Registry
 
 
 class _Via:
@@ -128,9 +130,22 @@ class App:
 
     # What callers reached through App before the services existed ---------------------
 
-    registry = _Via("gate")
-    policy = _Via("gate")
-    confined = _Via("gate")
+    @property
+    def registry(self) -> Registry:
+        return self.gate.registry
+
+    @property
+    def policy(self) -> Policy:
+        return self.gate.policy
+
+    @property
+    def confined(self) -> bool:
+        return self.gate.confined
+
+    @confined.setter
+    def confined(self, value: bool) -> None:
+        self.gate.confined = value
+
     roots = _Via("gate")
     inherit_keys = _Via("gate")
     sandbox = _Via("gate")

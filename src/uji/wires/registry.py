@@ -1,5 +1,5 @@
 """Which wire speaks for a provider: the built-in ones by name, made on first use, and
-the ones a config adds (`uji.wire.add`, adapted by lua_wire.py).
+the ones a config adds (`uji.wire.add`, adapted by lua/wire.py).
 
 Each built-in wire is a factory that imports its module when called: a run talks to one
 provider, so it loads one wire. To add a wire, write a `Wire` (base.py; an `SSEWire`
