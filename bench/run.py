@@ -96,6 +96,7 @@ def bench_headless_turns() -> None:
 async def _in_process_turn(fake: FakeOpenAI, steps: list, lua: str = "") -> float:
     from uji.agent.loop import Agent
     from uji.app import App
+    from uji.events.stream import discard
     from uji.headless import auto_approver
     from uji.paths import resolve
 
@@ -104,7 +105,7 @@ async def _in_process_turn(fake: FakeOpenAI, steps: list, lua: str = "") -> floa
     app = App(paths, cwd=str(work))
     await app.load_config()
     session = app.store.create_session(app.cwd)
-    agent = Agent(app, session, lambda kind, data: None, auto_approver("allow"))
+    agent = Agent(app, session, discard, auto_approver("allow"))
     fake.script(text("warm up"))
     await agent.turn("warm up")  # connection, imports
     fake.script(*steps)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
+    from uji.events.catalog import Spec
     from uji.events.stream import AfterTool, BeforeStop, BeforeTool, BeforeTurn, Event, HookPayload
 
 
@@ -41,6 +42,19 @@ class HookFailed(Exception):
         super().__init__(f"{handler.label()} failed: {error}")
         self.handler = handler
         self.error = error
+
+
+_NOTIFICATIONS: dict[type, Spec] = {}
+
+
+def _notifications() -> dict[type, Spec]:
+    """The catalog's notifications by the type of event they are read from (imported on
+    first use: the agent publishes every streamed delta, so this stays one lookup)."""
+    if not _NOTIFICATIONS:
+        from uji.events.catalog import NOTIFICATIONS
+
+        _NOTIFICATIONS.update((spec.source, spec) for spec in NOTIFICATIONS)
+    return _NOTIFICATIONS
 
 
 class Events:
@@ -107,19 +121,15 @@ class Events:
     def publish(self, event: Event) -> None:
         """The Lua notification of a typed event (fire and forget), if the catalog
         declares one for its type and anyone listens."""
-        from uji.events.catalog import BY_SOURCE
-
-        spec = BY_SOURCE.get(type(event))
-        if spec is None or spec.hook or not self._handlers.get(spec.name):
+        spec = _notifications().get(type(event))
+        if spec is None or not self._handlers.get(spec.name):
             return
         self.emit(spec.name, spec.payload(event))
 
     async def deliver(self, event: Event) -> None:
         """`publish`, awaited: every handler has run when it returns."""
-        from uji.events.catalog import BY_SOURCE
-
-        spec = BY_SOURCE.get(type(event))
-        if spec is not None and not spec.hook:
+        spec = _notifications().get(type(event))
+        if spec is not None:
             await self.notify(spec.name, spec.payload(event))
 
     @overload
