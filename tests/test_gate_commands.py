@@ -102,6 +102,11 @@ RM_BYPASSES = [
     "X=1 rm -rf {v}",
     "2>/dev/null rm -rf {v}",
     "X=1 2>/dev/null Y=2 rm -rf {v} >/dev/null",
+    # descriptor duplications, and a `0` the grammar would read as the command word
+    "<&0 rm -rf {v}",
+    "0<&0 rm -rf {v}",
+    "0</dev/null rm -rf {v}",
+    "rm -rf {v} 0<&0",
     # a comment whose apostrophe would swallow the next line; a heredoc with a quote
     "echo hi # it's\nrm -rf {v}",
     "cat <<EOF\nit's\nEOF\nrm -rf {v}",
@@ -206,6 +211,8 @@ def test_an_allow_rule_allows_only_its_own_part(home: Home) -> None:
     cases += [
         Case("ls &>/dev/null touch {m}", decision="allow"),  # ls gets touch and m as names
         Case("ls -la > {m}", survives=False, decision="allow"),  # control: ls does run
+        Case("ls 2<&1 > {m}", survives=False, decision="allow"),  # `<&` is a redirection
+        Case("ls 0<&0 > {m}", survives=False, decision="allow"),
         Case("ls <<'EOF'\n$(touch x) `touch y`\nEOF\n", decision="allow"),  # a quoted heredoc is data
     ]
     run_group(home, 'uji.tool.policy({ run_command = { allow = { "ls", "ls *" } } })', "deny", cases)

@@ -258,3 +258,34 @@ def test_limits_make_parts_not_fixed_instead_of_hanging() -> None:
     # many commands
     got = parse_command("; ".join(f"echo {i}" for i in range(5000)))
     assert not got[-1].fixed and len(got) <= 2001
+
+
+# `<&` and `>&` duplicate a descriptor: a redirection, never a `<` then a `&` (which
+# would end a background command and start a second one). The grammar reads the `0` of
+# `0<&3` as a word; it is the descriptor all the same.
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("cat <&3", [("cat", True)]),
+        ("ls 2<&1", [("ls", True)]),
+        ("cat <& 3", [("cat", True)]),
+        ("cat <&-", [("cat", True)]),
+        ("cat <&3 rm -rf x", [("cat rm -rf x", True)]),
+        ("<&3 rm -rf x", [RM]),
+        ("2<&1 rm -rf x", [RM]),
+        ("0<&3 rm -rf x", [RM]),
+        ("0</dev/null rm -rf x", [RM]),
+        ("rm -rf x 0<&3", [RM]),
+        ("cat 0<&3 | wc", [("cat", True), ("wc", True)]),
+        ("cat 0<<<x", [("cat", True)]),
+        ("ls 2<&1 &", [("ls", True)]),
+        ("cat <&3&", [("cat", True)]),
+        ("ls <&- ; rm -rf x", [("ls", True), RM]),
+        # A number apart from the redirection, or before `&>`, is an argument.
+        ("cat 0 <x", [("cat 0", True)]),
+        ("cat 0&>x", [("cat 0", True)]),
+        ("echo 0", [("echo 0", True)]),
+    ],
+)
+def test_a_descriptor_duplication_is_a_redirection(line: str, expected: list[tuple[str, bool]]) -> None:
+    assert parts(line) == expected

@@ -467,13 +467,16 @@ class _Walker:
             and parent.child_by_field_name("body") == node
         ):
             redirects += parent.children
+        descriptors = _descriptor_ends(redirects)
         for child in node.children:
             ctype = child.type
             if ctype == "variable_assignment":
                 risk = risk or _risky_assignment(child)
             elif ctype == "command_name":
-                pieces.extend(child.named_children[:1])
-            elif child.is_named and not ctype.endswith("_redirect"):
+                pieces.extend(c for c in child.named_children[:1] if not _is_descriptor(c, descriptors))
+            elif (
+                child.is_named and not ctype.endswith("_redirect") and not _is_descriptor(child, descriptors)
+            ):
                 pieces.append(child)
         for child in redirects:
             if child.type == "file_redirect":
@@ -589,6 +592,23 @@ def _first_of(node: Node, kind: str) -> Node | None:
         if child.type == kind:
             return child
     return None
+
+
+def _descriptor_ends(redirects: list[Node]) -> set[int]:
+    """Where a redirection without a descriptor starts with `<` or `>`: a number ending
+    right there is its descriptor (the grammar reads the `0` of `0<&3` as a word)."""
+    return {
+        r.start_byte
+        for r in redirects
+        if r.type.endswith("_redirect")
+        and r.children
+        and r.children[0].type.startswith(("<", ">"))
+        and r.child_by_field_name("descriptor") is None
+    }
+
+
+def _is_descriptor(node: Node, redirect_starts: set[int]) -> bool:
+    return node.type == "number" and node.end_byte in redirect_starts and _text(node).isdigit()
 
 
 def _word_nodes(node: Node) -> Iterator[Node]:
