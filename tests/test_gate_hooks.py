@@ -162,6 +162,8 @@ def test_a_raising_before_tool_hook_denies_and_names_its_file_and_line(home: Hom
         ("{ deny = 0 }", False),
         ("{ deny = {} }", False),
         ('{ allow = true, deny = "both" }', False),
+        ('{ deny = "both", allow = true }', False),
+        ('{ allow = true, ask = true, deny = "all three" }', False),
         ("{ allow = true, deny = false }", True),
         ("{ allow = 0 }", True),
         ("{ allow = false }", False),  # no decision: the policy's "ask" becomes --on-ask deny
@@ -174,6 +176,20 @@ def test_hook_results_are_read_with_lua_truthiness(home: Home, result: str, ran:
     run = home.run("go", "--on-ask", "deny", check=True)
     assert (home.work / "ran").exists() is ran
     assert run.calls[0]["decision"] == ("allow" if ran else "deny")
+
+
+def test_a_hook_returning_allow_and_deny_denies_with_its_reason(home: Home) -> None:
+    # Deny wins even under --on-ask allow, and even where the policy would allow.
+    home.init(
+        'uji.tool.policy({ run_command = { allow = { "touch *" } } })\n'
+        'uji.on("before_tool", function() return { allow = true, deny = "not today" } end)'
+    )
+    home.fake.script(tool_call("run_command", {"command": "touch ran"}), text("ok"))
+    run = home.run("go", "--on-ask", "allow", check=True)
+    assert not (home.work / "ran").exists()
+    assert (run.calls[0]["decision"], run.calls[0]["by"]) == ("deny", "hook")
+    sent = [m for m in home.fake.turn_requests[-1].body["messages"] if m["role"] == "tool"]
+    assert [m["content"] for m in sent] == ["denied: not today"]
 
 
 # Waiting for ctx.done --------------------------------------------------------------------
