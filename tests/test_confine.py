@@ -425,5 +425,29 @@ def test_open_read_refuses_a_directory_as_an_os_error(tree: dict[str, Path]) -> 
         box(tree).read_bytes(".")
 
 
-def test_link_budget_is_bounded() -> None:
+def _chain(cwd: Path, links: int) -> str:
+    """`c0 -> c1 -> ... -> c{links-1} -> a.txt`: reading c0 follows `links` symlinks."""
+    for i in range(links):
+        (cwd / f"c{i}").symlink_to(f"c{i + 1}" if i + 1 < links else "a.txt")
+    return "c0"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_chain_of_40_links_is_followed_and_41_is_a_loop(tree: dict[str, Path], enabled: bool) -> None:
+    # The kernel's own limit (40, as MAXSYMLINKS), kept by the walk that resolves links by hand.
     assert confine.MAX_LINKS == 40
+    long_dir, short_dir = tree["cwd"] / "long", tree["cwd"] / "short"
+    long_dir.mkdir()
+    short_dir.mkdir()
+    (long_dir / "a.txt").write_text("end of 41\n")
+    (short_dir / "a.txt").write_text("end of 40\n")
+    sb = box(tree, enabled=enabled)
+    assert sb.read_bytes("short/" + _chain(short_dir, 40)) == b"end of 40\n"
+    assert sb.write_atomic("short/c0", b"rewritten\n") is False  # through the chain, link kept
+    assert (short_dir / "a.txt").read_bytes() == b"rewritten\n" and (short_dir / "c0").is_symlink()
+    _chain(long_dir, 41)
+    for act in (lambda: sb.read_bytes("long/c0"), lambda: sb.write_atomic("long/c0", b"x")):
+        with pytest.raises(OSError) as info:
+            act()
+        assert info.value.errno == errno.ELOOP
+    assert (long_dir / "a.txt").read_text() == "end of 41\n"

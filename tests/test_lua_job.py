@@ -181,12 +181,30 @@ async def test_bad_arguments_raise_at_the_callers_line(app: App, args: str, mess
     assert str(err.value) == f"/cfg/test.lua:{line}: {message}"
 
 
+def pgid(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[2])
+
+
 async def test_nothing_is_left_running(app: App) -> None:
     await lua(app, "uji.job.start(spec{ cmd = 'exit 0' })")
     await exited(app)
-    await asyncio.sleep(0.05)
-    assert not [t for t in app.lua.tasks if not t.done()]
+    await until(lambda: not [t for t in app.lua.tasks if not t.done()])
     assert os.getpgrp() != 0  # the test process kept its own group
+
+
+async def test_a_job_is_its_own_process_group_and_dies_as_one(app: App) -> None:
+    await lua(app, "J = uji.job.start(spec{ cmd = 'sleep 30 & echo $$ $!; wait' })")
+    await until(lambda: bool(notices(app)))
+    shell, grandchild = map(int, notices(app)[0].removeprefix("out:").split())
+    # The job leads a group of its own, apart from uji's (so a signal to uji's group does
+    # not reach it), and what it starts is in that group.
+    assert pgid(shell) == shell != os.getpgrp()
+    assert pgid(grandchild) == shell
+    await lua(app, "J.stop()")
+    assert (await exited(app))[-1] == "exit:137:stopped"
+    await until(lambda: not alive(shell) and not alive(grandchild))
+    await until(lambda: not [t for t in app.lua.tasks if not t.done()])
 
 
 async def test_callbacks_outlive_the_task_that_started_the_job(app: App) -> None:

@@ -226,13 +226,22 @@ def test_an_error_in_a_plugin_names_the_plugin_and_the_rest_load(home: Home) -> 
 
 
 def test_a_project_never_runs_lua(home: Home) -> None:
-    (home.work / "init.lua").write_text("uji.notify('project code ran')")
-    (home.work / ".uji").mkdir()
-    (home.work / ".uji" / "init.lua").write_text("uji.notify('project code ran')")
-    home.init("")
+    marker = home.root / "project-ran"
+    project_lua = f"uji.notify('project code ran'); io.open('{marker}', 'w'):close()"
+    (home.work / "init.lua").write_text(project_lua)
+    (home.work / ".uji" / "plugin").mkdir(parents=True)
+    (home.work / ".uji" / "init.lua").write_text(project_lua)
+    (home.work / ".uji" / "plugin" / "p.lua").write_text(project_lua)
+    (home.work / "plugin").mkdir()
+    (home.work / "plugin" / "p.lua").write_text(project_lua)
+    home.init("uji.notify('user config ran')")
+    home.plugin("mine.lua", "uji.notify('user plugin ran')")
     home.fake.script(text("ok"))
     run = home.run("hi")
+    assert run.rc == 0 and run.done["text"] == "ok", run.stderr
+    assert "user config ran" in run.notices and "user plugin ran" in run.notices
     assert "project code ran" not in run.notices
+    assert not marker.exists()
 
 
 def test_plain_mode_notices_go_to_stderr(home: Home) -> None:

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import signal
 import subprocess
-import time
 
 import pytest
 
 from tests.conftest import Home, tool_schemas
 from tests.fakes.openai_server import call, status, text, tool_call, tool_calls
+from tests.waiting import lines_until, until
 
 PNG_1X1 = base64.b64encode(
     bytes.fromhex(
@@ -367,6 +366,7 @@ def test_results_with_images_in_all_three_ways(home: Home) -> None:
         "after_tool saw: now",
     ]
     saved = [m for m in home.db_messages(run.session_id) if m["type"] == "tool"]
+    assert len(saved) == 3
     assert all(m["images"] == [{"media_type": "image/png", "data": PNG_1X1}] for m in saved)
 
 
@@ -614,6 +614,7 @@ def test_file_rules_also_match_the_absolute_path(home: Home) -> None:
         text("ok"),
     )
     home.run("go", check=True)
+    assert len(tool_contents(home)) == 2
     assert all(c.startswith("denied: ") for c in tool_contents(home))
 
 
@@ -897,6 +898,7 @@ def test_symlinked_parent_cannot_redirect_a_new_file(home: Home) -> None:
         text("ok"),
     )
     home.run("go", check=True)
+    assert len(tool_contents(home)) == 2
     assert all("is outside the working directory" in c for c in tool_contents(home))
     assert list(outside.iterdir()) == []
 
@@ -1038,11 +1040,7 @@ def test_sigint_calls_the_cancel_function_and_keeps_the_session(home: Home) -> N
         text=True,
     )
     assert proc.stdout is not None
-    lines = []
-    for line in proc.stdout:
-        lines.append(json.loads(line))
-        if lines[-1]["type"] == "progress":
-            break
+    lines = [json.loads(x) for x in lines_until(proc.stdout, lambda x: json.loads(x)["type"] == "progress")]
     proc.send_signal(signal.SIGINT)
     rest, err = proc.communicate(timeout=20)
     events = lines + [json.loads(x) for x in rest.splitlines()]
@@ -1076,21 +1074,21 @@ def test_sigint_kills_a_running_command_group(home: Home) -> None:
         text=True,
     )
     assert proc.stdout is not None
-    for line in proc.stdout:
-        if json.loads(line)["type"] == "progress":
-            break
+    lines_until(proc.stdout, lambda x: json.loads(x)["type"] == "progress")
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=20)
     assert proc.returncode == 130
     pid = int(pidfile.read_text())
-    for _ in range(50):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:
-        pytest.fail("the background sleep survived the interrupt")
+    until(lambda: not alive(pid), timeout=10, what="the background sleep to die with the interrupt")
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for a parent that may never reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_a_text_only_model_is_learnt_from_a_refusal(home: Home) -> None:
