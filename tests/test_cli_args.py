@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import Home
 from tests.fakes.openai_server import text, tool_call
+from tests.waiting import drain, lines_until, read_line
 from uji.stdio import STDIN_LIMIT
 
 HEADLESS_ASK = "calls that would ask are allowed (headless); --on-ask deny refuses them"
@@ -173,10 +174,7 @@ def test_a_pipe_left_open_and_silent_does_not_hold_a_prompt(home: Home) -> None:
 def _wait(proc: subprocess.Popen[str]) -> tuple[str, str]:
     """Read stdout and stderr to the end while stdin stays open (communicate would close it)."""
     assert proc.stdout is not None and proc.stderr is not None
-    out = proc.stdout.read()
-    err = proc.stderr.read()
-    proc.wait(timeout=30)
-    return out, err
+    return drain(proc, timeout=30)
 
 
 def test_json_into_a_reader_that_leaves_while_a_tool_runs(home: Home) -> None:
@@ -188,14 +186,12 @@ def test_json_into_a_reader_that_leaves_while_a_tool_runs(home: Home) -> None:
     home.fake.script(tool_call("run_command", {"command": wait}), text("never read"))
     proc = spawn(home, "run", "--json", "wait for it")
     assert proc.stdout is not None and proc.stderr is not None
-    lines = [json.loads(proc.stdout.readline())]
-    while lines[-1]["type"] != "call":  # bounded: the stream ends (EOF is not JSON) or a call comes
-        lines.append(json.loads(proc.stdout.readline()))
+    lines = [json.loads(x) for x in lines_until(proc.stdout, lambda x: json.loads(x)["type"] == "call")]
     proc.stdout.close()  # the reader goes away while the command runs
     go.touch()  # only now does the command end and uji write again
     first = lines[0]
-    err = proc.stderr.read()
-    assert proc.wait(timeout=60) == 141, err
+    _, err = drain(proc, timeout=60)
+    assert proc.returncode == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err
     assert first["type"] == "session"
     saved = home.db_messages(first["id"])
@@ -213,12 +209,12 @@ def test_json_into_a_reader_that_stops_at_once(home: Home) -> None:
     home.fake.script(text("never read"))
     proc = spawn(home, "run", "--json", "hi")
     assert proc.stdout is not None and proc.stderr is not None
-    first = json.loads(proc.stdout.readline())
+    first = json.loads(read_line(proc.stdout))
     proc.stdout.close()
-    err = proc.stderr.read()
+    _, err = drain(proc, timeout=60)
     # 141 once a write finds the reader gone: at once, or (on a busy machine) only at the
     # answer or `done`; 0 when everything fit in the pipe before the reader closed it.
-    assert proc.wait(timeout=60) in (0, 141), err
+    assert proc.returncode in (0, 141), err
     assert err == ""
     saved = home.db_messages(first["id"])
     # Whole either way: the answer, or the turn stopped as an interrupt stops it.
@@ -233,10 +229,10 @@ def test_plain_output_into_a_closed_pipe_is_quiet(home: Home) -> None:
     home.fake.script(text("line\n" * 40000))  # more than a pipe holds
     proc = spawn(home, "run", "many lines", text=False)
     assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline() == b"line\n"
+    assert read_line(proc.stdout) == "line\n"
     proc.stdout.close()
-    err = proc.stderr.read().decode()
-    assert proc.wait(timeout=60) == 141, err
+    _, err = drain(proc, timeout=60)
+    assert proc.returncode == 141, err
     assert "Traceback" not in err and "Exception ignored" not in err
 
 
@@ -296,8 +292,8 @@ def test_list_into_a_closed_pipe_is_quiet(home: Home, args: list[str]) -> None:
         store.close()
     proc = spawn(home, *args, text=False)
     assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline()
+    assert read_line(proc.stdout)
     proc.stdout.close()
-    err = proc.stderr.read().decode()
-    assert proc.wait(timeout=60) == 0, err
+    _, err = drain(proc, timeout=60)
+    assert proc.returncode == 0, err
     assert err == ""

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.waiting import drain, read_line
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 if str(SRC) not in sys.path:  # the package may not be installed in the venv
     sys.path.insert(0, str(SRC))
@@ -317,13 +319,12 @@ def test_two_processes_append_concurrently(store: Store, db_path: Path, tmp_path
     ]
     for p in procs:  # both are connected before either writes: a real race
         assert p.stdout is not None
-        assert p.stdout.readline().strip() == "ready"
+        assert read_line(p.stdout).strip() == "ready"
     go.touch()
     for p in procs:
         with p:  # closes the pipes and waits
             assert p.stdout is not None and p.stderr is not None
-            # Not communicate(): readline() above may hold output in its buffer.
-            out, err = p.stdout.read(), p.stderr.read()
+            out, err = drain(p, timeout=60)
         assert p.returncode == 0, err
         assert out.strip() == "done"
 
@@ -394,14 +395,11 @@ def test_kill_9_mid_append_keeps_committed_messages(store: Store, db_path: Path)
         assert p.stdout is not None and p.stderr is not None
         last = 0
         while last < 300:
-            line = p.stdout.readline()
-            assert line, p.stderr.read()
+            line = read_line(p.stdout)
+            assert line, drain(p, timeout=10)[1]
             last = int(line)
         os.kill(p.pid, signal.SIGKILL)
-        p.wait(timeout=10)
-        # Read through the file object, not communicate(): readline() may already
-        # hold confirmed lines in its buffer.
-        for line in p.stdout.read().split():  # anything it confirmed before dying
+        for line in drain(p, timeout=10)[0].split():  # anything it confirmed before dying
             last = int(line)
     assert p.returncode == -signal.SIGKILL
 

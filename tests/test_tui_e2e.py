@@ -232,5 +232,8 @@ def test_esc_stops_a_config_that_loops_and_the_screen_starts(home: Home, tmux: T
 def test_ctrl_c_stops_a_config_that_loops_and_quits(home: Home, tmux: Tmux) -> None:
     _start_with_a_looping_config(home, tmux)
     tmux.keys("C-c")
-    screen = tmux.shows("uji-exited-0", timeout=15)
+    # The shell's prompt comes back after the exit line (waited for: it may come a moment later).
+    screen = tmux.wait(
+        lambda s: "uji-exited-0" in s and PROMPT in s.split("uji-exited-0", 1)[1], "the prompt after exit", 15
+    )
     assert PROMPT in screen.split("uji-exited-0", 1)[1]
