@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import alive
 from uji.app import App
 from uji.lua.runtime import LuaError
 from uji.paths import resolve
@@ -51,15 +52,6 @@ async def until(check: Callable[[], bool], timeout: float = 5.0) -> None:
 async def exited(app: App) -> list[str]:
     await until(lambda: any(n.startswith("exit:") for n in notices(app)))
     return notices(app)
-
-
-def alive(pid: int) -> bool:
-    """Running, and not a zombie waiting for a parent that may never reap it."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 async def test_shell_command_lines_and_exit_code(app: App) -> None:

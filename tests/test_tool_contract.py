@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import Home, tool_schemas
 from tests.fakes.openai_server import call, status, text, tool_call, tool_calls
-from tests.waiting import lines_until, until
+from tests.waiting import alive, lines_until, until
 
 PNG_1X1 = base64.b64encode(
     bytes.fromhex(
@@ -1080,15 +1080,6 @@ def test_sigint_kills_a_running_command_group(home: Home) -> None:
     assert proc.returncode == 130
     pid = int(pidfile.read_text())
     until(lambda: not alive(pid), timeout=10, what="the background sleep to die with the interrupt")
-
-
-def alive(pid: int) -> bool:
-    """Running, and not a zombie waiting for a parent that may never reap it."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_a_text_only_model_is_learnt_from_a_refusal(home: Home) -> None:

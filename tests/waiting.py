@@ -20,25 +20,33 @@ POLL = 0.01  # between two looks at a condition: short, so a wait ends soon afte
 def until(cond: Callable[[], T], timeout: float = 10.0, what: str = "") -> T:
     """`cond()` once it is truthy; AssertionError after `timeout` seconds."""
     end = time.monotonic() + timeout
-    while True:
-        value = cond()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what or cond}")
+    while not (value := _look(cond, end, timeout, what)):
         time.sleep(POLL)
+    return value
 
 
 async def until_async(cond: Callable[[], T], timeout: float = 10.0, what: str = "") -> T:
     """`until` for a test running in the event loop: other tasks run while it waits."""
     end = time.monotonic() + timeout
-    while True:
-        value = cond()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what or cond}")
+    while not (value := _look(cond, end, timeout, what)):
         await asyncio.sleep(POLL)
+    return value
+
+
+def _look(cond: Callable[[], T], end: float, timeout: float, what: str) -> T:
+    value = cond()
+    if not value and time.monotonic() > end:
+        raise AssertionError(f"timed out after {timeout} s waiting for {what or cond}")
+    return value
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for a parent that may never reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def read_line(stream: IO[Any], timeout: float = 30.0) -> str:
