@@ -148,8 +148,11 @@ def _session_dict(row: tuple[Any, ...]) -> dict[str, Any]:
 class Store:
     """One SQLite connection to the session database at `path`."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, clock: Callable[[], int] = now_ms) -> None:
+        """`clock` gives the time stamped on sessions and messages, in ms since the epoch
+        (real time unless a test passes its own). Ids keep real time: they only break ties."""
         self.path = path
+        self._clock = clock
         try:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             # isolation_level=None: the sqlite3 module must not open transactions
@@ -231,7 +234,7 @@ class Store:
     def create_session(self, directory: str, title: str = "untitled", parent: str | None = None) -> str:
         """Create a session and return its id. An unknown `parent` raises KeyError."""
         sid = new_id()
-        now = now_ms()
+        now = self._clock()
         try:
             self._db.execute(
                 "INSERT INTO sessions(id, title, directory, parent, time_created, time_updated)"
@@ -294,7 +297,7 @@ class Store:
         """
         mtype, data = self._split(message)
         with self._write() as db:
-            seq = self._insert(db, session_id, mtype, data, now_ms())
+            seq = self._insert(db, session_id, mtype, data, self._clock())
         return seq
 
     @staticmethod
@@ -340,7 +343,7 @@ class Store:
         """
         with self._write() as db:
             missing = self._unanswered(db, session_id)
-            now = now_ms()
+            now = self._clock()
             for call_id, name in missing:
                 answer = {"tool_call_id": call_id, "name": name, "content": CRASH_ERROR}
                 self._insert(db, session_id, "tool", _dumps(answer), now)
