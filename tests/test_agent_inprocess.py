@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import PROVIDER_LUA
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
+from tests.waiting import until_async
 from uji.agent.loop import Agent, TurnOptions
 from uji.agent.titles import sanitize
 from uji.app import App
@@ -100,10 +101,7 @@ async def test_an_interrupt_during_streaming_keeps_the_partial_text(tmp_path: Pa
     app, agent, events = await make_agent(tmp_path, fake)
     fake.script(text("slow " * 200, piece=5, gap=0.02))
     task = asyncio.get_running_loop().create_task(agent.turn("talk"))
-    for _ in range(200):
-        await asyncio.sleep(0.02)
-        if any(isinstance(e, Delta) for e in events):
-            break
+    await until_async(lambda: any(isinstance(e, Delta) for e in events), what="the first delta")
     task.cancel()
     result = await task
     assert result.interrupted

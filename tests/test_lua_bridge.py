@@ -3,7 +3,6 @@ callback-or-wait convention, uji.json, uji.schedule/defer/notify."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 import time
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import until_async
 from uji.app import App
 from uji.lua.runtime import LuaError, LuaInterrupt
 from uji.paths import resolve
@@ -147,11 +147,12 @@ async def test_notify_and_print_become_notices(app: App) -> None:
 
 
 async def test_defer_runs_later_and_can_be_cancelled(app: App) -> None:
+    # The cancelled one is due first: by the time the other has run, it would have too.
     await lua(
         app,
-        "uji.defer(0.01, function() uji.notify('later') end); local c = uji.defer(0.01, function() uji.notify('never') end); c()",
+        "local c = uji.defer(0.01, function() uji.notify('never') end); c(); uji.defer(0.05, function() uji.notify('later') end)",
     )
-    await asyncio.sleep(0.1)
+    await until_async(lambda: app.notices, what="the deferred function")  # type: ignore[attr-defined]
     assert app.notices == ["later"]  # type: ignore[attr-defined]
 
 
@@ -163,7 +164,7 @@ async def test_schedule_during_config_runs_after_all_files(app: App, tmp_path: P
     )
     (cfg / "plugin" / "a.lua").write_text("uji.notify('plugin a')\n")
     await app.load_config()
-    await asyncio.sleep(0.05)
+    await until_async(lambda: "scheduled" in app.notices, what="the scheduled function")  # type: ignore[attr-defined]
     assert app.notices == ["init", "plugin a", "scheduled"]  # type: ignore[attr-defined]
 
 
@@ -213,11 +214,16 @@ def test_lua_values_kept_by_python_outlive_their_coroutine(tmp_path: Path) -> No
         async def main():
             app = App(resolve({str(tmp_path / "c")!r}, {str(tmp_path / "d")!r}), cwd={str(tmp_path)!r})
             rt = app.lua
-            src = 'uji.defer(0.01, function() end); uji.on("x", function() end); ' \\
+            src = 'uji.defer(0.01, function() DEFERRED = true end); uji.on("x", function() end); ' \\
                   'uji.tool.add("t", {{ run = function() end, subject = function() return "s" end }})'
             await rt.call(rt.load_source(src, "t"))
             rt.lua.execute("collectgarbage(); collectgarbage()")
-            await asyncio.sleep(0.05)
+            for _ in range(3000):  # until the deferred function has run (30 s at most)
+                if rt.lua.eval("DEFERRED"):
+                    break
+                await asyncio.sleep(0.01)
+            else:
+                raise SystemExit("the deferred function never ran")
             app.events._handlers.clear()
             app.registry.remove("t")
             gc.collect()

@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import Home
 from tests.fakes.openai_server import FakeOpenAI, status, text
+from tests.waiting import until_async
 from uji.agent.loop import Agent, TurnOptions
 from uji.app import App
 from uji.events.stream import discard
@@ -334,10 +335,7 @@ async def test_after_an_interrupt_nothing_retries(tmp_path: Path) -> None:
         fake.script(*[status(503, "busy", headers={"retry-after": "30"}) for _ in range(20)])
         app, agent, notices = await titled_agent(tmp_path, fake)
         turn = asyncio.get_running_loop().create_task(agent.turn("hello"))
-        for _ in range(500):  # until the turn is waiting to retry
-            if any(n.startswith("request failed") for n in notices):
-                break
-            await asyncio.sleep(0.01)
+        await until_async(lambda: any(n.startswith("request failed") for n in notices), what="a retry")
         turn.cancel()  # what Esc does
         result = await turn
         assert result.interrupted

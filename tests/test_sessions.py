@@ -7,18 +7,11 @@ import json
 import signal
 import sqlite3
 import subprocess
-import time
 
 from tests.conftest import Home
 from tests.fakes.openai_server import text, tool_call
+from tests.waiting import until
 from uji.store.sessions import Store
-
-
-def _wait_for(path, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.02)
 
 
 def test_kill_9_mid_tool_call_then_continue_sees_everything_and_a_repaired_result(home: Home) -> None:
@@ -33,7 +26,7 @@ def test_kill_9_mid_tool_call_then_continue_sees_everything_and_a_repaired_resul
         stderr=subprocess.PIPE,
         text=True,
     )
-    _wait_for(started)
+    until(started.exists, timeout=20, what=f"{started} to appear")
     proc.send_signal(signal.SIGKILL)
     out, _ = proc.communicate(timeout=10)
     session = json.loads(out.splitlines()[0])["id"]
@@ -70,14 +63,12 @@ def test_a_5000_message_session_resumes(home: Home) -> None:
         store.append(sid, {"type": "assistant", "text": f"answer {i}"})
     store.close()
     home.fake.script(text("still here"))
-    t0 = time.monotonic()
-    run = home.run("and now?", "--session", sid)
-    elapsed = time.monotonic() - t0
+    run = home.run("and now?", "--session", sid)  # how fast: bench/sessions.py
     assert run.rc == 0 and run.done["text"] == "still here"
     messages = home.fake.turn_requests[-1].body["messages"]
     assert len(messages) == 1 + 5000 + 1
     assert messages[1] == {"role": "user", "content": "question 0"}
-    assert elapsed < 10
+    assert messages[-2] == {"role": "assistant", "content": "answer 2499"}
 
 
 def test_two_runs_on_one_database_lose_nothing(home: Home) -> None:

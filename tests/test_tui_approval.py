@@ -91,7 +91,9 @@ async def test_t_waits_for_what_to_do_instead_and_the_model_gets_it(tmp_path: Pa
         await until(pilot, lambda: panel.telling is not None and panel.telling.has_focus)
         await pilot.press("enter")  # nothing typed: it keeps waiting
         await type_text(pilot, "call it bye.txt, not hello")
-        await pilot.pause(0.2)
+        await until(
+            pilot, lambda: panel.telling is not None and panel.telling.value == "call it bye.txt, not hello"
+        )
         # The turn waits for the text: the model has not been asked again.
         assert len(fake.turn_requests) == 1 and not panel.answer.done()
         await pilot.press("enter")

@@ -136,15 +136,20 @@ async def test_escape_clears_the_input(tmp_path: Path, fake: FakeOpenAI) -> None
 
 
 async def test_messages_typed_during_a_turn_are_queued_then_sent(tmp_path: Path, fake: FakeOpenAI) -> None:
-    fake.script(tool_call("run_command", {"command": "sleep 0.6"}), text("ran it"), text("got the extra"))
+    fake.script(tool_call("run_command", {"command": "sh wait.sh"}), text("ran it"), text("got the extra"))
     app = make_app(tmp_path, fake, ALLOW_COMMANDS)
+    # The command runs until the message is queued (60 s at most): no race with a sleep.
+    (tmp_path / "work" / "wait.sh").write_text(
+        "i=0; while [ ! -e go ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n"
+    )
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "sleep a bit")
-        await shows(pilot, "⏺ Ran sleep 0.6")
+        await shows(pilot, "⏺ Ran sh wait.sh")
         await send(pilot, "and one more thing")
         screen = await shows(pilot, "queued > and one more thing")
         assert "Working (" in screen
+        (tmp_path / "work" / "go").touch()
         await idle(pilot)
         # Steered in after the tool result, in the same turn.
         second = fake.turn_requests[1].body["messages"]

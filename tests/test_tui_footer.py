@@ -10,11 +10,13 @@ from tests.test_tui_support import SIZE, idle, make_app, ready, send, shows, unt
 from uji.tui.render import SPINNER
 
 ALLOW_COMMANDS = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
+# A command that runs until the test creates `go` (60 s at most): no race with a sleep.
+WAIT_FOR_GO = "i=0; while [ ! -e go ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n"
 
 
 async def test_footer_shows_model_effort_context_and_working_time(tmp_path: Path, fake: FakeOpenAI) -> None:
     fake.script(
-        tool_call("run_command", {"command": "sleep 1.3"}, usage=make_usage(2000, 5)),
+        tool_call("run_command", {"command": "sh wait.sh"}, usage=make_usage(2000, 5)),
         text("ok", usage=make_usage(2500, 7)),
     )
     app = make_app(
@@ -22,13 +24,16 @@ async def test_footer_shows_model_effort_context_and_working_time(tmp_path: Path
         fake,
         ALLOW_COMMANDS + 'uji.model.use({ provider = "test", model = "m", effort = "high" })\n',
     )
+    # The command runs until the test has seen the activity line count a second.
+    (tmp_path / "work" / "wait.sh").write_text(WAIT_FOR_GO)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         screen = await shows(pilot, "test/m · effort high")
         await send(pilot, "wait")
-        screen = await shows(pilot, "Working (1s)", timeout=4)
+        screen = await shows(pilot, "Working (1s)")
         line = next(x for x in screen.splitlines() if "Working (" in x)
         assert line.strip()[0] in SPINNER and "Esc to interrupt" in line
+        (tmp_path / "work" / "go").touch()
         await idle(pilot)
         await until(pilot, lambda: not app.activity.display)
         screen = await shows(pilot, "context 2.5k/100.0k (2%)")

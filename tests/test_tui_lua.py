@@ -112,7 +112,7 @@ async def test_prompt_hidden_and_confirm_with_timeout(tmp_path: Path, fake: Fake
         await pilot.press("y")
         await shows(pilot, "sure: true")
         await send(pilot, "/quick")
-        await shows(pilot, "quick: nil", timeout=3)
+        await shows(pilot, "quick: nil")
 
 
 async def test_input_and_toggle_thinking_from_lua(tmp_path: Path, fake: FakeOpenAI) -> None:

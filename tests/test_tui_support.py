@@ -33,7 +33,12 @@ def make_app(tmp_path: Path, fake: FakeOpenAI | None, lua: str = "", **kw: Any) 
     return UjiApp(Paths(str(config), str(data), str(data / "uji.db")), cwd=str(work), **kw)
 
 
-async def until(pilot: Pilot[Any], cond: Callable[[], Any], timeout: float = 5.0, what: str = "") -> Any:
+# How long a wait for the screen may take before the test fails: generous, since a wait
+# ends as soon as its condition holds, and a loaded machine (two cores, many runs) is slow.
+WAIT = 20.0
+
+
+async def until(pilot: Pilot[Any], cond: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:
     """Pause until `cond()` is truthy; fail with the screen's text after `timeout`."""
     end = time.monotonic() + timeout
     while True:
@@ -55,7 +60,7 @@ async def ready(pilot: Pilot[Any]) -> UjiApp:
     return app
 
 
-async def idle(pilot: Pilot[Any], timeout: float = 10.0) -> None:
+async def idle(pilot: Pilot[Any], timeout: float = WAIT) -> None:
     """Until the turn (and any turn started from the queue) has finished."""
     app = pilot.app
     assert isinstance(app, UjiApp)
@@ -84,7 +89,7 @@ def screen_text(app: Any) -> str:
     return console.export_text()
 
 
-async def shows(pilot: Pilot[Any], snippet: str, timeout: float = 5.0) -> str:
+async def shows(pilot: Pilot[Any], snippet: str, timeout: float = WAIT) -> str:
     """Until `snippet` is on the screen; returns the screen's text."""
 
     def found() -> str | None:
