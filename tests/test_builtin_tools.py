@@ -487,9 +487,8 @@ async def test_run_merges_stderr_in_order_and_strips_crlf(ctx: ToolContext) -> N
 async def test_run_environment(ctx: ToolContext, cwd: Path) -> None:
     assert (await sh(ctx, "pwd")).text == str(cwd)
     assert (await sh(ctx, "echo $GIT_TERMINAL_PROMPT")).text == "0"
-    start = time.monotonic()
+    assert (await sh(ctx, "readlink /proc/self/fd/0")).text == "/dev/null"
     assert (await sh(ctx, "cat")).text == "(no output, exit code 0)"  # stdin is /dev/null
-    assert time.monotonic() - start < 2
 
 
 async def test_run_argument_errors(ctx: ToolContext) -> None:
@@ -589,9 +588,8 @@ async def test_run_cuts_a_huge_line_on_a_utf8_boundary(ctx: ToolContext) -> None
 
 
 async def test_run_timeout_kills_the_group(ctx: ToolContext) -> None:
-    start = time.monotonic()
+    # How soon it returns is a figure in bench/reactions.py; here, that it was stopped.
     result = await sh(ctx, "sleep 30 & echo $!; wait", timeout=1)
-    assert time.monotonic() - start < 5
     head, pid = result.text.split("\n")
     assert head == "error: command timed out after 1s"
     assert gone(int(pid))
@@ -609,11 +607,10 @@ async def test_run_cancel_kills_the_group_and_reaps(ctx: ToolContext, cwd: Path)
 
 
 async def test_run_background_child_does_not_hang_the_call(ctx: ToolContext) -> None:
-    start = time.monotonic()
     result = await sh(ctx, "sleep 30 & echo $!")
-    assert time.monotonic() - start < 2
     pid = int(result.text)
     try:
+        # The call is back while its background child still runs: it did not wait for it.
         assert not gone(pid, wait=0)  # a normal exit kills nothing
     finally:
         os.kill(pid, signal.SIGKILL)

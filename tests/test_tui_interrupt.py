@@ -3,7 +3,6 @@ command); Ctrl+C fires before_quit and exits cleanly."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
@@ -23,10 +22,8 @@ async def test_escape_interrupts_a_long_command(tmp_path: Path, fake: FakeOpenAI
         await type_text(pilot, "draft")
         await pilot.press("escape")  # the first Esc clears the draft
         assert app.composer.text == "" and app.conversation.working
-        started = time.monotonic()
         await pilot.press("escape")
-        await idle(pilot)
-        assert time.monotonic() - started < 5
+        await idle(pilot)  # well before the 30 s of the sleep (how soon: bench/reactions.py)
         tool = entries(app, "tool")[0]
         assert tool["content"] == "error: interrupted by the user while this tool ran"
         assert await shows(pilot, "Interrupted")
