@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAI, make_usage, text, tool_call
-from tests.test_tui_support import SIZE, idle, make_app, ready, send, shows, until
+from tests.test_tui_support import SIZE, idle, make_app, ready, screen_text, send, shows, until
 from uji.tui.render import SPINNER
 
 ALLOW_COMMANDS = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
@@ -30,7 +31,14 @@ async def test_footer_shows_model_effort_context_and_working_time(tmp_path: Path
         await ready(pilot)
         screen = await shows(pilot, "test/m · effort high")
         await send(pilot, "wait")
-        screen = await shows(pilot, "Working (1s)")
+
+        # The activity line counts the seconds (which second the screen is caught at
+        # depends on the machine's load: at least the first).
+        def counting() -> str | None:
+            screen = screen_text(app)
+            return screen if re.search(r"Working \([1-9][0-9]*s\)", screen) else None
+
+        screen = await until(pilot, counting, what="Working (Ns) with N >= 1")
         line = next(x for x in screen.splitlines() if "Working (" in x)
         assert line.strip()[0] in SPINNER and "Esc to interrupt" in line
         (tmp_path / "work" / "go").touch()
