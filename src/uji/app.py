@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from uji.store.sessions import Store
     from uji.tools.policy import Policy
     from uji.tools.registry import Registry
+    from uji.ui.port import Ui
 
 
 class _Via:
@@ -60,10 +61,17 @@ class _Via:
 
 
 class App:
-    def __init__(self, paths: Paths, cwd: str | None = None, notice: Notice | None = None) -> None:
+    def __init__(
+        self, paths: Paths, cwd: str | None = None, notice: Notice | None = None, ui: Ui | None = None
+    ) -> None:
         self.paths = paths
         self.cwd = os.path.realpath(cwd or os.getcwd())
         self.notice = Notices(notice)  # called to say something; the frontend sets its sink
+        if ui is None:  # no frontend: the port with no screen, its notices ours
+            from uji.ui.headless import HeadlessUi
+
+            ui = HeadlessUi(self.notice)
+        self.ui = ui  # what uji.keymap, uji.ui and uji.input talk to
         self._store: Store | None = None
         self.host = LuaHost(paths, self._install_api, self.notice)
         self.events = Events(self.host.call_handler, self.notice)

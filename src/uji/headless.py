@@ -15,6 +15,7 @@ from uji.app import App
 from uji.events.stream import AgentEvent, Done, Event, Notice, SessionCreated, SessionOpened, SessionResumed
 from uji.paths import Paths
 from uji.stdio import UsageError, prompt_from, say, silence, write_all
+from uji.ui.headless import HeadlessUi
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
@@ -208,7 +209,7 @@ async def run(paths: Paths, opts: Any) -> int:
         prompt = prompt_from(opts.prompt, notice=printer.notice)
     except UsageError as e:
         return _usage_error(str(e))
-    app = App(paths, notice=printer.notice)
+    app = App(paths, notice=printer.notice, ui=HeadlessUi(printer.notice))
     printer.on_closed = _stop_on_closed_output(app)
     sigint = Sigint(app)
     try:

@@ -34,15 +34,16 @@ from uji.events.stream import (
     ToolStarted,
 )
 from uji.paths import Paths
-from uji.tui import commands, host
+from uji.tui import commands
 from uji.tui.approval import ApprovalPanel, Reply
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
 from uji.tui.focus import KeyRouter
 from uji.tui.footer import WORKING, Activity, QueueView, Status, StatusBar
-from uji.tui.keys import Binding, Keymap, from_textual
+from uji.tui.keys import from_textual
 from uji.tui.modals import Modal, PromptPanel, SelectPanel
 from uji.tui.transcript import Entry, Transcript
+from uji.ui.keys import Binding, Keymap
 
 T = TypeVar("T")
 TICK = 0.08  # the spinner's frame time (reference limits)
@@ -109,7 +110,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.show_notice(f"uji could not open the session: {e}")
             self.conversation.ready.set()  # what is typed now gets a clear answer
             return
-        self.transcript.set_thinking(self._ui().show_thinking)
+        if self.conversation.app is not None:
+            self.transcript.set_thinking(self.conversation.app.ui.show_thinking)
         early, self._early = self._early, []
         for text in early:
             self.submit_line(text)
@@ -131,9 +133,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _ui(self) -> host.UiState:
+    def current_keymap(self) -> Keymap:
+        """The UI port's keymap (the config's bindings), or the defaults until it exists."""
         app = self.conversation.app
-        return host.ui_state(app) if app is not None else host.UiState(keymap=self._spare_keymap)
+        return app.ui.keymap if app is not None else self._spare_keymap
 
     # What the conversation asks of the screen -------------------------------------
 
@@ -206,7 +209,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         entry.data.update(output=output, code=code)
         self.transcript.update(entry)
 
-    # uji.ui and uji.input (host.Surface) --------------------------------------------
+    # uji.ui and uji.input (host.Surface, behind the UI port) --------------------------------------------
 
     async def ask(self, modal: Modal) -> Any:
         """Show a question above the composer and wait for its answer."""
@@ -286,7 +289,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 # Typed before the question appeared or within its guard time: not an
                 # answer. It goes where it would have gone without the question.
                 mode = "normal"
-        found = self._ui().keymap.lookup(mode, from_textual(event.key, event.character))
+        found = self.current_keymap().lookup(mode, from_textual(event.key, event.character))
         if found is None:
             if mode == "confirm":
                 # A question owns the keyboard: stray typing must not reach the composer.
@@ -348,7 +351,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def do_toggle_thinking(self) -> None:
         app = self.conversation.app
         if app is not None:
-            host.toggle_thinking(app)
+            app.ui.toggle_thinking()
 
     def do_submit(self) -> None:
         text = self.composer.text

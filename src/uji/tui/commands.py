@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from uji.lua.runtime import LuaError
-from uji.tui import host
 from uji.tui.composer import Suggestion
 from uji.tui.login import login
 
@@ -74,7 +73,7 @@ async def effort(tui: UjiApp, args: str) -> None:
 async def thinking(tui: UjiApp, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
-    host.toggle_thinking(app)
+    app.ui.toggle_thinking()
 
 
 async def compact(tui: UjiApp, args: str) -> None:

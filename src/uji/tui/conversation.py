@@ -23,7 +23,7 @@ from uji.events.stream import (
     ShellStarted,
 )
 from uji.paths import Paths
-from uji.tui.host import Surface, ui_state
+from uji.tui.host import ScreenUi, Surface
 from uji.tui.shell import ShellRun
 
 if TYPE_CHECKING:
@@ -91,8 +91,10 @@ class Conversation:
         # Notices from loading the config are held back and shown after the session,
         # which replaces what the transcript showed.
         held: list[str] = []
-        app = App(self.paths, self.cwd, notice=held.append)
-        ui_state(app).surface = self.view
+        # The port's notices go where the App's go (held back while the config loads).
+        app = App(
+            self.paths, self.cwd, notice=held.append, ui=ScreenUi(self.view, lambda text: app.notice(text))
+        )
         self._loading = app
         try:
             await app.load_config()
@@ -302,10 +304,10 @@ class Conversation:
         old = self.app
         assert old is not None and self.session_id is not None
         session_id = self.session_id
-        shown = ui_state(old).show_thinking
+        shown = old.ui.show_thinking
         await old.close()
         self.app = await self._make_app()
-        ui_state(self.app).show_thinking = shown
+        self.app.ui.show_thinking = shown
         for rule in old.policy.remembered.rules:  # the session goes on, and so do its approvals
             if rule.scope == "session":
                 self.app.policy.remembered.add(rule.tool, rule.subject, rule.scope, rule.origin)

@@ -1,20 +1,14 @@
-"""What `uji.keymap`, `uji.ui` and `uji.input` talk to, with or without a screen.
-
-Each App gets one `UiState`. The terminal UI attaches itself as the `surface`; without
-one (`uji run`) the keymap is still recorded, the draft is a plain string and the
-questions answer nil. No Textual imports: `uji run` loads this module.
+"""The terminal UI's side of the UI port (`uji.ui.port.Ui`): questions, the composer and
+the thinking switch go to the screen. One `ScreenUi` per `App` (a reload builds a new
+one, with the new config's keymap). No Textual imports.
 """
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Awaitable
+from typing import Protocol
 
-from uji.tui.keys import Keymap
-
-if TYPE_CHECKING:
-    from uji.app import App
+from uji.ui.port import Deferred, Notice, Ui
 
 
 class Surface(Protocol):
@@ -35,42 +29,28 @@ class Surface(Protocol):
     def screen_size(self) -> tuple[int, int]: ...
 
 
-@dataclass
-class UiState:
-    keymap: Keymap = field(default_factory=Keymap)
-    surface: Surface | None = None
-    show_thinking: bool = False
-    draft: str = ""  # the composer's text when there is no screen
+class ScreenUi(Ui):
+    def __init__(self, surface: Surface, notice: Notice) -> None:
+        super().__init__(notice)
+        self.surface = surface
 
+    def select(self, title: str, labels: list[str], current: int | None) -> Awaitable[int | None]:
+        return Deferred(self.surface.select, title, labels, current)
 
-# Keyed weakly by App, so App needs no field for the UI and a closed App lets go.
-_states: weakref.WeakKeyDictionary[App, UiState] = weakref.WeakKeyDictionary()
+    def prompt(self, title: str, value: str, hidden: bool) -> Awaitable[str | None]:
+        return Deferred(self.surface.prompt, title, value, hidden)
 
+    def confirm(self, title: str, body: str, preview: str | None) -> Awaitable[bool]:
+        return Deferred(self.surface.confirm, title, body, preview)
 
-def ui_state(app: App) -> UiState:
-    state = _states.get(app)
-    if state is None:
-        state = _states[app] = UiState()
-    return state
+    def input_get(self) -> str:
+        return self.surface.input_get()
 
+    def input_set(self, text: str) -> None:
+        self.surface.input_set(text)
 
-def toggle_thinking(app: App) -> bool:
-    state = ui_state(app)
-    state.show_thinking = not state.show_thinking
-    if state.surface is not None:
-        state.surface.set_thinking(state.show_thinking)
-    app.notice("thinking shown" if state.show_thinking else "thinking hidden")
-    return state.show_thinking
+    def size(self) -> tuple[int, int]:
+        return self.surface.screen_size()
 
-
-def input_get(app: App) -> str:
-    state = ui_state(app)
-    return state.surface.input_get() if state.surface is not None else state.draft
-
-
-def input_set(app: App, text: str) -> None:
-    state = ui_state(app)
-    if state.surface is not None:
-        state.surface.input_set(text)
-    else:
-        state.draft = text
+    def set_thinking(self, shown: bool) -> None:
+        self.surface.set_thinking(shown)

@@ -14,9 +14,10 @@ def install_all(app: App) -> dict[str, Any]:
     host: dict[str, Any] = {}
     for module in (core, tool, events, provider, command, auth, fs, job, http, context, session):
         host.update(module.install(app))
-    # The screen's namespaces; their state lives in uji.tui.host (no Textual).
+    # The screen's namespaces talk to the UI port the frontend gave the App.
     from uji.lua.api import input, keymap, ui
 
-    for module in (keymap, ui, input):
-        host.update(module.install(app))
+    host.update(keymap.install(app.ui, lambda: app.lua))
+    host.update(ui.install(app.ui, lambda: app.lua))
+    host.update(input.install(app.ui))
     return host

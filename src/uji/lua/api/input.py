@@ -1,29 +1,23 @@
 """uji.input: get, set, append, clear — the composer's text, or a plain draft string
-when there is no screen."""
+when there is no screen (both kept by the UI port)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.ui.port import Ui
 
 
-def install(app: App) -> dict[str, Any]:
-    # uji.tui is imported on first use: a headless run never loads it.
+def install(ui: Ui) -> dict[str, Callable[..., Any]]:
     def input_get() -> str:
-        from uji.tui import host
-
-        return host.input_get(app)
+        return ui.input_get()
 
     def input_set(text: str) -> None:
-        from uji.tui import host
-
-        host.input_set(app, text)
+        ui.input_set(text)
 
     def input_append(text: str) -> None:
-        from uji.tui import host
-
-        host.input_set(app, host.input_get(app) + text)
+        ui.input_append(text)
 
     return {"input_get": input_get, "input_set": input_set, "input_append": input_append}

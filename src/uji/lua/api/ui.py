@@ -1,75 +1,67 @@
-"""uji.ui: select, prompt, confirm, toggle_thinking, size.
+"""uji.ui: select, prompt, confirm, toggle_thinking, size — through the UI port.
 
-The questions return `Pending` so the calling Lua task waits for the answer. With no
-screen attached they give nil and say so in a notice, rather than hanging a headless
-run on a question nobody can answer."""
+The questions return `Pending` so the calling Lua task waits for the answer. When the
+port has nobody to ask (no screen) they give nil at once and say so in a notice,
+rather than hanging a headless run on a question nobody can answer."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from uji.lua.runtime import Pending
+from uji.ui.port import Deferred
 
 if TYPE_CHECKING:
-    from uji.app import App
-    from uji.tui import host
+    from uji.lua.runtime import Runtime
+    from uji.ui.port import Ui
 
 NO_SCREEN = "no screen to ask on"
+T = TypeVar("T")
 
 
-def install(app: App) -> dict[str, Any]:
-    # uji.tui is imported on first use: a headless run never loads it.
-    def surface(fname: str) -> host.Surface | None:
-        from uji.tui import host
-
-        found = host.ui_state(app).surface
-        if found is None:
-            app.notice(f"{fname}: {NO_SCREEN}")
-        return found
+def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]:
+    def asked(answer: Awaitable[T] | None, fname: str) -> Awaitable[T] | None:
+        if answer is None:
+            ui.notice(f"{fname}: {NO_SCREEN}")
+        return answer
 
     def ui_select(title: str, labels: Any, current: int | None) -> Pending | None:
-        screen = surface("uji.ui.select")
-        if screen is None:
+        items = [str(x) for x in lua().convert.to_python(labels)]
+        answer = asked(ui.select(title, items, current - 1 if current else None), "uji.ui.select")
+        if answer is None:
             return None
-        items = [str(x) for x in app.lua.convert.to_python(labels)]
 
-        async def ask() -> int | None:
-            index = await screen.select(title, items, current - 1 if current else None)
+        async def ask(answer: Awaitable[int | None]) -> int | None:
+            index = await answer
             return None if index is None else index + 1  # Lua counts from 1
 
-        return Pending(ask())
+        return Pending(Deferred(ask, answer))
 
     def ui_prompt(title: str, value: str, hidden: bool) -> Pending | None:
-        screen = surface("uji.ui.prompt")
-        if screen is None:
-            return None
-        return Pending(screen.prompt(title, value, hidden))
+        answer = asked(ui.prompt(title, value, hidden), "uji.ui.prompt")
+        return None if answer is None else Pending(answer)
 
     def ui_confirm(title: str, body: str, timeout: float | None, preview: str | None) -> Pending | None:
-        screen = surface("uji.ui.confirm")
-        if screen is None:
+        answer = asked(ui.confirm(title, body, preview), "uji.ui.confirm")
+        if answer is None:
             return None
 
-        async def ask() -> bool | None:
+        async def ask(answer: Awaitable[bool]) -> bool | None:
             try:
                 async with asyncio.timeout(timeout):  # not wait_for: it can swallow a cancel
-                    return await screen.confirm(title, body, preview)
+                    return await answer
             except TimeoutError:
                 return None
 
-        return Pending(ask())
+        return Pending(Deferred(ask, answer))
 
     def ui_toggle_thinking() -> bool:
-        from uji.tui import host
-
-        return host.toggle_thinking(app)
+        return ui.toggle_thinking()
 
     def ui_size() -> tuple[int, int] | None:
-        from uji.tui import host
-
-        screen = host.ui_state(app).surface
-        return screen.screen_size() if screen is not None else None
+        return ui.size()
 
     return {
         "ui_select": ui_select,

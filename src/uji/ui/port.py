@@ -1,0 +1,103 @@
+"""The UI port: what the Lua bridge (`uji.keymap`, `uji.ui`, `uji.input`) talks to.
+
+A frontend implements it and hands it to the `App` it builds: the terminal UI
+(`uji.tui.host.ScreenUi`) puts the questions on the screen; `uji run` uses
+`uji.ui.headless.HeadlessUi`, which has nobody to ask. Either way the port keeps the
+state the Lua side sets — the keymap, whether thinking is shown — so a config's
+bindings are recorded (and listed) with or without a screen, and the screen reads them
+from the port once it is there.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
+
+if TYPE_CHECKING:
+    from uji.ui.keys import Keymap
+
+Notice = Callable[[str], None]
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
+class Deferred(Generic[T]):
+    """An answer that starts being worked out only when awaited.
+
+    A question whose Lua side then fails (asked outside a task, with no callback) is
+    dropped unawaited; a coroutine made up front would warn "never awaited" then."""
+
+    __slots__ = ("_args", "_fn", "_kwargs")
+
+    def __init__(self, fn: Callable[P, Coroutine[Any, Any, T]], *args: P.args, **kwargs: P.kwargs) -> None:
+        self._fn: Callable[..., Coroutine[Any, Any, T]] = fn
+        self._args: tuple[Any, ...] = args
+        self._kwargs: dict[str, Any] = kwargs
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self._fn(*self._args, **self._kwargs).__await__()
+
+
+class Ui(ABC):
+    """Keymap, composer input, questions (select, prompt, confirm) and notices.
+
+    A question method returns the answer to await, or None when nobody can answer
+    (no screen); the Lua side then answers nil at once instead of waiting."""
+
+    def __init__(self, notice: Notice) -> None:
+        self.notice: Notice = notice
+        self.show_thinking = False
+        self._keymap: Keymap | None = None
+
+    @property
+    def keymap(self) -> Keymap:
+        """The bindings: the defaults, changed by the config's `uji.keymap` calls."""
+        if self._keymap is None:  # uji.ui.keys builds its tables on import: only when used
+            from uji.ui.keys import Keymap
+
+            self._keymap = Keymap()
+        return self._keymap
+
+    # Questions --------------------------------------------------------------------
+
+    @abstractmethod
+    def select(self, title: str, labels: list[str], current: int | None) -> Awaitable[int | None] | None:
+        """The index (from 0) of the label chosen, None if cancelled; `current` is
+        the index shown first."""
+
+    @abstractmethod
+    def prompt(self, title: str, value: str, hidden: bool) -> Awaitable[str | None] | None:
+        """A line of text (starting as `value`; `hidden` masks it), None if cancelled."""
+
+    @abstractmethod
+    def confirm(self, title: str, body: str, preview: str | None) -> Awaitable[bool] | None:
+        """Whether the user allowed it."""
+
+    # The composer -----------------------------------------------------------------
+
+    @abstractmethod
+    def input_get(self) -> str: ...
+
+    @abstractmethod
+    def input_set(self, text: str) -> None: ...
+
+    def input_append(self, text: str) -> None:
+        self.input_set(self.input_get() + text)
+
+    # The screen -------------------------------------------------------------------
+
+    @abstractmethod
+    def size(self) -> tuple[int, int] | None:
+        """Width and height in cells, or None without a screen."""
+
+    @abstractmethod
+    def set_thinking(self, shown: bool) -> None:
+        """Show or hide the model's reasoning."""
+
+    def toggle_thinking(self) -> bool:
+        """Flip whether the model's reasoning is shown, say so, and return it."""
+        self.show_thinking = not self.show_thinking
+        self.set_thinking(self.show_thinking)
+        self.notice("thinking shown" if self.show_thinking else "thinking hidden")
+        return self.show_thinking
