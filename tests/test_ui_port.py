@@ -12,9 +12,10 @@ from collections.abc import Awaitable
 from pathlib import Path
 
 from uji.app import App
+from uji.notices import Notice
 from uji.paths import Paths
 from uji.ui.keys import Binding, parse_key
-from uji.ui.port import Deferred, Notice, Ui
+from uji.ui.port import Deferred, Ui
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "uji"
 

@@ -11,7 +11,9 @@ those who use it:
 - `wires` (wires/registry.py): the wires by name, and `http`, the HTTP client they share;
 - `events` (events.py): the hooks and notifications;
 - `context` (agent/contexts.py): context providers, caching and compaction settings;
-- `commands` (commands.py), `notice` (notices.py), `frontend` (frontend.py).
+- `commands` (commands.py), `notice` (notices.py), `frontend` (frontend.py);
+- `ui` (ui/port.py): the UI port uji.keymap, uji.ui and uji.input talk to, given by the
+  frontend (the screen's, or one with no screen).
 """
 
 from __future__ import annotations

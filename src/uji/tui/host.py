@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Protocol
 
-from uji.ui.port import Deferred, Notice, Ui
+from uji.notices import Notice
+from uji.ui.port import Deferred, Ui
 
 
 class Surface(Protocol):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 
-from uji.ui.port import Notice, Ui
+from uji.notices import Notice
+from uji.ui.port import Ui
 
 
 class HeadlessUi(Ui):

@@ -14,10 +14,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
+from uji.notices import Notice
+
 if TYPE_CHECKING:
     from uji.ui.keys import Keymap
 
-Notice = Callable[[str], None]
 T = TypeVar("T")
 P = ParamSpec("P")
 
