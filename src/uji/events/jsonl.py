@@ -7,9 +7,34 @@ decision, by, ...}`, `progress {tool, id, line}`, `notice {text}` and last
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
-from uji.events.stream import CallDecided, Done, Event, MessageSaved, Notice, Outcome, Progress, SessionOpened
+from uji.events.stream import (
+    BeforeQuit,
+    CallDecided,
+    CallSubject,
+    Delta,
+    Done,
+    Event,
+    MessageSaved,
+    MessageSubmitted,
+    ModelChanged,
+    Notice,
+    Outcome,
+    Progress,
+    QueueChanged,
+    SessionCompacted,
+    SessionCreated,
+    SessionOpened,
+    SessionResumed,
+    SessionTitled,
+    ShellFinished,
+    ShellStarted,
+    StatusChanged,
+    StreamCleared,
+    ToolStarted,
+    TurnFinished,
+)
 
 
 def outcome_fields(o: Outcome) -> dict[str, Any]:
@@ -65,4 +90,24 @@ def json_line(event: Event) -> dict[str, Any] | None:
                 out["text"] = event.text or ""
             out["usage"] = event.usage.as_dict()
             return out
-    return None
+        case (
+            Delta()
+            | StreamCleared()
+            | MessageSubmitted()
+            | QueueChanged()
+            | StatusChanged()
+            | TurnFinished()
+            | SessionTitled()
+            | SessionCompacted()
+            | CallSubject()
+            | ToolStarted()
+            | SessionCreated()
+            | SessionResumed()
+            | ModelChanged()
+            | ShellStarted()
+            | ShellFinished()
+            | BeforeQuit()
+        ):
+            return None
+        case _:
+            assert_never(event)  # a new kind of event: mypy asks whether it has a line

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Coroutine
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, assert_never, cast
 
 from textual import events
 from textual.app import App as TextualApp
@@ -28,10 +28,15 @@ from uji.events.stream import (
     CallSubject,
     Delta,
     MessageSaved,
+    MessageSubmitted,
     Progress,
     QueueChanged,
+    SessionCompacted,
+    SessionTitled,
+    StatusChanged,
     StreamCleared,
     ToolStarted,
+    TurnFinished,
 )
 from uji.paths import Paths
 from uji.tui import commands
@@ -162,8 +167,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 t.stream_cleared()
             case QueueChanged():
                 self.queue_view.show(self.conversation.queued())
+            case MessageSubmitted() | StatusChanged() | TurnFinished() | SessionTitled() | SessionCompacted():
+                pass  # for Lua handlers; the conversation redraws the state itself
             case _:
-                pass  # the rest is for Lua handlers and `uji run --json`
+                assert_never(event)  # a new kind of event: mypy asks what the screen does with it
 
     async def approve(self, question: Question) -> Answer:
         panel = ApprovalPanel(
