@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import Home
-from tests.fakes.openai_server import text, tool_call
+from tests.fakes.openai_server import FakeOpenAI, text, tool_call
+from tests.test_compaction import long_session, small
+from tests.test_tui_support import SIZE, make_app, ready, send, until
 from uji.agent.approval import Decision
 from uji.events.catalog import BY_NAME, CATALOG, HOOKS, NOTIFICATIONS
 from uji.events.jsonl import json_line
@@ -17,7 +19,7 @@ from uji.tools.policy import Verdict
 ROOT = Path(__file__).resolve().parents[1]
 
 # Every handler reports its event's payload as `payload <event> key=luatype ...`, keys sorted.
-RECORD_ALL = """
+RECORD = """
 local function record(name)
   uji.on(name, function(e)
     local parts = {}
@@ -27,12 +29,17 @@ local function record(name)
   end)
 end
 for _, name in ipairs({ NAMES }) do record(name) end
+"""
+RECORD_ALL = (
+    RECORD
+    + """
 uji.provider.add({ id = "test2", name = "T2", wire = "openai-chat", base_url = "http://127.0.0.1:9", models = { "z" } })
 uji.model.use({ provider = "test2", model = "z" })
 uji.model.use({ provider = "test", model = "m" })
 uji.tool.add("queue_one", { policy = "allow", run = function() uji.session.submit("one more"); return "queued" end })
 uji.command.add("go", function(args) uji.session.set_title("Titled"); uji.session.submit(args) end)
 """
+)
 
 
 def lua_type_of(declared: str) -> str:
@@ -64,8 +71,8 @@ def test_lua_payloads_have_exactly_the_declared_fields(home: Home) -> None:
     assert second.rc == 0, second.stderr
     seen = [n for n in first.notices + second.notices if n.startswith("payload ")]
     names_seen = {line.split(" ")[1] for line in seen}
-    # A `uji run` reaches all but these (the screen's `!` commands and quitting, and
-    # compaction, which test_compaction.py drives).
+    # A `uji run` reaches all but these: compaction and the screen's `!` commands are
+    # below; before_quit (no fields) is in test_tui_interrupt.py.
     assert names_seen == {s.name for s in CATALOG} - {
         "shell_started",
         "shell_finished",
@@ -74,6 +81,29 @@ def test_lua_payloads_have_exactly_the_declared_fields(home: Home) -> None:
     }
     for line in seen:
         assert line == expected(line.split(" ")[1])
+
+
+def test_compaction_payload(home: Home) -> None:
+    small(home, RECORD.replace("NAMES", '"session_compacted"'))
+    sid = long_session(home)
+    home.fake.script(text("continuing"))
+    run = home.run("next step", "--session", sid)
+    assert run.rc == 0, run.stderr
+    assert [n for n in run.notices if n.startswith("payload ")] == [expected("session_compacted")]
+
+
+async def test_the_screens_notifications_have_the_declared_fields(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake, RECORD.replace("NAMES", '"shell_started", "shell_finished"'))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!exit 3")
+
+        def payloads() -> list[str]:
+            notices = (e.data["text"] for e in app.transcript.entries if e.kind == "notice")
+            return [n for n in notices if n.startswith("payload ")]
+
+        await until(pilot, lambda: len(payloads()) == 2, what="both shell notifications")
+        assert payloads() == [expected("shell_started"), expected("shell_finished")]
 
 
 def test_every_catalog_field_has_a_lua_type() -> None:
