@@ -19,6 +19,7 @@ commands:
   resume [--id ID]    reopen the latest session of this directory, or session ID
   list [--json]       list the sessions of this directory
   delete ID           delete a session and its child sessions
+  lua-types           print the directory of the LuaLS definitions of `uji.*` (docs/lua-api.md)
 
 options (anywhere on the line, also as --opt=VALUE):
   -h, --help          show this help
@@ -113,6 +114,7 @@ def _parser() -> Any:
     listing.add_argument("--json", action="store_true", help="one JSON object per session and line")
     delete = command("delete", "delete a session")
     delete.add_argument("id")
+    command("lua-types", "print the directory of the LuaLS definitions of uji.* (for .luarc.json)")
     return p
 
 
@@ -155,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if opts.help and opts.command is None:
         sys.stdout.write(HELP)
+        return 0
+    if opts.command == "lua-types":
+        import os
+
+        print(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lua", "meta"))
         return 0
     from uji.paths import resolve
 

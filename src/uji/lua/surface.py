@@ -1,0 +1,944 @@
+"""The `uji.*` Lua API, declared once: every namespace, function, value and table shape
+that a config sees, with its parameter and return types (LuaLS type syntax) and one doc
+line.
+
+`uji.lua.typegen` renders it as `docs/lua-api.md` and as the LuaLS definition file
+`src/uji/lua/meta/uji.lua`; tests/test_lua_surface.py walks the `uji` table of a real
+runtime and checks that what is installed and what is declared are the same. Nothing on
+the start-up path imports this module.
+
+Add a function here when you add one to `runtime/uji/api/*.lua`, then run
+`python -m uji.lua.typegen` to write the generated files again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str  # a LuaLS type expression
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Return:
+    type: str
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str  # the full name, such as "uji.tool.add"
+    params: tuple[Param, ...]
+    returns: tuple[Return, ...]
+    doc: str
+    # The callback-or-wait convention: the type of what a final callback `cb(result, err)`
+    # receives. The call waits for it inside a task; with the callback it returns a cancel
+    # function at once.
+    waits: str | None = None
+    # Other call forms, each the LuaLS `fun(...)` text.
+    overloads: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Value:
+    name: str
+    type: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str
+    doc: str = ""
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A table that a function takes or returns (a LuaLS `---@class`)."""
+
+    name: str
+    doc: str
+    fields: tuple[Field, ...] = ()
+
+
+@dataclass(frozen=True)
+class Alias:
+    name: str
+    type: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Namespace:
+    name: str  # "uji" for the top level
+    doc: str
+    members: list[Function | Value] = field(default_factory=list)
+
+
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """`text` split at `sep` outside brackets: "a: fun(x: a, y: b), c" -> two parts."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(text):
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    tail = text[start:].strip()
+    if tail:
+        parts.append(tail)
+    return parts
+
+
+def params(signature: str) -> tuple[Param, ...]:
+    """ "name: string, opts?: table" -> its Params."""
+    out = []
+    for part in split_top(signature):
+        name, _, type_ = part.partition(":")
+        name, type_ = name.strip(), type_.strip()
+        if not name or not type_:
+            raise ValueError(f"bad parameter {part!r} in {signature!r}")
+        optional = name.endswith("?")
+        out.append(Param(name.rstrip("?"), type_, optional))
+    return tuple(out)
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+    return depth == 0
+
+
+def returns(*items: str) -> tuple[Return, ...]:
+    """ "string? err" -> Return("string?", "err"); a last word that is a name names the value."""
+    out = []
+    for item in items:
+        head, _, last = item.rpartition(" ")
+        if head and last.isidentifier() and _balanced(head):
+            out.append(Return(head.strip(), last))
+        else:
+            out.append(Return(item))
+    return tuple(out)
+
+
+def fields(*specs: tuple[str, str] | tuple[str, str, str]) -> tuple[Field, ...]:
+    """("name?", "type", "doc") triples -> Fields; a trailing `?` marks an optional field."""
+    out = []
+    for spec in specs:
+        name, type_ = spec[0], spec[1]
+        doc = spec[2] if len(spec) > 2 else ""
+        out.append(Field(name.rstrip("?"), type_, doc, name.endswith("?")))
+    return tuple(out)
+
+
+def fn(
+    name: str,
+    signature: str,
+    doc: str,
+    *,
+    ret: tuple[str, ...] = (),
+    waits: str | None = None,
+    overloads: tuple[str, ...] = (),
+) -> Function:
+    return Function(name, params(signature), returns(*ret), doc, waits, overloads)
+
+
+# Shared types ------------------------------------------------------------------
+
+ALIASES: list[Alias] = [
+    Alias("uji.Policy", '"allow"|"ask"|"deny"', "What a tool call gets when no rule decides."),
+    Alias(
+        "uji.Effort",
+        '"off"|"minimal"|"low"|"medium"|"high"|"xhigh"|"max"',
+        "A reasoning effort; each turn maps it to the nearest level the model accepts.",
+    ),
+    Alias(
+        "uji.KeyMode",
+        '"normal"|"suggest"|"select"|"prompt"|"confirm"|"overlay"',
+        "Where a key binding applies.",
+    ),
+    Alias(
+        "uji.KeyBinding",
+        "string|{command: string}|{action: string}|fun()",
+        'An action name, `{command = "name"}`, `{action = "name"}` or a function.',
+    ),
+    Alias(
+        "uji.ToolRun",
+        "fun(args: table, ctx: uji.ToolContext): string|uji.ToolResult|fun()|nil",
+        "Returns the result, or nothing (then `ctx.done`), or a cancel function (then `ctx.done`).",
+    ),
+    Alias("uji.Cancel", "fun()", "Stops what was started; calling it again does nothing."),
+]
+
+SHAPES: list[Shape] = [
+    Shape("uji.json.Null", "The type of `uji.json.null`, JSON null."),
+    Shape(
+        "uji.ToolSpec",
+        "What `uji.tool.add` takes.",
+        fields(
+            ("description?", "string", "what the tool does; the model reads it"),
+            ("parameters?", "table", "a JSON Schema for the arguments, as a Lua table"),
+            ("run", "uji.ToolRun", "runs a call"),
+            ("subject?", "string|fun(args: table): string", "what policy rules match and the screen shows"),
+            ("policy?", "uji.Policy", "the fallback when no rule matches"),
+            ("display?", "uji.ToolDisplay", "how the transcript and the approval show a call"),
+            ("timeout?", "number", "seconds to wait for ctx.done (default 600)"),
+        ),
+    ),
+    Shape(
+        "uji.ToolDisplay",
+        "How a tool's calls are shown.",
+        fields(
+            ("verb?", "string", 'the transcript line, such as "Read", followed by the subject'),
+            ("question?", "string", "the title of the approval question"),
+        ),
+    ),
+    Shape(
+        "uji.ToolContext",
+        "The second argument of a tool's `run`.",
+        fields(
+            (
+                "done",
+                "fun(result: string|uji.ToolResult)",
+                "gives the result of a call that returned nothing",
+            ),
+            ("progress", "fun(line: string)", "shows a line under the running tool"),
+        ),
+    ),
+    Shape(
+        "uji.ToolResult",
+        "A tool result with images.",
+        fields(
+            ("text", "string", "what the model reads"),
+            ("images?", "table[]", "images the model gets with the text ({media_type, data})"),
+        ),
+    ),
+    Shape(
+        "uji.ToolRules",
+        "Rules for one tool in `uji.tool.policy`: exact strings, globs, or /regexes/.",
+        fields(
+            ("allow?", "string[]", "calls that run without asking"),
+            ("ask?", "string[]", "calls that ask first"),
+            ("deny?", "string[]", "calls uji refuses"),
+            ("default?", "uji.Policy", "when no rule of this tool matches"),
+        ),
+    ),
+    Shape(
+        "uji.CommandSpec",
+        "What `uji.command.add` takes besides a bare function.",
+        fields(
+            ("handler", "fun(args: string)", "runs `/name args`"),
+            ("desc?", "string", "shown in the command suggestions"),
+        ),
+    ),
+    Shape(
+        "uji.ContextOptions",
+        "Options of `uji.context.add`.",
+        fields(("priority?", "number", "lower comes first (default 50)")),
+    ),
+    Shape(
+        "uji.TurnContext",
+        "A hidden message sent with this turn, from a context provider.",
+        fields(("text", "string"), ("at", '"turn"')),
+    ),
+    Shape(
+        "uji.ContextConfig",
+        "What `uji.context.configure` takes.",
+        fields(
+            ("cache?", '"off"|"short"|"long"', "prompt caching for models that support it"),
+            (
+                "compaction?",
+                "{enabled?: boolean, reserve?: integer, keep_recent?: integer}",
+                "when to compact",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.DecodeOptions",
+        "Options of `uji.json.decode`.",
+        fields(("nulls?", "boolean", "false drops JSON nulls instead of giving uji.json.null")),
+    ),
+    Shape(
+        "uji.LinesOptions",
+        "Options of `uji.fs.lines`.",
+        fields(
+            ("offset?", "integer", "the first line, from 1"),
+            ("limit?", "integer", "at most this many lines"),
+            ("max_line?", "integer", "cut longer lines to this many characters"),
+        ),
+    ),
+    Shape(
+        "uji.Lines",
+        "What `uji.fs.lines` gives.",
+        fields(
+            ("lines", "string[]"),
+            ("cut", "table<integer, true>", "the lines that were cut to max_line"),
+            ("total", "integer", "the file's number of lines"),
+        ),
+    ),
+    Shape("uji.Written", "What `uji.fs.write` gives.", fields(("created", "boolean", "the file is new"))),
+    Shape(
+        "uji.DirEntry",
+        "One entry of `uji.fs.list`.",
+        fields(("name", "string"), ("type", '"file"|"dir"|"link"|"other"')),
+    ),
+    Shape(
+        "uji.HttpRequest",
+        "What `uji.http.request` takes.",
+        fields(
+            ("url", "string", "http or https"),
+            ("method?", "string", 'default "GET"'),
+            ("headers?", "table<string, string>"),
+            ("body?", "string"),
+            ("timeout?", "number", "seconds for the whole request"),
+            ("idle?", "number", "seconds without a line before a streaming request fails"),
+            ("on_line?", "fun(line: string)", "streams the body line by line"),
+        ),
+    ),
+    Shape(
+        "uji.HttpResponse",
+        "What `uji.http.request` gives.",
+        fields(("status", "integer"), ("headers", "table<string, string>"), ("body", "string")),
+    ),
+    Shape(
+        "uji.JobSpec",
+        "What `uji.job.start` takes.",
+        fields(
+            ("cmd", "string|string[]", "a shell command (sh -c) or an argv list"),
+            ("cwd?", "string"),
+            ("timeout?", "number", "seconds before the job is stopped"),
+            ("on_stdout?", "fun(line: string)"),
+            ("on_stderr?", "fun(line: string)"),
+            ("on_exit?", 'fun(code: integer, why?: "timeout"|"stopped")', "comes last"),
+        ),
+    ),
+    Shape(
+        "uji.Job",
+        "A running background process; `job.send(x)` and `job:send(x)` both work.",
+        fields(
+            ("send", "fun(text: string): boolean", "writes text and a newline to stdin"),
+            ("close", "fun(): boolean", "closes stdin"),
+            ("stop", "fun(): boolean", "kills the process group"),
+        ),
+    ),
+    Shape(
+        "uji.KeyRow",
+        "One row of `uji.keymap.list`.",
+        fields(
+            ("mode", "uji.KeyMode"),
+            ("key", "string"),
+            ("action?", "string"),
+            ("command?", "string"),
+            ("unbound?", "true"),
+        ),
+    ),
+    Shape(
+        "uji.WireSpec",
+        "What `uji.wire.add` takes.",
+        fields(
+            (
+                "stream",
+                "fun(request: table, reply: uji.WireReply): uji.Cancel?",
+                "streams one answer; may return a cancel function",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.WireReply",
+        "The reply a wire's `stream` fills in.",
+        fields(
+            ("text", "fun(delta: string)"),
+            ("reasoning", "fun(delta: string)"),
+            ("done", "fun(answer: string|table)", "{text, reasoning?, tool_calls?, usage?}"),
+            ("fail", "fun(failure: string|table)", '{kind = "http"|"auth"|"provider", message, status?}'),
+        ),
+    ),
+    Shape(
+        "uji.ModelSpec",
+        "A model of a provider.",
+        fields(
+            ("id", "string"),
+            ("name?", "string"),
+            ("context?", "integer", "the context window in tokens"),
+            ("output?", "integer", "the output limit in tokens"),
+            ("reasoning?", "boolean"),
+            ("cache?", "boolean", "takes prompt caching"),
+            ("images?", "boolean"),
+            ("efforts?", "uji.Effort[]"),
+            ("wire?", "string", "another wire for this model"),
+        ),
+    ),
+    Shape(
+        "uji.ProviderSpec",
+        "What `uji.provider.add` takes; an existing id is merged into.",
+        fields(
+            ("id", "string"),
+            ("name?", "string", "required for a new provider"),
+            ("wire?", "string", "the wire it speaks, such as openai-chat (`api` is the same)"),
+            ("api?", "string"),
+            ("base_url?", "string", "required for a new provider"),
+            ("auth_env?", "string[]", "environment variables that hold its key"),
+            (
+                "models?",
+                "(string|uji.ModelSpec)[]|fun(): (string|uji.ModelSpec)[]",
+                "a list, or a lazy function",
+            ),
+            ("context_window?", "integer"),
+            ("idle?", "number", "seconds a stream may stall (default 120)"),
+            ("needs_key?", "boolean"),
+            ("compat?", "table", "openai-chat dialect options"),
+        ),
+    ),
+    Shape(
+        "uji.ProviderRow",
+        "A provider as `uji.provider.list` and `get` show it.",
+        fields(
+            ("id", "string"),
+            ("name", "string"),
+            ("wire", "string"),
+            ("api", "string"),
+            ("base_url", "string"),
+            ("auth_env", "string[]"),
+            ("context_window?", "integer"),
+            ("models", "uji.ModelSpec[]"),
+            ("oauth", "boolean"),
+            ("loop", "boolean"),
+            ("state", '"idle"|"loading"|"loaded"|"failed"'),
+            ("error?", "string"),
+        ),
+    ),
+    Shape(
+        "uji.ModelChoice",
+        "What `uji.model.use` takes.",
+        fields(
+            ("provider?", "string"),
+            ("model?", "string"),
+            ("effort?", "uji.Effort"),
+            ("base_url?", "string", '"" goes back to the provider\'s own'),
+        ),
+    ),
+    Shape(
+        "uji.CurrentModel",
+        "What `uji.model.current` gives.",
+        fields(
+            ("provider", "string"),
+            ("name", "string"),
+            ("model", "string"),
+            ("base_url", "string"),
+            ("effort?", "uji.Effort"),
+            ("images?", "boolean"),
+        ),
+    ),
+    Shape(
+        "uji.SessionInfo",
+        "What `uji.session.info` gives.",
+        fields(("id", "string"), ("title", "string"), ("directory", "string"), ("short_directory", "string")),
+    ),
+    Shape(
+        "uji.SessionMessage",
+        "One message of `uji.session.messages`.",
+        fields(("type", "string"), ("text", "string"), ("name?", "string")),
+    ),
+    Shape(
+        "uji.Usage",
+        "Tokens spent in the session.",
+        fields(
+            ("input", "integer"),
+            ("output", "integer"),
+            ("cache_read", "integer"),
+            ("cache_write", "integer"),
+            ("total", "integer"),
+            ("last", "table", "the last request's counts"),
+            ("requests", "integer"),
+        ),
+    ),
+    Shape(
+        "uji.ContextUse",
+        "What `uji.session.context` gives.",
+        fields(("used", "integer", "an estimate"), ("window?", "integer")),
+    ),
+    Shape(
+        "uji.SessionRow",
+        "One session of `uji.session.list`.",
+        fields(("id", "string"), ("title", "string"), ("directory", "string"), ("updated", "integer", "ms")),
+    ),
+    Shape(
+        "uji.SessionListOptions",
+        "Options of `uji.session.list`.",
+        fields(("directory?", "string", "default: the working directory")),
+    ),
+    Shape(
+        "uji.SelectSpec",
+        "What `uji.ui.select` takes.",
+        fields(
+            ("title?", "string"),
+            ("items", "any[]"),
+            ("current?", "any", "the item the list opens on"),
+            ("label?", "fun(item: any): string", "the text of an item that is not a string"),
+        ),
+    ),
+    Shape(
+        "uji.PromptSpec",
+        "What `uji.ui.prompt` takes.",
+        fields(("title?", "string"), ("value?", "string"), ("hidden?", "boolean", "for secrets")),
+    ),
+    Shape(
+        "uji.ConfirmSpec",
+        "What `uji.ui.confirm` takes.",
+        fields(
+            ("title?", "string"),
+            ("body?", "string"),
+            ("timeout?", "number", "seconds; then the answer is nil"),
+            ("preview?", "string", "a diff or text shown with the question"),
+        ),
+    ),
+]
+
+
+# Namespaces ----------------------------------------------------------------------
+
+NAMESPACES: list[Namespace] = [
+    Namespace(
+        "uji",
+        "The top level: notices, timers and events.",
+        [
+            fn("uji.notify", "message: any", "Shows a notice (`print` does the same)."),
+            fn("uji.schedule", "fn: fun()", "Runs `fn` soon, in a task of its own."),
+            fn(
+                "uji.defer",
+                "seconds: number, fn: fun()",
+                "Runs `fn` after `seconds`; returns a function that cancels it.",
+                ret=("uji.Cancel",),
+            ),
+            fn(
+                "uji.on",
+                "event: string, handler: fun(e: table): any, opts?: {priority?: number, name?: string}",
+                "Runs `handler` on `event`; returns the handler's name (for uji.off).",
+                ret=("string name",),
+            ),
+            fn(
+                "uji.off",
+                "event: string, name: string",
+                "Removes the handler `name` of `event`; true if there was one.",
+                ret=("boolean",),
+            ),
+            fn(
+                "uji.emit",
+                "event: string, payload?: table",
+                "Fires `event` for its handlers (`payload.event` is set to the name).",
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.json",
+        "JSON in and out.",
+        [
+            Value("uji.json.null", "uji.json.Null", "JSON null (nil cannot be stored in a table)."),
+            fn(
+                "uji.json.array",
+                "t: table",
+                "Marks `t` as an array, so that it encodes as [] even when empty.",
+                ret=("table",),
+            ),
+            fn(
+                "uji.json.encode",
+                "value: any",
+                "The value as compact JSON; raises on functions.",
+                ret=("string",),
+            ),
+            fn(
+                "uji.json.decode",
+                "text: string, opts?: uji.DecodeOptions",
+                "The value of JSON text; raises on invalid JSON.",
+                ret=("any",),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.tool",
+        "The tools the model can call, and which calls need your approval.",
+        [
+            fn(
+                "uji.tool.add",
+                "name: string, spec: uji.ToolSpec",
+                "Registers a tool, or replaces the tool of that name.",
+            ),
+            fn("uji.tool.remove", "name: string", "Removes a tool; true if it existed.", ret=("boolean",)),
+            fn("uji.tool.list", "", "The names of every registered tool.", ret=("string[]",)),
+            fn(
+                "uji.tool.disable",
+                "names: string|string[]",
+                "Turns tools off: the model still sees them, and every call is denied.",
+            ),
+            fn("uji.tool.enable", "names: string|string[]", "Turns tools back on."),
+            fn(
+                "uji.tool.policy",
+                "rules: table<string, uji.ToolRules|uji.Policy>",
+                "Sets the allow/ask/deny rules of the tools it names (`default` for all).",
+            ),
+            fn(
+                "uji.tool.allow",
+                "tool: string, subject: string",
+                "Remembers an approval: calls of `tool` with exactly this subject no longer ask.",
+            ),
+            fn(
+                "uji.tool.confine",
+                "enabled?: boolean",
+                "Limits the file tools to the working directory and the roots; returns the setting.",
+                ret=("boolean",),
+            ),
+            fn(
+                "uji.tool.roots",
+                "paths?: string|string[]",
+                "Sets the directories the file tools may reach besides the working one; returns them.",
+                ret=("string[]",),
+            ),
+            fn(
+                "uji.tool.inherit_keys",
+                "keep?: boolean|string|string[]",
+                "Which provider key variables commands and jobs inherit (false: none); returns it.",
+                ret=("boolean|string[]",),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.command",
+        "Slash commands, `/name args`.",
+        [
+            fn(
+                "uji.command.add",
+                "name: string, spec: fun(args: string)|uji.CommandSpec",
+                "Adds a command, or replaces one of that name (built-ins included).",
+            ),
+            fn(
+                "uji.command.remove",
+                "name: string",
+                "Removes a command; true if it existed.",
+                ret=("boolean",),
+            ),
+            fn("uji.command.list", "", "The command names, sorted.", ret=("string[]",)),
+        ],
+    ),
+    Namespace(
+        "uji.context",
+        "What each turn adds to the system prompt, or sends as hidden context.",
+        [
+            fn(
+                "uji.context.add",
+                "name: string, provide: fun(): string|uji.TurnContext|nil, opts?: uji.ContextOptions",
+                "Calls `provide` at the start of each turn: a string joins the system prompt.",
+            ),
+            fn(
+                "uji.context.remove",
+                "name: string",
+                "Removes a provider; true if it existed.",
+                ret=("boolean",),
+            ),
+            fn("uji.context.list", "", "The providers' names, in the order they run.", ret=("string[]",)),
+            fn(
+                "uji.context.configure",
+                "opts: uji.ContextConfig",
+                "Sets prompt caching and compaction; raises on unknown keys.",
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.wire",
+        "Wires: how a provider's API is spoken.",
+        [
+            fn("uji.wire.add", "name: string, spec: uji.WireSpec", "Adds a wire written in Lua."),
+            fn(
+                "uji.wire.remove", "name: string", "Removes a Lua wire; true if it existed.", ret=("boolean",)
+            ),
+            fn("uji.wire.list", "", "The names of the wires.", ret=("string[]",)),
+        ],
+    ),
+    Namespace(
+        "uji.provider",
+        "Model providers.",
+        [
+            Value(
+                "uji.provider.STATE",
+                '{IDLE: "idle", LOADING: "loading", LOADED: "loaded", FAILED: "failed"}',
+                "The states of a provider's model list.",
+            ),
+            fn(
+                "uji.provider.add",
+                "spec: uji.ProviderSpec",
+                "Adds a provider, or merges into one of that id.",
+            ),
+            fn(
+                "uji.provider.get",
+                "id: string",
+                "A provider's row, or nil; never loads its models.",
+                ret=("uji.ProviderRow?",),
+            ),
+            fn(
+                "uji.provider.load",
+                "id: string",
+                "Loads a provider's lazy model list if needed; gives its row.",
+                ret=("uji.ProviderRow?", "string? err"),
+                waits="uji.ProviderRow",
+            ),
+            fn(
+                "uji.provider.remove",
+                "id: string",
+                "Removes a provider; true if it existed.",
+                ret=("boolean",),
+            ),
+            fn("uji.provider.list", "", "Every provider's row.", ret=("uji.ProviderRow[]",)),
+        ],
+    ),
+    Namespace(
+        "uji.model",
+        "The model the session uses.",
+        [
+            fn(
+                "uji.model.use",
+                "spec: uji.ModelChoice",
+                "Chooses the provider, model or effort, and saves the choice.",
+            ),
+            fn("uji.model.current", "", "The current choice.", ret=("uji.CurrentModel",)),
+            fn(
+                "uji.model.efforts",
+                "",
+                "The efforts the current model accepts, least first; empty if it does not reason.",
+                ret=("uji.Effort[]",),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.auth",
+        "API keys, saved in auth.toml or found in a provider's `auth_env`.",
+        [
+            fn(
+                "uji.auth.save_key",
+                "id: string, key: string",
+                "Saves a provider's API key; true, or nil and the error.",
+                ret=("true?", "string? err"),
+            ),
+            fn(
+                "uji.auth.authenticated",
+                "id: string",
+                "Whether a key is saved, or an `auth_env` variable is set, for the provider.",
+                ret=("boolean",),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.session",
+        "The open session.",
+        [
+            fn(
+                "uji.session.info",
+                "",
+                "The open session, or nil before one is open.",
+                ret=("uji.SessionInfo?",),
+            ),
+            fn(
+                "uji.session.messages",
+                "",
+                "The session's messages, oldest first.",
+                ret=("uji.SessionMessage[]",),
+            ),
+            fn("uji.session.usage", "", "The tokens spent so far.", ret=("uji.Usage?",)),
+            fn("uji.session.context", "", "How full the context window is.", ret=("uji.ContextUse?",)),
+            fn("uji.session.queue", "", "The messages waiting for the turn to end.", ret=("string[]",)),
+            fn("uji.session.state", "", "Whether a turn is running.", ret=('"working"|"idle"',)),
+            fn("uji.session.elapsed", "", "Seconds since the turn started, or nil.", ret=("number?",)),
+            fn("uji.session.set_title", "title: string", "Saves the session's title."),
+            fn(
+                "uji.session.submit",
+                "text: string",
+                "Sends `text` as if typed; queued while a turn runs.",
+            ),
+            fn(
+                "uji.session.interrupt",
+                "",
+                "Stops the turn or the `!` command; true if there was one.",
+                ret=("boolean",),
+            ),
+            fn(
+                "uji.session.compact",
+                "",
+                "Summarises older messages now; true, or false and the reason.",
+                ret=("boolean ok", "string? why"),
+                waits="boolean",
+            ),
+            fn(
+                "uji.session.list",
+                "opts?: uji.SessionListOptions",
+                "The directory's sessions, newest first (child sessions left out).",
+                ret=("uji.SessionRow[]",),
+            ),
+            fn(
+                "uji.session.delete",
+                "id: string",
+                "Deletes a session and its children; true, or nil and why.",
+                ret=("true?", "string? err"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.keymap",
+        "Key bindings per mode.",
+        [
+            fn(
+                "uji.keymap.add",
+                "mode: uji.KeyMode|uji.KeyMode[], key: string, binding: uji.KeyBinding",
+                'Binds a key such as "<C-x>" in one mode or several.',
+            ),
+            fn(
+                "uji.keymap.remove",
+                "mode: uji.KeyMode|uji.KeyMode[], key: string",
+                "Marks the key unbound in the mode, defaults included.",
+            ),
+            fn("uji.keymap.reset", "", "Drops every binding made by the config."),
+            fn("uji.keymap.list", "", "Every binding, defaults included.", ret=("uji.KeyRow[]",)),
+        ],
+    ),
+    Namespace(
+        "uji.ui",
+        "Questions on the screen; with no screen (`uji run`) they answer nil, with a notice.",
+        [
+            fn(
+                "uji.ui.select",
+                "spec: uji.SelectSpec",
+                "Asks to choose one of `items`; gives the item, or nil.",
+                ret=("any",),
+                waits="any",
+            ),
+            fn(
+                "uji.ui.prompt",
+                "spec: uji.PromptSpec",
+                "Asks for a line of text; gives it, or nil when cancelled.",
+                ret=("string?",),
+                waits="string",
+            ),
+            fn(
+                "uji.ui.confirm",
+                "spec: uji.ConfirmSpec",
+                "Asks yes or no; gives true, false, or nil on timeout.",
+                ret=("boolean?",),
+                waits="boolean",
+            ),
+            fn(
+                "uji.ui.toggle_thinking",
+                "",
+                "Shows or hides the model's reasoning; returns whether it is shown.",
+                ret=("boolean",),
+            ),
+            fn(
+                "uji.ui.size",
+                "",
+                "The screen's width and height, or nothing without a screen.",
+                ret=("integer? width", "integer? height"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.input",
+        "The composer's text.",
+        [
+            fn("uji.input.get", "", "The text being typed.", ret=("string",)),
+            fn(
+                "uji.input.set",
+                "text: string",
+                'Replaces the text, cursor at the end ("/x" opens suggestions).',
+            ),
+            fn("uji.input.append", "text: string", "Adds to the text."),
+            fn("uji.input.clear", "", "Empties the text."),
+        ],
+    ),
+    Namespace(
+        "uji.fs",
+        "Files, with the same checks as the file tools; relative paths start at the working directory.",
+        [
+            fn(
+                "uji.fs.read",
+                "path: string",
+                "A file's text.",
+                ret=("string?", "string? err"),
+                waits="string",
+            ),
+            fn(
+                "uji.fs.lines",
+                "path: string, opts?: uji.LinesOptions",
+                "Some lines of a text file.",
+                ret=("uji.Lines?", "string? err"),
+                waits="uji.Lines",
+                overloads=("fun(path: string, cb: fun(result: uji.Lines?, err: string?)): uji.Cancel",),
+            ),
+            fn(
+                "uji.fs.write",
+                "path: string, content: string",
+                "Writes a file, making its directories.",
+                ret=("uji.Written?", "string? err"),
+                waits="uji.Written",
+            ),
+            fn(
+                "uji.fs.list",
+                "path: string",
+                "A directory's entries, sorted by name.",
+                ret=("uji.DirEntry[]",),
+            ),
+            fn(
+                "uji.fs.glob",
+                "pattern: string",
+                "The sorted paths matching `* ? [] **`.",
+                ret=("string[]",),
+            ),
+            fn(
+                "uji.fs.join",
+                "base: string, ...: string",
+                "Joins path parts; an absolute part starts over.",
+                ret=("string",),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.http",
+        "HTTP requests.",
+        [
+            fn(
+                "uji.http.request",
+                "spec: uji.HttpRequest",
+                "Sends a request; gives the response, or nil and the error.",
+                ret=("uji.HttpResponse?", "string? err"),
+                waits="uji.HttpResponse",
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.job",
+        "Background processes for plugins.",
+        [
+            fn(
+                "uji.job.start",
+                "spec: uji.JobSpec",
+                "Starts a process with line callbacks; returns its handle.",
+                ret=("uji.Job",),
+            ),
+        ],
+    ),
+]
+
+
+def functions() -> list[Function]:
+    return [m for ns in NAMESPACES for m in ns.members if isinstance(m, Function)]
+
+
+def values() -> list[Value]:
+    return [m for ns in NAMESPACES for m in ns.members if isinstance(m, Value)]
