@@ -81,7 +81,23 @@ def test_each_declared_function_takes_the_parameters_its_lua_function_takes(home
 
 
 def test_the_generated_files_are_up_to_date() -> None:
-    assert typegen.stale() == [], "run `python -m uji.lua.typegen` and commit the files it writes"
+    from uji.devtools import gen_docs
+
+    assert set(typegen.outputs()) <= set(gen_docs.outputs())
+    assert gen_docs.stale() == [], "run `python -m uji.devtools.gen_docs` and commit the files it writes"
+
+
+def test_the_reference_and_the_luals_file_include_the_event_catalog() -> None:
+    from uji.events.catalog import HOOKS, NOTIFICATIONS
+
+    markdown, luals = typegen.markdown_file(), typegen.luals_file()
+    assert NOTIFICATIONS and HOOKS
+    for spec in NOTIFICATIONS + HOOKS:
+        assert f"`{spec.name}`" in markdown
+        assert f"---@class uji.event.{spec.name}\n" in luals
+        assert f'---@overload fun(event: "{spec.name}", handler: fun(e: uji.event.{spec.name})' in luals
+    # One definition of each function: uji.on with the catalog's overloads, once.
+    assert luals.count("function uji.on(") == 1
 
 
 def test_the_luals_file_declares_every_function_and_type_it_uses() -> None:
@@ -90,9 +106,11 @@ def test_the_luals_file_declares_every_function_and_type_it_uses() -> None:
     for f in surface.functions():
         assert f"function {f.name}(" in text
     # Every uji.X type named in a signature or field is an alias or a class of the file.
-    defined = {a.name for a in surface.ALIASES} | {s.name for s in surface.SHAPES}
-    used = set(re.findall(r"\buji\.[A-Z][A-Za-z]*\b|\buji\.json\.Null\b", text))
-    assert sorted(used - defined) == []
+    defined = set(re.findall(r"^---@(?:class|alias) (\S+)", text, re.M))
+    assert {a.name for a in surface.ALIASES} | {s.name for s in surface.SHAPES} <= defined
+    used = set(re.findall(r"\buji\.(?:[a-z_]+\.)*[A-Z][A-Za-z]*\b", text))
+    assert len(used) > 20
+    assert sorted(used - defined - {v.name for v in surface.values()}) == []
 
 
 def test_the_types_path_is_shipped_in_the_package(home: Home) -> None:

@@ -1,8 +1,10 @@
 """Write the generated documentation: `python -m uji.devtools.gen_docs` (or `--check`,
 which writes nothing and exits 1 naming the files that are out of date).
 
-- docs/lua-events.md: the notifications and hooks (from uji.events.catalog)
-- src/uji/lua/meta/events.lua: their LuaLS definitions (`---@meta`)
+- docs/lua-api.md: the Lua API reference, from uji.lua.surface (functions, types) and
+  uji.events.catalog (notifications and hooks)
+- src/uji/lua/meta/uji.lua: the same as LuaLS definitions (`---@meta`), shipped in the
+  package for editors (`uji lua-types` prints its directory)
 """
 
 from __future__ import annotations
@@ -17,12 +19,9 @@ ROOT = Path(__file__).resolve().parents[3]  # the repository: src/uji/devtools/ 
 
 def outputs() -> dict[Path, Callable[[], str]]:
     """Each generated file (relative to the repository) and what produces its text."""
-    from uji.events import docs
+    from uji.lua import typegen
 
-    return {
-        Path("docs/lua-events.md"): docs.markdown_file,
-        Path("src/uji/lua/meta/events.lua"): docs.luals_file,
-    }
+    return typegen.outputs()
 
 
 def stale(root: Path = ROOT) -> list[Path]:

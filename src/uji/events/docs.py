@@ -1,9 +1,9 @@
 """The notifications and hooks of the catalog as documentation: a markdown section of the
 Lua API reference and LuaLS definitions (`---@meta`) for editors.
 
-`uji.devtools.gen_docs` writes them to `docs/lua-events.md` and
-`src/uji/lua/meta/events.lua`; a generator of the whole API reference can take the
-pieces (`markdown_section`, `luals_classes`, `luals_on_overloads`) instead.
+The Lua API reference (uji.lua.typegen, written by `uji.devtools.gen_docs` to
+`docs/lua-api.md` and `src/uji/lua/meta/uji.lua`) takes the pieces: `markdown_section`,
+`luals_classes`, `luals_on_overloads`. `markdown_file` and `luals_file` give them alone.
 """
 
 from __future__ import annotations

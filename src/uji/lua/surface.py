@@ -2,13 +2,13 @@
 that a config sees, with its parameter and return types (LuaLS type syntax) and one doc
 line.
 
-`uji.lua.typegen` renders it as `docs/lua-api.md` and as the LuaLS definition file
-`src/uji/lua/meta/uji.lua`; tests/test_lua_surface.py walks the `uji` table of a real
+`uji.lua.typegen` renders it, with the events of uji.events.catalog, as `docs/lua-api.md`
+and as the LuaLS definition file `src/uji/lua/meta/uji.lua`; tests/test_lua_surface.py walks the `uji` table of a real
 runtime and checks that what is installed and what is declared are the same. Nothing on
 the start-up path imports this module.
 
 Add a function here when you add one to `runtime/uji/api/*.lua`, then run
-`python -m uji.lua.typegen` to write the generated files again.
+`python -m uji.devtools.gen_docs` to write the generated files again.
 """
 
 from __future__ import annotations
@@ -524,19 +524,19 @@ NAMESPACES: list[Namespace] = [
             ),
             fn(
                 "uji.on",
-                "event: string, handler: fun(e: table): any, opts?: {priority?: number, name?: string}",
+                "event: string, handler: fun(e: table): any, opts?: uji.OnOptions",
                 "Runs `handler` on `event`; returns the handler's name (for uji.off).",
                 ret=("string name",),
             ),
             fn(
                 "uji.off",
-                "event: string, name: string",
+                "event: uji.EventName, name: string",
                 "Removes the handler `name` of `event`; true if there was one.",
                 ret=("boolean",),
             ),
             fn(
                 "uji.emit",
-                "event: string, payload?: table",
+                "event: uji.EventName, payload?: table",
                 "Fires `event` for its handlers (`payload.event` is set to the name).",
             ),
         ],
