@@ -258,7 +258,7 @@ def test_empty_user_text_is_never_an_empty_block() -> None:
 async def test_text_with_thinking_and_usage(wire: AnthropicWire, fake: FakeAnthropic) -> None:
     usage = make_usage(input=40, output=9, cache_read=1000, cache_write=200)
     reply = await run(wire, fake, text("hello world", thinking="let me think", redacted="UkVE", usage=usage))
-    answer = reply.answer
+    answer = reply.answer()
     assert reply.texts == ["hell", "o wo", "rld"]
     assert "".join(reply.thoughts) == "let me think" == answer.reasoning
     assert answer.text == "hello world"
@@ -274,7 +274,7 @@ async def test_text_with_thinking_and_usage(wire: AnthropicWire, fake: FakeAnthr
 
 
 async def test_unsigned_thinking_is_not_kept_for_replay(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    answer = (await run(wire, fake, text("ok", thinking="hmm", signature=None))).answer
+    answer = (await run(wire, fake, text("ok", thinking="hmm", signature=None))).answer()
     assert answer.reasoning == "hmm" and answer.replay is None
 
 
@@ -321,7 +321,7 @@ RECORDED = [
 
 
 async def test_recorded_stream_with_garbage_and_keepalives(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    answer = (await run(wire, fake, raw_lines(RECORDED))).answer
+    answer = (await run(wire, fake, raw_lines(RECORDED))).answer()
     assert answer.text == "ok"
     # A call whose whole input came in its start block, with no deltas.
     assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [
@@ -338,7 +338,7 @@ async def test_a_server_holding_the_stream_open_after_message_stop(
     # takes is measured in bench/wires.py).
     step = text("late")
     held = replace(step, events=[*step.events, *[b'event: ping\ndata: {"type":"ping"}\n\n'] * 60], gap=0.05)
-    answer = (await run(wire, fake, held)).answer
+    answer = (await run(wire, fake, held)).answer()
     assert answer.text == "late"
     assert fake.wait_for_drops(1)
 
@@ -347,7 +347,7 @@ async def test_a_server_holding_the_stream_open_after_message_stop(
 
 
 async def test_refusal(wire: AnthropicWire, fake: FakeAnthropic) -> None:
-    failure = (await run(wire, fake, text("", stop="refusal"))).failure
+    failure = (await run(wire, fake, text("", stop="refusal"))).failure()
     assert failure.kind == "provider" and "refused" in failure.message
 
 
@@ -364,7 +364,7 @@ async def test_in_stream_errors(
     wire: AnthropicWire, fake: FakeAnthropic, kind: str, status: int | None, retryable: bool
 ) -> None:
     reply = await run(wire, fake, error_after(kind, "it broke", text="par"))
-    failure = reply.failure
+    failure = reply.failure()
     assert reply.texts == ["par"]
     assert (failure.status, failure.retryable) == (status, retryable)
     if status is None:

@@ -220,7 +220,7 @@ def test_text_only_model_gets_the_note() -> None:
 async def test_text_with_thoughts_and_usage(wire: GeminiWire, fake: FakeGemini) -> None:
     usage = make_usage(prompt=1000, candidates=9, cached=800, thoughts=20)
     reply = await run(wire, fake, text("hello world", thoughts="let me think", signature="ts", usage=usage))
-    answer = reply.answer
+    answer = reply.answer()
     assert reply.texts == ["hell", "o wo", "rld"]
     assert "".join(reply.thoughts) == "let me think" == answer.reasoning
     assert answer.usage.as_dict() == {"input": 200, "output": 29, "cache_read": 800, "cache_write": 0}
@@ -234,7 +234,7 @@ async def test_calls_keep_their_signatures_and_gemini_ids(wire: GeminiWire, fake
         text="Reading.",
     )
     reply = await run(wire, fake, step)
-    answer = reply.answer
+    answer = reply.answer()
     assert answer.text == "Reading."
     # No id from Gemini: left empty so the loop gives a unique one (two calls share a name).
     assert [(c.id, c.name, json.loads(c.arguments), c.signature) for c in answer.tool_calls] == [
@@ -281,7 +281,7 @@ RECORDED = [
 
 async def test_recorded_stream_with_garbage_and_keepalives(wire: GeminiWire, fake: FakeGemini) -> None:
     reply = await run(wire, fake, raw_lines(RECORDED))
-    answer = reply.answer
+    answer = reply.answer()
     assert (answer.text, answer.reasoning) == ("ok", "thinking…")
     assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [("", "screenshot", "")]
     assert answer.usage.as_dict() == {"input": 7, "output": 6, "cache_read": 0, "cache_write": 0}
@@ -293,7 +293,7 @@ async def test_crlf_separated_events(wire: GeminiWire, fake: FakeGemini) -> None
         event({"candidates": [{"content": {"parts": [{"text": "a"}]}, "finishReason": "STOP"}]}) + "\r",
         "\r",
     ]
-    assert (await run(wire, fake, raw_lines(lines))).answer.text == "a"
+    assert (await run(wire, fake, raw_lines(lines))).answer().text == "a"
 
 
 # --------------------------------------------------------------------------- streams: failures
@@ -308,17 +308,17 @@ async def test_crlf_separated_events(wire: GeminiWire, fake: FakeGemini) -> None
     ],
 )
 async def test_no_answer(wire: GeminiWire, fake: FakeGemini, finish: str, message: str) -> None:
-    failure = (await run(wire, fake, text("", finish=finish))).failure
+    failure = (await run(wire, fake, text("", finish=finish))).failure()
     assert (failure.kind, failure.message) == ("provider", message)
 
 
 async def test_blocked_prompt(wire: GeminiWire, fake: FakeGemini) -> None:
     lines = [event({"promptFeedback": {"blockReason": "SAFETY"}}), ""]
-    failure = (await run(wire, fake, raw_lines(lines))).failure
+    failure = (await run(wire, fake, raw_lines(lines))).failure()
     assert (failure.kind, failure.message) == ("provider", "the prompt was blocked (SAFETY)")
 
 
 async def test_error_inside_the_stream(wire: GeminiWire, fake: FakeGemini) -> None:
-    failure = (await run(wire, fake, error_chunk(503, "The model is overloaded."))).failure
+    failure = (await run(wire, fake, error_chunk(503, "The model is overloaded."))).failure()
     assert (failure.kind, failure.status, failure.retryable) == ("http", 503, True)
     assert failure.message == "http: 503: The model is overloaded."

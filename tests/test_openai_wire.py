@@ -330,7 +330,7 @@ async def test_tool_call_chunks_out_of_order(wire: OpenAIChatWire, fake: FakeOpe
         "data: [DONE]",
         "",
     ]
-    answer = (await run(wire, fake, raw_lines(lines))).answer
+    answer = (await run(wire, fake, raw_lines(lines))).answer()
     assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [
         ("id0", "first", "{}"),
         ("id1", "second", '{"n":2}'),
@@ -365,22 +365,22 @@ async def test_garbage_and_keepalives_are_skipped(wire: OpenAIChatWire, fake: Fa
         "",
     ]
     reply = await run(wire, fake, raw_lines(lines))
-    assert reply.answer.text == "ok"
+    assert reply.answer().text == "ok"
 
 
 @pytest.mark.parametrize("field_name", ["reasoning_content", "reasoning", "reasoning_text"])
 async def test_reasoning_deltas(wire: OpenAIChatWire, fake: FakeOpenAI, field_name: str) -> None:
     reply = await run(wire, fake, text("answer", reasoning="let me think", reasoning_field=field_name))
     assert "".join(reply.thoughts) == "let me think"
-    assert reply.answer.reasoning == "let me think"
-    assert reply.answer.text == "answer"
+    assert reply.answer().reasoning == "let me think"
+    assert reply.answer().text == "answer"
 
 
 async def test_usage_through_the_wire(wire: OpenAIChatWire, fake: FakeOpenAI) -> None:
     usage = make_usage(1000, 20, prompt_tokens_details={"cached_tokens": 800})
-    answer = (await run(wire, fake, text("hi", usage=usage))).answer
+    answer = (await run(wire, fake, text("hi", usage=usage))).answer()
     assert answer.usage.as_dict() == {"input": 200, "output": 20, "cache_read": 800, "cache_write": 0}
-    answer = (await run(wire, fake, text("hi", usage=None))).answer
+    answer = (await run(wire, fake, text("hi", usage=None))).answer()
     assert answer.usage.as_dict() == {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
 
 
@@ -390,15 +390,15 @@ async def test_usage_through_the_wire(wire: OpenAIChatWire, fake: FakeOpenAI) ->
 async def test_finish_not_required_by_compat(wire: OpenAIChatWire, fake: FakeOpenAI) -> None:
     provider = {"id": "x", "base_url": fake.base_url, "compat": {"finish_reason": False}}
     reply = await run(wire, fake, text("half", finish=None), provider=provider)
-    assert reply.answer.text == "half"
+    assert reply.answer().text == "half"
 
 
 async def test_error_object_inside_the_stream(wire: OpenAIChatWire, fake: FakeOpenAI) -> None:
     lines = [event(chunk({"content": "a"})), "", event({"error": {"code": 502, "message": "upstream"}}), ""]
-    failure = (await run(wire, fake, raw_lines(lines))).failure
+    failure = (await run(wire, fake, raw_lines(lines))).failure()
     assert (failure.kind, failure.status, failure.message) == ("http", 502, "http: 502: upstream")
     lines = [event({"error": {"message": "content policy"}}), ""]
-    failure = (await run(wire, fake, raw_lines(lines))).failure
+    failure = (await run(wire, fake, raw_lines(lines))).failure()
     assert (failure.kind, failure.message) == ("provider", "stream error: content policy")
 
 

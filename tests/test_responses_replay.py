@@ -129,7 +129,7 @@ async def sdk_reads(sdk: openai.AsyncOpenAI, fake: FakeResponses, name: str) -> 
 
 
 def _answer(reply: RecordingReply) -> Answer:
-    answer = reply.answer
+    answer = reply.answer()
     assert isinstance(answer, Answer)
     return answer
 
@@ -216,7 +216,7 @@ async def test_failed_streams(
     sdk: openai.AsyncOpenAI, fake: FakeResponses, name: str, kind: str, status: int | None
 ) -> None:
     reply = await uji_reads(fake, name)
-    failure = reply.failure
+    failure = reply.failure()
     assert isinstance(failure, Failure)
     assert (failure.kind, failure.status) == (kind, status)
     theirs = await sdk_reads(sdk, fake, name)

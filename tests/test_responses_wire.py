@@ -310,7 +310,7 @@ async def test_text_reasoning_and_usage(wire: ResponsesWire, fake: FakeResponses
     reply = await run(
         wire, fake, text("Hello there.", summary=["First.", "Second."], encrypted="enc-9", usage=usage)
     )
-    answer = reply.answer
+    answer = reply.answer()
     assert answer.text == "Hello there." == "".join(reply.texts)
     assert answer.reasoning == "First.\n\nSecond." == "".join(reply.thoughts)
     assert answer.usage.as_dict() == {"input": 200, "output": 80, "cache_read": 1000, "cache_write": 0}
@@ -333,12 +333,17 @@ async def test_text_reasoning_and_usage(wire: ResponsesWire, fake: FakeResponses
 
 async def test_the_phase_of_the_message_is_kept(wire: ResponsesWire, fake: FakeResponses) -> None:
     reply = await run(wire, fake, text("Done.", phase="final_answer"))
-    assert reply.answer.replay == {"wire": "responses", "model": MODEL, "items": [], "phase": "final_answer"}
+    assert reply.answer().replay == {
+        "wire": "responses",
+        "model": MODEL,
+        "items": [],
+        "phase": "final_answer",
+    }
     sdk_check(
         {
             **build_body(_request(GOLDEN_URL)),
             "input": build_input(
-                [{"type": "assistant", "text": "Done.", "replay": reply.answer.replay}], MODEL
+                [{"type": "assistant", "text": "Done.", "replay": reply.answer().replay}], MODEL
             ),
         }
     )
@@ -359,10 +364,10 @@ async def test_an_organisation_refused_summaries_is_asked_again_without(
     wire: ResponsesWire, fake: FakeResponses
 ) -> None:
     reply = await run(wire, fake, status(400, SUMMARY_REFUSED), text("ok", encrypted="enc-1"), effort="high")
-    assert reply.answer.text == "ok"
-    assert reply.answer.replay is not None  # the reasoning still carries across the loop
+    assert reply.answer().text == "ok"
+    assert reply.answer().replay is not None  # the reasoning still carries across the loop
     later = await run(wire, fake, text("again"), effort="high")
-    assert later.answer.text == "again"
+    assert later.answer().text == "again"
     sent = [r.body["reasoning"] for r in fake.requests]
     assert sent == [{"effort": "high", "summary": "auto"}, {"effort": "high"}, {"effort": "high"}]
     assert all(r.body["include"] == ["reasoning.encrypted_content"] for r in fake.requests)
@@ -371,7 +376,7 @@ async def test_an_organisation_refused_summaries_is_asked_again_without(
     assert "reasoning" not in fake.requests[-1].body and fake.requests[-1].body["include"]
     # Another model still asks; a different 400 is a plain failure, asked once.
     other = await run(wire, fake, status(400, {"error": {"message": "bad tool schema"}}), model="gpt-5.2")
-    assert other.failure.status == 400
+    assert other.failure().status == 400
     assert fake.requests[-1].body["reasoning"] == {"summary": "auto"}
     assert len(fake.requests) == 5
 
@@ -384,7 +389,7 @@ async def test_tool_calls_split_across_deltas(wire: ResponsesWire, fake: FakeRes
         piece=3,
     )
     reply = await run(wire, fake, step)
-    answer = reply.answer
+    answer = reply.answer()
     assert answer.text == "Reading both."
     assert [c.as_dict() for c in answer.tool_calls] == [
         {"id": "call_a", "name": "read_file", "arguments": '{"path": "a.txt"}'},
@@ -398,13 +403,13 @@ async def test_cut_off_arguments_fail_when_the_limit_cut_them(
     wire: ResponsesWire, fake: FakeResponses
 ) -> None:
     reply = await run(wire, fake, tool_call("read_file", '{"path": "a.t'))
-    assert reply.answer.tool_calls[0].arguments == '{"path": "a.t'  # as sent: the loop reports it
+    assert reply.answer().tool_calls[0].arguments == '{"path": "a.t'  # as sent: the loop reports it
 
 
 async def test_a_refusal_is_the_answer(wire: ResponsesWire, fake: FakeResponses) -> None:
     reply = await run(wire, fake, refusal("I can't help with that."))
-    assert reply.answer.text == "I can't help with that." == "".join(reply.texts)
-    assert reply.answer.usage.input == 12
+    assert reply.answer().text == "I can't help with that." == "".join(reply.texts)
+    assert reply.answer().usage.input == 12
 
 
 async def test_a_message_without_deltas_still_counts(wire: ResponsesWire, fake: FakeResponses) -> None:
@@ -417,16 +422,16 @@ async def test_a_message_without_deltas_still_counts(wire: ResponsesWire, fake: 
         "",
     ]
     reply = await run(wire, fake, raw_lines(lines))
-    assert reply.answer.text == "whole"
+    assert reply.answer().text == "whole"
 
 
 async def test_the_output_limit(wire: ResponsesWire, fake: FakeResponses) -> None:
     reply = await run(wire, fake, incomplete("Half an ans", usage=make_usage(30, 16)))
-    answer = reply.answer  # kept, with its usage; the loop adds the notice
+    answer = reply.answer()  # kept, with its usage; the loop adds the notice
     assert (answer.text, answer.limited, answer.usage.output) == ("Half an ans", True, 16)
     filtered = await run(wire, fake, incomplete("Bad", reason="content_filter"))
-    assert filtered.failure.message == "the response was stopped by the content filter"
-    assert filtered.failure.usage is not None and filtered.failure.usage.input == 12
+    assert filtered.failure().message == "the response was stopped by the content filter"
+    assert filtered.failure().usage is not None and filtered.failure().usage.input == 12
 
 
 @pytest.mark.parametrize(
@@ -441,7 +446,7 @@ async def test_errors_in_the_stream(
     wire: ResponsesWire, fake: FakeResponses, code: str, kind: str, status_: int | None, message: str
 ) -> None:
     reply = await run(wire, fake, failed(code, "Slow down", text="partial"))
-    failure = reply.failure
+    failure = reply.failure()
     assert (failure.kind, failure.status, failure.message) == (kind, status_, message)
     assert failure.retryable == (kind == "http")
 
@@ -450,21 +455,21 @@ async def test_a_failed_response_without_an_error_event(wire: ResponsesWire, fak
     response = {"status": "failed", "error": {"code": "server_error", "message": "boom"}}
     lines = [event({"type": "response.failed", "response": response}), ""]
     reply = await run(wire, fake, raw_lines(lines))
-    assert reply.failure.message == "http: 500: server_error: boom"
+    assert reply.failure().message == "http: 500: server_error: boom"
     nested = [
         event({"type": "error", "error": {"type": "invalid_request_error", "message": "bad input"}}),
         "",
     ]
     reply = await run(wire, fake, raw_lines(nested))
-    assert reply.failure.message == "stream error: invalid_request_error: bad input"
+    assert reply.failure().message == "stream error: invalid_request_error: bad input"
 
 
 async def test_keys_are_scrubbed_from_errors(wire: ResponsesWire, fake: FakeResponses) -> None:
     reply = await run(wire, fake, failed("invalid_api_key", f"Incorrect API key provided: {KEY}"))
-    assert KEY not in reply.failure.message
-    assert "[redacted]" in reply.failure.message
+    assert KEY not in reply.failure().message
+    assert "[redacted]" in reply.failure().message
     reply = await run(wire, fake, status(400, {"error": {"message": f"key {KEY} is bad"}}))
-    assert (reply.failure.status, KEY in reply.failure.message) == (400, False)
+    assert (reply.failure().status, KEY in reply.failure().message) == (400, False)
 
 
 async def test_garbage_and_unknown_events_are_skipped(wire: ResponsesWire, fake: FakeResponses) -> None:
@@ -472,7 +477,7 @@ async def test_garbage_and_unknown_events_are_skipped(wire: ResponsesWire, fake:
     lines = ["data: {not json", "", event({"type": "response.future_thing", "x": 1}), "", 'data: ["a"]', ""]
     lines += [e.decode() for e in step.events]
     reply = await run(wire, fake, raw_lines(lines))
-    assert reply.answer.text == "fine"
+    assert reply.answer().text == "fine"
 
 
 def test_stream_errors_never_crash() -> None:

@@ -142,7 +142,7 @@ async def test_list_content_is_read_as_text_and_reasoning(fake: FakeOpenAI) -> N
     request.provider = provider
     async with Http() as http:
         await OpenAIChatWire(http).stream(request, reply)
-    answer = reply.answer
+    answer = reply.answer()
     assert (answer.text, answer.reasoning) == ("Hello", "Let me see.")
     assert reply.texts == ["Hel", "lo"] and reply.thoughts == ["Let me ", "see."]
     assert answer.usage.as_dict() == {"input": 9, "output": 4, "cache_read": 0, "cache_write": 0}

@@ -28,7 +28,7 @@ from uji.app import App
 from uji.paths import resolve
 from uji.wires import anthropic, gemini, openai_chat, responses
 from uji.wires.anthropic import AnthropicWire
-from uji.wires.base import Answer, Failure, WireRequest
+from uji.wires.base import Answer, WireRequest
 from uji.wires.common import SSEWire
 from uji.wires.gemini import GeminiWire
 from uji.wires.http import Http
@@ -51,9 +51,7 @@ def request(base_url: str) -> WireRequest:
 async def ask(wire: object, base_url: str) -> Answer:
     reply = RecordingReply()
     await wire.stream(request(base_url), reply)  # type: ignore[attr-defined]
-    [end] = reply.ends
-    assert isinstance(end, Answer), end
-    return end
+    return reply.answer()
 
 
 # --------------------------------------------------------------------------- the table
@@ -319,18 +317,6 @@ async def run(case: Case, wire: SSEWire, fake: FakeServer, *steps: Step, **kw: A
     return reply
 
 
-def answer_of(reply: RecordingReply) -> Answer:
-    [end] = reply.ends
-    assert isinstance(end, Answer), end
-    return end
-
-
-def failure_of(reply: RecordingReply) -> Failure:
-    [end] = reply.ends
-    assert isinstance(end, Failure), end
-    return end
-
-
 # -- what is sent
 
 
@@ -342,7 +328,7 @@ async def test_what_goes_over_the_wire_is_the_golden_request(
     served.script(case.steps.text("ok"))
     reply = RecordingReply()
     await wire.stream(request, reply)
-    assert answer_of(reply).text == "ok"
+    assert reply.answer().text == "ok"
     [sent] = served.requests
     assert (sent.method, sent.path) == ("POST", case.path)
     assert sent.body == case.build_body(request)
@@ -357,7 +343,7 @@ async def test_what_goes_over_the_wire_is_the_golden_request(
 
 async def test_without_a_key_no_key_header_is_sent(case: Case, wire: SSEWire, served: FakeServer) -> None:
     reply = await run(case, wire, served, case.steps.text("ok"), auth={"key": None})
-    assert answer_of(reply).text == "ok"
+    assert reply.answer().text == "ok"
     [sent] = served.requests
     key_header = next(iter(case.headers("k")))
     assert key_header not in sent.headers
@@ -370,7 +356,7 @@ async def test_text_streams_in_deltas_with_its_usage(case: Case, wire: SSEWire, 
     usage, ours = case.usage
     reply = await run(case, wire, served, case.steps.text("hello world", usage=usage))
     assert reply.texts == ["hell", "o wo", "rld"]
-    answer = answer_of(reply)
+    answer = reply.answer()
     assert (answer.text, answer.reasoning, answer.tool_calls, answer.limited) == (
         "hello world",
         "",
@@ -388,7 +374,7 @@ async def test_tool_calls_in_order_with_a_missing_id(case: Case, wire: SSEWire, 
         text="Reading.",
     )
     reply = await run(case, wire, served, step)
-    answer = answer_of(reply)
+    answer = reply.answer()
     assert answer.text == "Reading."
     assert [(c.id, c.name, json.loads(c.arguments)) for c in answer.tool_calls] == [
         ("call_a", "read_file", {"path": "a.txt"}),
@@ -401,21 +387,27 @@ async def test_a_slow_stream_that_keeps_progressing(case: Case, served: FakeServ
     async with Http() as http:
         wire = case.wire(http, idle=1.0)
         reply = await run(case, wire, served, case.steps.text("abcdefghij", piece=1, gap=0.08))
-    assert answer_of(reply).text == "abcdefghij"  # ~1 s in all, never 1 s without a delta
+    assert reply.answer().text == "abcdefghij"  # ~1 s in all, never 1 s without a delta
 
 
 async def test_fifty_thousand_deltas(case: Case, wire: SSEWire, served: FakeServer) -> None:
     reply = await run(case, wire, served, case.steps.text_deltas(50_000))
-    assert len(answer_of(reply).text) == 50_000 and len(reply.texts) == 50_000  # timed in bench/wires.py
+    assert len(reply.answer().text) == 50_000 and len(reply.texts) == 50_000  # timed in bench/wires.py
 
 
 async def test_connections_are_reused_across_calls(case: Case, wire: SSEWire, served: FakeServer) -> None:
     steps = case.steps
     served.script(steps.text("a"), steps.tool_call("read_file", {"path": "a"}), steps.text("c"))
+    answers = []
     for _ in range(3):
         reply = RecordingReply()
         await wire.stream(suite_request(case, served.base_url), reply)
-        answer_of(reply)
+        answers.append(reply.answer())
+    assert [(a.text, [c.name for c in a.tool_calls]) for a in answers] == [
+        ("a", []),
+        ("", ["read_file"]),
+        ("c", []),
+    ]
     assert served.connections == 1
 
 
@@ -432,7 +424,7 @@ async def test_the_fake_answers_side_calls_without_a_step(
     ):
         reply = RecordingReply()
         await wire.stream(suite_request(case, served.base_url, **kw), reply)
-        replies.append(answer_of(reply).text)
+        replies.append(reply.answer().text)
     assert replies == ["Title", "SUMMARY OF EARLIER WORK", "turn answer", "done"]
     assert served.exhausted
     assert [r.side for r in served.requests] == [True, True, False, False]
@@ -443,14 +435,14 @@ async def test_the_fake_answers_side_calls_without_a_step(
 
 
 async def test_a_text_cut_off_by_the_limit_is_kept(case: Case, wire: SSEWire, served: FakeServer) -> None:
-    answer = answer_of(await run(case, wire, served, case.limited("partial")))
+    answer = (await run(case, wire, served, case.limited("partial"))).answer()
     assert (answer.text, answer.limited, answer.usage.output) == ("partial", True, 3)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.limited_call is not None], ids=str)
 async def test_whole_calls_at_the_limit_are_an_answer(case: Case, wire: SSEWire, served: FakeServer) -> None:
     assert case.limited_call is not None
-    answer = answer_of(await run(case, wire, served, case.limited_call({"path": "a"})))
+    answer = (await run(case, wire, served, case.limited_call({"path": "a"}))).answer()
     assert answer.tool_calls[0].arguments == '{"path": "a"}'
     assert not answer.limited
 
@@ -460,7 +452,7 @@ async def test_call_arguments_cut_off_by_the_limit_fail(
     case: Case, wire: SSEWire, served: FakeServer
 ) -> None:
     assert case.limited_call is not None
-    failure = failure_of(await run(case, wire, served, case.limited_call('{"path": "a')))
+    failure = (await run(case, wire, served, case.limited_call('{"path": "a'))).failure()
     assert failure.kind == "provider" and not failure.retryable
     assert "tool call arguments were cut off; raise the model's max output" in failure.message
 
@@ -468,7 +460,7 @@ async def test_call_arguments_cut_off_by_the_limit_fail(
 async def test_a_stream_that_ends_before_its_finish_is_retryable(
     case: Case, wire: SSEWire, served: FakeServer
 ) -> None:
-    failure = failure_of(await run(case, wire, served, case.unfinished("half")))
+    failure = (await run(case, wire, served, case.unfinished("half"))).failure()
     assert (failure.kind, failure.status, failure.message) == (
         "http",
         None,
@@ -478,7 +470,7 @@ async def test_a_stream_that_ends_before_its_finish_is_retryable(
 
 
 async def test_an_empty_reply_fails(case: Case, wire: SSEWire, served: FakeServer) -> None:
-    failure = failure_of(await run(case, wire, served, case.empty))
+    failure = (await run(case, wire, served, case.empty)).failure()
     assert (failure.kind, failure.message) == ("provider", "empty reply")
     assert not failure.retryable
 
@@ -489,12 +481,12 @@ async def test_a_drop_after_the_finish_keeps_the_answer(
 ) -> None:
     assert case.finished_events is not None
     reply = await run(case, wire, served, case.steps.drop_after(case.finished_events, case.steps.text("hi")))
-    assert answer_of(reply).text == "hi"
+    assert reply.answer().text == "hi"
 
 
 async def test_a_dropped_connection_is_retryable(case: Case, wire: SSEWire, served: FakeServer) -> None:
     reply = await run(case, wire, served, case.steps.drop_after(case.text_events))
-    failure = failure_of(reply)
+    failure = reply.failure()
     assert (failure.kind, failure.status, failure.retryable) == ("http", None, True)
     assert failure.message.startswith("connection dropped mid-stream")
     assert "".join(reply.texts) == "xxxx"  # what arrived before the drop was streamed
@@ -503,7 +495,7 @@ async def test_a_dropped_connection_is_retryable(case: Case, wire: SSEWire, serv
 async def test_a_refused_connection_is_retryable(case: Case, wire: SSEWire) -> None:
     reply = RecordingReply()
     await wire.stream(suite_request(case, "http://127.0.0.1:1/v1"), reply)
-    failure = failure_of(reply)
+    failure = reply.failure()
     assert (failure.kind, failure.status, failure.retryable) == ("http", None, True)
     assert failure.message.startswith("could not connect")
 
@@ -511,7 +503,7 @@ async def test_a_refused_connection_is_retryable(case: Case, wire: SSEWire) -> N
 async def test_a_provider_without_base_url(case: Case, wire: SSEWire) -> None:
     reply = RecordingReply()
     await wire.stream(suite_request(case, "", provider={"id": "x"}), reply)
-    failure = failure_of(reply)
+    failure = reply.failure()
     assert failure.kind == "provider" and failure.message == f"{case.name}: the provider has no base_url"
 
 
@@ -527,7 +519,7 @@ async def test_a_stream_of_keep_alives_stalls(case: Case, served: FakeServer, dr
     async with Http() as http:
         wire = case.wire(http, idle=0.5)
         reply = await run(case, wire, served, case.steps.drip(0.05, **drip))
-    failure = failure_of(reply)
+    failure = reply.failure()
     assert (failure.kind, failure.status, failure.message) == (
         "http",
         None,
@@ -541,7 +533,7 @@ async def test_a_server_that_never_answers_stalls(case: Case, served: FakeServer
     async with Http() as http:
         wire = case.wire(http, idle=0.3)
         reply = await run(case, wire, served, case.steps.text("late", delay=2.0))
-    assert failure_of(reply).message == "stream stalled: no data for 0.3s"
+    assert reply.failure().message == "stream stalled: no data for 0.3s"
     assert served.wait_for_drops(1)
 
 
@@ -566,14 +558,14 @@ async def test_a_cancel_drops_the_connection(case: Case, wire: SSEWire, served: 
 async def test_server_errors_and_rate_limits_are_retryable(
     case: Case, wire: SSEWire, served: FakeServer
 ) -> None:
-    failure = failure_of(await run(case, wire, served, status(500, {"error": {"message": "boom"}})))
+    failure = (await run(case, wire, served, status(500, {"error": {"message": "boom"}}))).failure()
     assert (failure.kind, failure.status, failure.retry_after) == ("http", 500, None)
     assert failure.message == 'http: 500: {"error": {"message": "boom"}}'
     assert failure.retryable
     overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    failure = failure_of(await run(case, wire, served, status(529, overloaded)))
+    failure = (await run(case, wire, served, status(529, overloaded))).failure()
     assert (failure.kind, failure.status, failure.retryable) == ("http", 529, True)
-    failure = failure_of(await run(case, wire, served, status(429, "slow down", {"retry-after": "3"})))
+    failure = (await run(case, wire, served, status(429, "slow down", {"retry-after": "3"}))).failure()
     assert (failure.kind, failure.status, failure.retry_after, failure.message) == (
         "http",
         429,
@@ -584,27 +576,27 @@ async def test_server_errors_and_rate_limits_are_retryable(
 
 
 async def test_a_400_is_final_and_clipped(case: Case, wire: SSEWire, served: FakeServer) -> None:
-    failure = failure_of(await run(case, wire, served, status(400, "x" * 10_000)))
+    failure = (await run(case, wire, served, status(400, "x" * 10_000))).failure()
     assert (failure.kind, failure.status, failure.retryable) == ("http", 400, False)
     assert failure.message == "http: 400: " + "x" * 2000
 
 
 @pytest.mark.parametrize("code", [401, 403])
 async def test_a_refused_key(case: Case, wire: SSEWire, served: FakeServer, code: int) -> None:
-    failure = failure_of(await run(case, wire, served, status(code, "bad key")))
+    failure = (await run(case, wire, served, status(code, "bad key"))).failure()
     assert (failure.kind, failure.status) == ("auth", code)
     assert failure.message == f"authentication rejected ({code}) - check the api key for this provider"
     assert not failure.retryable
 
 
 async def test_a_2xx_that_is_not_an_event_stream(case: Case, wire: SSEWire, served: FakeServer) -> None:
-    failure = failure_of(await run(case, wire, served, status(200, {"error": "nope"})))
+    failure = (await run(case, wire, served, status(200, {"error": "nope"}))).failure()
     assert failure.kind == "provider" and not failure.retryable
     assert failure.message == 'expected an event stream, got application/json: {"error": "nope"}'
 
 
 async def test_an_echoed_key_is_scrubbed(case: Case, wire: SSEWire, served: FakeServer) -> None:
     body = {"error": {"message": f"invalid key {KEY} for project", "echo": {"key": KEY}}}
-    failure = failure_of(await run(case, wire, served, status(400, body)))
+    failure = (await run(case, wire, served, status(400, body))).failure()
     assert KEY not in failure.message
     assert failure.message.count("[redacted]") == 2

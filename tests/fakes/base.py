@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 if TYPE_CHECKING:
-    from uji.wires.base import WireRequest
+    from uji.wires.base import Answer, Failure, WireRequest
 
 WRITE_BATCH = 256 * 1024  # bytes per HTTP chunk when no gap/drop asks for one event each
 
@@ -567,16 +567,16 @@ class RecordingReply:
     def fail(self, failure: Any) -> None:
         self.ends.append(failure)
 
-    @property
-    def answer(self) -> Any:
+    def answer(self) -> Answer:
+        """The Answer the call ended with; fails the test unless it ended with exactly one."""
         from uji.wires.base import Answer
 
         assert len(self.ends) == 1, self.ends
         assert isinstance(self.ends[0], Answer), self.ends[0]
         return self.ends[0]
 
-    @property
-    def failure(self) -> Any:
+    def failure(self) -> Failure:
+        """The Failure the call ended with; fails the test unless it ended with exactly one."""
         from uji.wires.base import Failure
 
         assert len(self.ends) == 1, self.ends
