@@ -3,11 +3,9 @@ loopback HTTP against the fake Messages API."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from typing import Any
 
-import httpx2
 import pytest
 
 from tests import golden
@@ -20,6 +18,7 @@ from tests.fakes.anthropic_server import (
     text,
 )
 from tests.fakes.base import RecordingReply, wire_request
+from tests.wire_fixtures import wire_fixtures
 from uji.wires.anthropic import (
     AnthropicWire,
     build_body,
@@ -38,22 +37,7 @@ GOLDEN_URL = "https://api.anthropic.com/v1"
 # --------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server: FakeAnthropic) -> FakeAnthropic:
-    server.reset()
-    return server
-
-
-@pytest.fixture
-async def wire() -> AsyncIterator[AnthropicWire]:
-    async with httpx2.AsyncClient(timeout=httpx2.Timeout(None, connect=5.0)) as client:
-        yield AnthropicWire(client, idle=5.0)
+server, fake, wire = wire_fixtures(FakeAnthropic, AnthropicWire)
 
 
 def _request(base_url: str, **kw: Any) -> WireRequest:

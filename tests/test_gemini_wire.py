@@ -4,10 +4,8 @@ loopback HTTP against the fake Gemini API."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
 from tests import golden
@@ -22,6 +20,7 @@ from tests.fakes.gemini_server import (
     text,
     tool_calls,
 )
+from tests.wire_fixtures import wire_fixtures
 from uji.wires.base import WireRequest
 from uji.wires.gemini import (
     SKIP_SIGNATURE,
@@ -42,22 +41,7 @@ GOLDEN_URL = "https://generativelanguage.googleapis.com/v1beta"
 # --------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeGemini]:
-    with FakeGemini() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server: FakeGemini) -> FakeGemini:
-    server.reset()
-    return server
-
-
-@pytest.fixture
-async def wire() -> AsyncIterator[GeminiWire]:
-    async with httpx2.AsyncClient(timeout=httpx2.Timeout(None, connect=5.0)) as client:
-        yield GeminiWire(client, idle=5.0)
+server, fake, wire = wire_fixtures(FakeGemini, GeminiWire)
 
 
 def _request(base_url: str, **kw: Any) -> WireRequest:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
 from tests.fakes.base import RecordingReply, wire_request
@@ -17,6 +15,7 @@ from tests.fakes.openai_server import (
     raw_lines,
     text,
 )
+from tests.wire_fixtures import wire_fixtures
 from uji.wires.base import WireRequest
 from uji.wires.openai_chat import (
     TOOL_IMAGES_TEXT,
@@ -38,22 +37,7 @@ TOOLS = [{"name": "read_file", "description": "Read a file", "parameters": {"typ
 # --------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server: FakeOpenAI) -> FakeOpenAI:
-    server.reset()
-    return server
-
-
-@pytest.fixture
-async def wire() -> AsyncIterator[OpenAIChatWire]:
-    async with httpx2.AsyncClient(timeout=httpx2.Timeout(None, connect=5.0)) as client:
-        yield OpenAIChatWire(client, idle=5.0)
+server, fake, wire = wire_fixtures(FakeOpenAI, OpenAIChatWire)
 
 
 def make_request(base_url: str = "http://127.0.0.1:1/v1", **kw: Any) -> WireRequest:

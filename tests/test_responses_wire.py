@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
 
@@ -32,6 +31,7 @@ from tests.fakes.responses_server import (
     tool_calls,
 )
 from tests.sdk_check import check_typed
+from tests.wire_fixtures import wire_fixtures
 from uji.providers.catalog import Catalog, CatalogError
 from uji.wires.base import Failure, WireRequest
 from uji.wires.responses import ResponsesWire, build_body, build_headers, build_input, responses_url
@@ -45,22 +45,7 @@ KEY = "sk-resp-test-7731"
 # --------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeResponses]:
-    with FakeResponses() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server: FakeResponses) -> FakeResponses:
-    server.reset()
-    return server
-
-
-@pytest.fixture
-async def wire() -> AsyncIterator[ResponsesWire]:
-    async with httpx2.AsyncClient(timeout=httpx2.Timeout(None, connect=5.0)) as client:
-        yield ResponsesWire(client, idle=5.0)
+server, fake, wire = wire_fixtures(FakeResponses, ResponsesWire)
 
 
 def _request(base_url: str, **kw: Any) -> WireRequest:

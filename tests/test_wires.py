@@ -107,19 +107,15 @@ def test_a_wire_loads_only_its_own_module(name: str) -> None:
 # --------------------------------------------------------------------------- the client's owner
 
 
-@pytest.fixture(scope="module")
-def server() -> object:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
 @pytest.fixture
-def fake(server: FakeOpenAI) -> FakeOpenAI:
-    server.reset()
-    return server
+def fake(servers: dict[str, FakeServer]) -> FakeServer:
+    """The suite's openai-chat server (below), reset."""
+    fake = servers["openai-chat"]
+    fake.reset()
+    return fake
 
 
-async def test_the_owner_makes_the_client_on_first_use_and_closes_it(fake: FakeOpenAI) -> None:
+async def test_the_owner_makes_the_client_on_first_use_and_closes_it(fake: FakeServer) -> None:
     async with Http() as http:
         wire = OpenAIChatWire(http)
         fake.script(text("a"), text("b"))
@@ -130,7 +126,7 @@ async def test_the_owner_makes_the_client_on_first_use_and_closes_it(fake: FakeO
     assert fake.wait_for_open_connections(0)  # closed with its owner
 
 
-async def test_a_client_made_elsewhere_is_left_to_its_maker(fake: FakeOpenAI) -> None:
+async def test_a_client_made_elsewhere_is_left_to_its_maker(fake: FakeServer) -> None:
     async with httpx2.AsyncClient() as client:
         http = Http(client)
         fake.script(text("a"))
@@ -141,7 +137,7 @@ async def test_a_client_made_elsewhere_is_left_to_its_maker(fake: FakeOpenAI) ->
     assert client.is_closed
 
 
-async def test_app_close_closes_the_wires_client(fake: FakeOpenAI, tmp_path: Path) -> None:
+async def test_app_close_closes_the_wires_client(fake: FakeServer, tmp_path: Path) -> None:
     app = App(resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path))
     fake.script(text("a"))
     assert (await ask(app.wire("openai-chat"), fake.base_url)).text == "a"
