@@ -1,7 +1,8 @@
 """The terminal UI (`uji`, `uji new`, `uji resume`).
 
-This package's `__init__` and the modules `uji run` reaches (`keys`, `host`) import no
-Textual: Textual costs about 155 ms to import, and only the screen needs it."""
+This package's `__init__` imports no Textual: Textual costs about 155 ms to import, and
+only the screen needs it. `uji run` and the Lua bridge reach nothing here: they talk to
+the UI port (`uji.ui`), which `host.ScreenUi` implements for the screen."""
 
 from __future__ import annotations
 
