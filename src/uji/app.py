@@ -88,7 +88,9 @@ class App:
             self.host.run_loader,
             self.http,
         )
-        self.gate = Gate(self.cwd, paths.auth_file, paths.rules_lua, self.catalog.list, builtin_tools())
+        self.gate = Gate(self.cwd, paths.auth_file, paths.rules_lua, self.catalog.list)
+        for tool in builtin_tools(self.gate.sandbox):  # their previews read files as calls do
+            self.gate.registry.add(tool)
         self.wires = Wires(self.http)
         self.commands = Commands()
         self.context = PromptContext(self.host.call_function)

@@ -15,8 +15,8 @@ from uji.tools.policy import Verdict
 if TYPE_CHECKING:
     from uji.app import App
     from uji.events.stream import DecidedBy, Outcome, PolicyVerdict
+    from uji.tools.base import Tool
     from uji.tools.confine import Sandbox
-    from uji.tools.registry import Tool
 
 APPROVAL_TIMEOUT = 300.0
 TIMEOUT_TEXT = "timed out waiting for confirmation"
@@ -80,6 +80,7 @@ class Decision:
             hook=HookRef(str(x["hook"]), text("hook_origin")) if "hook" in x else None,
             question=text("question"),
             body=text("body"),
+            preview=text("preview"),
             asked_by="hook" if x.get("asked_by") == "hook" else None,
             remember=text("remember"),
         )
@@ -90,7 +91,7 @@ def default_question(tool: Tool) -> str:
 
 
 def question_body(tool: Tool, subject: str, args: dict[str, Any]) -> str:
-    if tool.subject is not None or tool.subject_key is not None:
+    if tool.declares_subject:
         return subject
     return "\n".join(f"{k}: {_short(v)}" for k, v in sorted(args.items()))
 
@@ -103,7 +104,7 @@ def _short(value: Any) -> str:
 
 
 def policy_verdict(app: App, tool: Tool, subject: str, args: dict[str, Any]) -> Verdict:
-    if tool.builtin and tool.subject_key == "command":
+    if tool.command_subject:
         from uji.tools.remembered import writes_through_redirect
 
         if writes_through_redirect(subject):
@@ -158,7 +159,7 @@ def remember_scope(app: App, tool: Tool, subject: str, verdict: Verdict) -> str 
     the subject. None when remembering could not turn this ask into an allow."""
     if not app.policy.can_remember(tool.name, verdict):
         return None
-    if tool.builtin and tool.subject_key == "command":
+    if tool.command_subject:
         from uji.tools.remembered import writes_through_redirect
 
         if writes_through_redirect(subject):

@@ -29,7 +29,7 @@ from uji.wires.base import ToolCall
 
 if TYPE_CHECKING:
     from uji.app import App
-    from uji.tools.registry import Tool
+    from uji.tools.base import Tool
 
 
 def describe(e: Exception) -> str:
@@ -117,12 +117,12 @@ class ToolCaller:
                 call, ToolResult(f"error: unknown tool `{call.name}`. Available tools: {names}")
             )
         args, problem = parse_arguments(call.arguments)
-        if problem is None and not tool.builtin:
+        if problem is None and not tool.checks_arguments:
             problem = check_arguments(tool.parameters, args or {})
         if problem is not None or args is None:
             return self._tool_message(call, ToolResult(problem or "error: bad arguments"))
         try:
-            subject = self._subject(tool, args)  # once per call: policy, screen, events, saved
+            subject = tool.subject(args)  # once per call: policy, screen, events, saved
         except Exception as e:
             return self._tool_message(call, ToolResult(f"error: {e}"))
         if tool.path_subject:
@@ -146,16 +146,6 @@ class ToolCaller:
             text = self._redact(result.text)
             result.text, _ = await app.events.hook(AfterTool(tool.name, text))
         return self._tool_message(call, result, subject)
-
-    def _subject(self, tool: Tool, args: dict[str, Any]) -> str:
-        if tool.subject_key is not None:
-            value = args.get(tool.subject_key)
-            return value if isinstance(value, str) else ""
-        if tool.lua:
-            from uji.lua.api.tool import lua_subject
-
-            return lua_subject(self.app.lua, tool, args)
-        return tool.subject if isinstance(tool.subject, str) else tool.name
 
     async def _decide(self, tool: Tool, subject: str, args: dict[str, Any]) -> Decision:
         app = self.app
@@ -204,14 +194,12 @@ class ToolCaller:
         extra: dict[str, Any] | None = None,
         remember: str | None = None,
     ) -> Decision:
-        preview = None
-        if tool.preview is not None:
-            try:
-                preview = tool.preview(args, self.app.sandbox())
-            except Exception:
-                preview = None
-            if preview is not None:
-                preview = self._redact(preview)
+        try:
+            preview = tool.preview(args)
+        except Exception:
+            preview = None
+        if preview is not None:
+            preview = self._redact(preview)
         question = Question(
             tool.name,
             title or default_question(tool),
@@ -232,6 +220,8 @@ class ToolCaller:
             None if answer.allow else (answer.reason or "user denied"),
             extra=dict(extra or {}, question=question.title, body=question.body),
         )
+        if preview:
+            out.extra["preview"] = preview  # what the question showed: the diff of an edit
         if by_hook:
             out.extra["asked_by"] = "hook"
         if answer.allow and answer.remember and remember:
@@ -251,10 +241,6 @@ class ToolCaller:
             self._emit(Progress(tool.name, call.id, self._redact(line)))
 
         try:
-            if tool.lua:
-                from uji.lua.api.tool import run_lua_tool
-
-                return await run_lua_tool(self.app.lua, tool, args, progress, self.notice)
             sandbox = self.app.sandbox()
             if tool.path_subject:
                 sandbox.guard = path_guard(self.app, tool)
@@ -265,6 +251,7 @@ class ToolCaller:
                 images=self.app.model_images(),
                 env=env_for(self.app),
                 redact=self._redact,
+                notice=self.notice,
             )
             result = await tool.run(args, ctx)
             return result if isinstance(result, ToolResult) else ToolResult(str(result))

@@ -55,7 +55,7 @@ def outcome_fields(o: Outcome) -> dict[str, Any]:
     if o.hook is not None:
         out["hook"] = o.hook.name
         out["hook_origin"] = o.hook.origin
-    for key in ("question", "body", "asked_by", "remember"):
+    for key in ("question", "body", "preview", "asked_by", "remember"):
         value = getattr(o, key)
         if value is not None:
             out[key] = value

@@ -135,6 +135,7 @@ class Outcome:
     hook: HookRef | None = None
     question: str | None = None  # the title of the question the user was asked
     body: str | None = None  # and its body, when answered
+    preview: str | None = None  # and what it showed of the change (the diff of an edit)
     asked_by: Literal["hook"] | None = None  # a before_tool hook asked for the question
     remember: str | None = None  # the scope of an approval the user asked to remember
 

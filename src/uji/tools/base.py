@@ -1,7 +1,10 @@
-"""Shapes shared by every tool, built in or added from Lua."""
+"""Shapes shared by every tool, built in, added from Lua or (later) from an MCP server:
+the `Tool` interface the agent sees, what a call gets (`ToolContext`) and gives back
+(`ToolResult`)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -9,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
+    from uji.wires.base import ToolSpec
 
 
 @dataclass
@@ -24,7 +28,7 @@ class ToolResult:
 
 @dataclass
 class ToolContext:
-    """What a built-in tool's `run` receives besides its arguments."""
+    """What a tool's `run` receives besides its arguments."""
 
     cwd: str
     sandbox: Sandbox
@@ -35,3 +39,85 @@ class ToolContext:
     # a tool that streams output cuts out as it goes.
     env: dict[str, str] | None = None
     redact: Redactor | None = None
+    # A line for the user (not the model), such as a Lua tool's failed cancel function.
+    notice: Callable[[str], None] = lambda text: None
+
+
+class Tool(ABC):
+    """A tool the model can call, as the agent and the gate see it.
+
+    The agent knows nothing else of a tool: where it comes from (Python, Lua, an MCP
+    server) is the implementation's business. Each call goes: `subject(args)` once (what
+    policy rules match, what the transcript and the approval question show), `preview(args)`
+    when the call asks, then `run(args, ctx)` if it is allowed. A tool gets what its
+    `subject` and `preview` need (a Lua runtime, a way to reach files) when it is made.
+
+    The attributes are what the gate reads:
+    - `policy`: the declared policy ("allow", "ask", "deny"), used when no rule matches.
+    - `verb`, `question`: the transcript line before the subject; the approval title.
+    - `path_subject`: the subject is a file path (rules also match its absolute normal
+      form, a symlink is followed, the path is checked before the call).
+    - `confined`: `uji.tool.confine` applies to the path (the built-in file tools).
+    - `command_subject`: the subject is a shell command line whose parts are judged.
+    - `checks_arguments`: the tool checks its own arguments and explains what is wrong;
+      otherwise uji checks them against `parameters` first.
+    - `declares_subject`: the subject stands for the arguments in the approval question
+      (otherwise the question lists the arguments).
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    policy: str | None
+    verb: str | None
+    question: str | None
+    path_subject: bool = False
+    confined: bool = False
+    command_subject: bool = False
+    checks_arguments: bool = False
+    declares_subject: bool = False
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        description: str = "",
+        parameters: dict[str, Any] | None = None,
+        policy: str | None = None,
+        verb: str | None = None,
+        question: str | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.parameters = parameters or {}
+        self.policy = policy
+        self.verb = verb
+        self.question = question
+
+    def schema(self) -> ToolSpec:
+        """What the model is offered."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters or {"type": "object", "properties": {}},
+        }
+
+    def subject(self, args: dict[str, Any]) -> str:
+        """What policy rules match against, and what the transcript and approval show.
+        May raise: the call then fails with the error, and nothing runs."""
+        return self.name
+
+    def subject_hint(self, args: dict[str, Any] | None) -> str | None:
+        """The subject when it is known without running any of the tool's code (a UI
+        shows it before the call is decided, from arguments that may not parse: None);
+        None when it is not."""
+        return None
+
+    def preview(self, args: dict[str, Any]) -> str | None:
+        """What the call would change, shown with the approval question (a unified diff
+        for the file tools); None when there is nothing to show. Changes nothing."""
+        return None
+
+    @abstractmethod
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run an allowed call. An exception becomes an `error:` result for the model."""

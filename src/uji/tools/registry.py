@@ -1,44 +1,16 @@
 """The tools the model can call: built-in Python tools and tools added from Lua share
-one registry, so a Lua `read_file` replaces ours and `remove` works on either."""
+one registry of `Tool`s (tools/base.py), so a Lua `read_file` replaces ours and
+`remove` works on either."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from uji.tools.confine import Sandbox
-    from uji.wires.base import ToolSpec
+from uji.tools.base import Tool
+
+__all__ = ["POLICIES", "Registry", "Tool", "normalize_schema"]
 
 POLICIES = ("allow", "ask", "deny")
-
-
-@dataclass
-class Tool:
-    name: str
-    run: Any  # an async Python function (args, ctx) or a Lua function (args, ctx)
-    description: str = ""
-    parameters: dict[str, Any] = field(default_factory=dict)
-    subject: str | Callable[..., Any] | None = None  # a string, a Lua function, or None
-    subject_key: str | None = None  # built-ins: the argument that is the subject
-    path_subject: bool = False  # rules also match the absolute normalised path
-    policy: str | None = None  # the declared policy
-    verb: str | None = None
-    question: str | None = None
-    lua: bool = False
-    builtin: bool = False
-    confined: bool = False  # a built-in file tool: the sandbox applies to it
-    preview: Callable[[dict[str, Any], Sandbox], str | None] | None = None
-    origin: str | None = None  # file:line of the uji.tool.add call
-    timeout: float | None = None  # a Lua tool: how long to wait for ctx.done (seconds)
-
-    def schema(self) -> ToolSpec:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "parameters": self.parameters or {"type": "object", "properties": {}},
-        }
 
 
 class Registry:

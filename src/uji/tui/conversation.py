@@ -189,12 +189,8 @@ class Conversation:
             args = json.loads(arguments) if arguments else {}
         except ValueError:
             args = None
-        if isinstance(args, dict) and tool.subject_key is not None:
-            value = args.get(tool.subject_key)
-            return verb, value if isinstance(value, str) else ""
-        if isinstance(tool.subject, str):
-            return verb, tool.subject
-        return verb, describe_arguments(arguments)
+        hint = tool.subject_hint(args if isinstance(args, dict) else None)
+        return verb, describe_arguments(arguments) if hint is None else hint
 
     # Input ------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """uji.tool: add/remove/list/disable/enable/policy/allow/confine/roots/inherit_keys, and
-running Lua tools."""
+`LuaTool`, the `Tool` a `uji.tool.add` spec becomes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import ApiError, LuaError
-from uji.tools.base import ToolResult
-from uji.tools.registry import Tool, normalize_schema
+from uji.tools.base import Tool, ToolContext, ToolResult
+from uji.tools.registry import normalize_schema
 from uji.tools.results import from_value
 
 if TYPE_CHECKING:
@@ -33,16 +33,16 @@ def install(app: App) -> dict[str, Any]:
         if not isinstance(params, dict):
             raise ApiError("uji.tool.add: `parameters` must be a JSON Schema object")
         app.registry.add(
-            Tool(
-                name=name,
-                run=spec.run,
+            LuaTool(
+                rt,
+                name,
+                spec.run,
+                subject=subject,
                 description=spec.description or "",
                 parameters=normalize_schema(params) if params else {},
-                subject=subject,
                 policy=spec.policy,
                 verb=verb,
                 question=question,
-                lua=True,
                 origin=origin,
                 timeout=float(spec.timeout) if spec.timeout is not None else None,
             )
@@ -103,22 +103,6 @@ def install(app: App) -> dict[str, Any]:
     }
 
 
-def lua_subject(rt: Runtime, tool: Tool, args: dict[str, Any]) -> str:
-    """A Lua tool's subject: its string, or what its function returns for the args."""
-    subject = tool.subject
-    if subject is None:
-        return tool.name
-    if isinstance(subject, str):
-        return subject
-    values = rt.call_sync(subject, rt.convert.to_lua(args))
-    value = values[0] if values else None
-    if value is None:
-        return tool.name
-    if not isinstance(value, str):
-        raise LuaError(f"the subject function of {tool.name} returned a {rt.type(value)}, not a string")
-    return value
-
-
 # How long a Lua tool that returned nothing may wait for ctx.done, unless its spec says
 # (`timeout`, in seconds). Long enough for a build or a test run behind uji.job, short
 # enough that a forgotten ctx.done does not hold a turn (or a headless run) for ever.
@@ -126,59 +110,103 @@ WAIT_TIMEOUT = 600.0
 WAIT_TICK = 1.0  # how often the waiting line is brought up to date
 
 
-async def run_lua_tool(
-    rt: Runtime,
-    tool: Tool,
-    args: dict[str, Any],
-    progress: Callable[[str], None],
-    notice: Callable[[str], None],
-) -> ToolResult:
-    """Run a Lua tool's `run(args, ctx)` in its three return styles."""
-    loop = asyncio.get_running_loop()
-    finished: asyncio.Future[Any] = loop.create_future()
-    reported: list[str] = []  # the tool's own latest progress line
+class LuaTool(Tool):
+    """A tool added with `uji.tool.add`: its subject is a string or what a Lua function
+    returns, and `run(args, ctx)` returns in the three styles of uji.tool.txt."""
 
-    def done(value: Any = None) -> None:
-        # A second ctx.done, or one after an interrupt or the timeout, is ignored.
-        if not finished.done():
-            finished.set_result(rt.convert.to_python(value))
+    def __init__(
+        self,
+        rt: Runtime,
+        name: str,
+        fn: Any,
+        *,
+        subject: Any = None,
+        description: str = "",
+        parameters: dict[str, Any] | None = None,
+        policy: str | None = None,
+        verb: str | None = None,
+        question: str | None = None,
+        origin: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        super().__init__(
+            name, description=description, parameters=parameters, policy=policy, verb=verb, question=question
+        )
+        self.rt = rt
+        self.fn = fn  # the spec's run function
+        self.declared = subject  # a string, a Lua function, or None
+        self.declares_subject = subject is not None
+        self.origin = origin  # file:line of the uji.tool.add call
+        self.timeout = timeout  # how long to wait for ctx.done (seconds)
 
-    def on_progress(line: Any) -> None:
-        text = "" if line is None else str(line)
-        reported[:] = [text]
-        progress(text)
+    def subject(self, args: dict[str, Any]) -> str:
+        """Its string, or what its function returns for the args (the name for nil)."""
+        subject = self.declared
+        if subject is None:
+            return self.name
+        if isinstance(subject, str):
+            return subject
+        rt = self.rt
+        values = rt.call_sync(subject, rt.convert.to_lua(args))
+        value = values[0] if values else None
+        if value is None:
+            return self.name
+        if not isinstance(value, str):
+            raise LuaError(f"the subject function of {self.name} returned a {rt.type(value)}, not a string")
+        return value
 
-    ctx = rt.make_ctx(done, on_progress)
-    try:
-        values = await rt.call(tool.run, rt.convert.to_lua(args), ctx)
-    except LuaError as e:
-        return ToolResult(f"error: {e}")
-    first = values[0] if values else None
-    cancel = None
-    if first is not None and rt.type(first) == "function":
-        cancel = first
-    elif first is not None:
-        return _as_result(rt.convert.to_python(first))
+    def subject_hint(self, args: dict[str, Any] | None) -> str | None:
+        return self.declared if isinstance(self.declared, str) else None
 
-    def stop() -> None:
-        if not finished.done():
-            finished.cancel()
-        if cancel is not None:
-            try:
-                rt.call_sync(cancel)
-            except LuaError as e:
-                notice(f"{tool.name}: its cancel function failed: {e}")
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run the spec's `run(args, ctx)` in its three return styles."""
+        rt = self.rt
+        progress, notice = ctx.progress, ctx.notice
+        loop = asyncio.get_running_loop()
+        finished: asyncio.Future[Any] = loop.create_future()
+        reported: list[str] = []  # the tool's own latest progress line
 
-    limit = tool.timeout or WAIT_TIMEOUT
-    try:
-        value = await _wait_for_done(finished, limit, lambda line: progress(_waiting(reported, line)))
-    except asyncio.CancelledError:
-        stop()
-        raise
-    except TimeoutError:
-        stop()
-        return ToolResult(f"error: {tool.name} timed out after {limit:g}s waiting for ctx.done")
-    return _as_result(value)
+        def done(value: Any = None) -> None:
+            # A second ctx.done, or one after an interrupt or the timeout, is ignored.
+            if not finished.done():
+                finished.set_result(rt.convert.to_python(value))
+
+        def on_progress(line: Any) -> None:
+            text = "" if line is None else str(line)
+            reported[:] = [text]
+            progress(text)
+
+        lua_ctx = rt.make_ctx(done, on_progress)
+        try:
+            values = await rt.call(self.fn, rt.convert.to_lua(args), lua_ctx)
+        except LuaError as e:
+            return ToolResult(f"error: {e}")
+        first = values[0] if values else None
+        cancel = None
+        if first is not None and rt.type(first) == "function":
+            cancel = first
+        elif first is not None:
+            return _as_result(rt.convert.to_python(first))
+
+        def stop() -> None:
+            if not finished.done():
+                finished.cancel()
+            if cancel is not None:
+                try:
+                    rt.call_sync(cancel)
+                except LuaError as e:
+                    notice(f"{self.name}: its cancel function failed: {e}")
+
+        limit = self.timeout or WAIT_TIMEOUT
+        try:
+            value = await _wait_for_done(finished, limit, lambda line: progress(_waiting(reported, line)))
+        except asyncio.CancelledError:
+            stop()
+            raise
+        except TimeoutError:
+            stop()
+            return ToolResult(f"error: {self.name} timed out after {limit:g}s waiting for ctx.done")
+        return _as_result(value)
 
 
 async def _wait_for_done(finished: asyncio.Future[Any], limit: float, tick: Callable[[int], None]) -> Any:

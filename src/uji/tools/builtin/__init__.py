@@ -1,30 +1,70 @@
-"""The four built-in tools, registered like any other tool."""
+"""The four built-in tools, registered like any other tool: each module has its SPEC,
+its `run(args, ctx)` (and a `preview(args, sandbox)` for the writing tools) and the
+`Tool` class that offers them to the agent."""
 
 from __future__ import annotations
 
-from uji.tools.registry import Tool
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from uji.tools.base import Tool
+
+if TYPE_CHECKING:
+    from uji.tools.confine import Sandbox
+
+SandboxFactory = Callable[[], "Sandbox"]
 
 
-def builtin_tools() -> list[Tool]:
+class BuiltinTool(Tool):
+    """A built-in tool: its subject is one of its arguments (`SPEC["subject_key"]`), it
+    checks its own arguments, and it reaches files through the sandbox it is given: a
+    function, so that `uji.tool.confine` and `uji.tool.roots` apply from the next call."""
+
+    SPEC: ClassVar[dict[str, Any]]
+    checks_arguments = True
+    declares_subject = True
+
+    def __init__(self, sandbox: SandboxFactory) -> None:
+        spec = self.SPEC
+        super().__init__(
+            spec["name"],
+            description=spec["description"],
+            parameters=spec["parameters"],
+            policy=spec["policy"],
+            verb=spec["verb"],
+            question=spec.get("question"),
+        )
+        self.subject_key: str = spec["subject_key"]
+        self.path_subject = self.confined = bool(spec["path_subject"])
+        self.command_subject = self.subject_key == "command"
+        self.sandbox = sandbox
+
+    def subject(self, args: dict[str, Any]) -> str:
+        value = args.get(self.subject_key)
+        return value if isinstance(value, str) else ""
+
+    def subject_hint(self, args: dict[str, Any] | None) -> str | None:
+        return None if args is None else self.subject(args)
+
+
+def builtin_tools(sandbox: SandboxFactory | None = None) -> list[Tool]:
+    """read_file, edit_file, write_file and run_command. `sandbox` gives the file tools'
+    previews the sandbox of the moment (by default: the working directory, confined)."""
     from uji.tools.builtin import edit_file, read_file, run_command, write_file
 
-    tools = []
-    for module in (read_file, edit_file, write_file, run_command):
-        spec = module.SPEC
-        tools.append(
-            Tool(
-                name=spec["name"],
-                run=module.run,
-                description=spec["description"],
-                parameters=spec["parameters"],
-                subject_key=spec["subject_key"],
-                path_subject=spec["path_subject"],
-                policy=spec["policy"],
-                verb=spec["verb"],
-                question=spec.get("question"),
-                builtin=True,
-                confined=spec["path_subject"],
-                preview=getattr(module, "preview", None),
-            )
-        )
-    return tools
+    if sandbox is None:
+        sandbox = _here
+    return [
+        read_file.ReadFile(sandbox),
+        edit_file.EditFile(sandbox),
+        write_file.WriteFile(sandbox),
+        run_command.RunCommand(sandbox),
+    ]
+
+
+def _here() -> Sandbox:
+    import os
+
+    from uji.tools.confine import Sandbox
+
+    return Sandbox(os.getcwd(), [])

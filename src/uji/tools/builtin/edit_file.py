@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uji.tools.base import ToolContext, ToolResult
+from uji.tools.builtin import BuiltinTool
 from uji.tools.builtin.read_file import error, os_error, path_arg, required_str
 from uji.tools.confine import OutsideRoots, Sandbox
 
@@ -141,3 +142,13 @@ def _summary(diff: str) -> str:
 async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     # In a thread: a big file must not stall the event loop (the write is atomic either way).
     return await asyncio.to_thread(_edit, args, ctx.sandbox)
+
+
+class EditFile(BuiltinTool):
+    SPEC = SPEC
+
+    def preview(self, args: dict[str, Any]) -> str | None:
+        return preview(args, self.sandbox())
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return await run(args, ctx)

@@ -13,6 +13,7 @@ import struct
 from typing import Any, BinaryIO
 
 from uji.tools.base import ToolContext, ToolResult
+from uji.tools.builtin import BuiltinTool
 from uji.tools.confine import OutsideRoots, Sandbox
 
 DEFAULT_LIMIT = 2000
@@ -262,3 +263,10 @@ def _webp_size(data: bytes) -> tuple[int, int] | None:
         height = int.from_bytes(data[27:30], "little") + 1
         return width, height
     return None
+
+
+class ReadFile(BuiltinTool):
+    SPEC = SPEC
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return await run(args, ctx)

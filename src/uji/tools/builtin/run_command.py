@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from uji.procs import PipeReader, kill_group
 from uji.tools.base import ToolContext, ToolResult
+from uji.tools.builtin import BuiltinTool
 from uji.tools.builtin.read_file import error, int_arg, required_str
 
 if TYPE_CHECKING:
@@ -383,3 +384,10 @@ async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if isinstance(command, ToolResult):
         return command
     return await execute(command, int_arg(args, "timeout", DEFAULT_TIMEOUT), ctx)
+
+
+class RunCommand(BuiltinTool):
+    SPEC = SPEC
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return await run(args, ctx)

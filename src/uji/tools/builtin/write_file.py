@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from uji.tools.base import ToolContext, ToolResult
+from uji.tools.builtin import BuiltinTool
 from uji.tools.builtin.edit_file import make_diff
 from uji.tools.builtin.read_file import error, os_error, path_arg
 from uji.tools.confine import OutsideRoots, Sandbox
@@ -90,3 +91,13 @@ def _write(args: dict[str, Any], sandbox: Sandbox) -> ToolResult:
 
 async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return await asyncio.to_thread(_write, args, ctx.sandbox)
+
+
+class WriteFile(BuiltinTool):
+    SPEC = SPEC
+
+    def preview(self, args: dict[str, Any]) -> str | None:
+        return preview(args, self.sandbox())
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return await run(args, ctx)
