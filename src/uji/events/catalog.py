@@ -7,6 +7,13 @@ payloads from it, and `uji.devtools.gen_docs` generates the reference in `docs/`
 LuaLS definitions from it.
 
 `uji.on` also takes any other name: a custom event that plugins fire with `uji.emit`.
+
+To add a notification: a frozen dataclass in `uji.events.stream` (in `AgentEvent` if the
+agent emits it), emitted once where it happens (`Agent._emit`, or `Events.publish`
+outside the agent); a `Spec` here naming the fields Lua sees; mypy then asks the screen
+(`UjiApp.agent_event`) and `uji run --json` (`uji.events.jsonl`) what they do with it.
+Run `python -m uji.devtools.gen_docs`. A hook is the same with a payload dataclass, a
+fold other than "notify", and a call of `Events.hook` where it decides something.
 """
 
 from __future__ import annotations
