@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from uji.tools.verdict import Verdict as Verdict  # re-exported: callers import it from here
+
 DECISIONS = ("allow", "ask", "deny")
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 LISTS = ("deny", "allow", "ask")  # checked in this order; the first match wins
@@ -128,34 +130,6 @@ class ToolRules:
     origin: str | None = None
     # An unreadable rule or default raises the default to at least ask.
     floor: str | None = None
-
-
-@dataclass
-class Verdict:
-    decision: str  # allow | ask | deny
-    by: str  # rule | tool-default | declared | default | fallback | unfixed | remembered | hook | disabled | confine
-    rule: str | None = None
-    origin: str | None = None
-    subject: str | None = None  # the part of a command line that decided it, in normal form
-    note: str | None = None  # why a part is not fixed (by == "unfixed")
-    form: str | None = None  # the form of a file path a rule matched, when not as written
-
-    def explain(self, tool: str) -> str:
-        where = f" ({self.origin})" if self.origin else ""
-        part = f" for `{self.subject}`" if self.subject else ""
-        if self.by == "rule":
-            return f"{self.decision} rule `{self.rule}`{where}{part}"
-        if self.by == "tool-default":
-            return f"{tool}'s default `{self.decision}`{where}{part}"
-        if self.by == "declared":
-            return f"{tool}'s declared policy `{self.decision}`{part}"
-        if self.by == "default":
-            return f"the top-level default `{self.decision}`{where}{part}"
-        if self.by == "unfixed":
-            return f"`{self.subject}` is not a fixed command ({self.note}), so ask"
-        if self.by == "remembered":
-            return f"the remembered approval of `{self.rule}`{where}"
-        return f"no rule or default{part}, so ask"
 
 
 def _strictest(verdicts: Iterable[Verdict]) -> Verdict:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from uji.tools.policy import Verdict
+from uji.tools.verdict import Verdict
 
 SESSION = "session"
 ALWAYS = "always"
