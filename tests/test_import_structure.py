@@ -170,6 +170,10 @@ def test_the_checker_finds_a_crossing_and_a_cycle() -> None:
 # The package --------------------------------------------------------------------------
 
 
+def test_the_agent_imports_nothing_from_lua_or_the_tui() -> None:
+    assert crossings(graph(), "uji.agent", ("uji.lua", "uji.tui")) == []
+
+
 def test_the_lua_bridge_imports_nothing_from_the_tui() -> None:
     assert crossings(graph(), "uji.lua", ("uji.tui",)) == []
 
