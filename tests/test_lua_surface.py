@@ -12,7 +12,8 @@ from uji.lua import surface, typegen
 
 # Walks the `uji` table and writes what it finds: a function with its parameter count, or
 # another value with its type. Tables are walked into, except those that stand for a value
-# (uji.json.null: empty, with a metatable).
+# (uji.json.null: empty, with a metatable); a namespace's metatable (the stand-ins for
+# missing names) is marked `__uji_namespace`.
 WALK = """
 local found = {}
 local function walk(t, prefix, seen)
@@ -20,7 +21,8 @@ local function walk(t, prefix, seen)
   seen[t] = true
   for k, v in pairs(t) do
     local name = prefix .. "." .. tostring(k)
-    if type(v) == "table" and getmetatable(v) == nil and next(v) ~= nil then
+    local mt = getmetatable(v)
+    if type(v) == "table" and (mt == nil or rawget(mt, "__uji_namespace")) and next(v) ~= nil then
       walk(v, name, seen)
     elseif type(v) == "function" then
       local info = debug.getinfo(v, "u")

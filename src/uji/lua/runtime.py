@@ -17,6 +17,7 @@ from typing import Any
 from uji.lua.convert import Converter
 
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
+MISSING = "missing.lua"  # loaded last: uji.* names this uji lacks
 
 
 class LuaError(Exception):
@@ -108,9 +109,9 @@ class Runtime:
         self.uji = internals.uji
         # One Lua file per namespace fills in the `uji` table.
         api_dir = os.path.join(RUNTIME_DIR, "uji", "api")
-        for name in sorted(os.listdir(api_dir)):
-            if name.endswith(".lua"):
-                self.load_file(os.path.join(api_dir, name))(self.uji, self._host_table, internals.lib)
+        names = sorted(n for n in os.listdir(api_dir) if n.endswith(".lua") and n != MISSING)
+        for name in [*names, MISSING]:  # the stand-ins for what is missing cover them all
+            self.load_file(os.path.join(api_dir, name))(self.uji, self._host_table, internals.lib)
         self._spawn = internals.spawn
         self._step = internals.step
         self._forget = internals.forget
