@@ -248,8 +248,8 @@ class ToolCaller:
                 cwd=self.app.cwd,
                 sandbox=sandbox,
                 progress=progress,
-                images=self.app.model_images(),
-                env=env_for(self.app),
+                find_images=self.app.model_images,
+                find_env=lambda: env_for(self.app),
                 redact=self._redact,
                 notice=self.notice,
             )

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from uji.wires.base import ToolSpec
 
 
+def _ignore(line: str) -> None:
+    pass
+
+
 @dataclass
 class ToolResult:
     """What a tool call produced. The model gets `text` and `images`; `diff` and
@@ -26,21 +30,53 @@ class ToolResult:
     summary: str | None = None
 
 
-@dataclass
 class ToolContext:
-    """What a tool's `run` receives besides its arguments."""
+    """What a tool's `run` receives besides its arguments.
 
-    cwd: str
-    sandbox: Sandbox
-    progress: Callable[[str], None] = lambda line: None
-    # Whether the current model takes images (read_file refuses images when False).
-    images: bool | None = None
-    # The environment for commands (provider keys removed), and the known secrets, which
-    # a tool that streams output cuts out as it goes.
-    env: dict[str, str] | None = None
-    redact: Redactor | None = None
-    # A line for the user (not the model), such as a Lua tool's failed cancel function.
-    notice: Callable[[str], None] = lambda text: None
+    `images` and `env` are given as values, or found on first use by `find_images` and
+    `find_env`: most tools never ask, and a call should not pay for them. Read them on
+    the event loop, not in a worker thread (finding them may read the session store)."""
+
+    def __init__(
+        self,
+        cwd: str,
+        sandbox: Sandbox,
+        progress: Callable[[str], None] = _ignore,
+        images: bool | None = None,
+        env: dict[str, str] | None = None,
+        redact: Redactor | None = None,
+        notice: Callable[[str], None] = _ignore,
+        *,
+        find_images: Callable[[], bool | None] | None = None,
+        find_env: Callable[[], dict[str, str]] | None = None,
+    ) -> None:
+        self.cwd = cwd
+        self.sandbox = sandbox
+        self.progress = progress  # a line shown under the running tool
+        # The known secrets, which a tool that streams output cuts out as it goes.
+        self.redact = redact
+        # A line for the user (not the model), such as a Lua tool's failed cancel function.
+        self.notice = notice
+        self._images, self._find_images = images, find_images
+        self._env, self._find_env = env, find_env
+
+    @property
+    def images(self) -> bool | None:
+        """Whether the current model takes images (read_file refuses images when False)."""
+        if self._find_images is not None:
+            self._images, self._find_images = self._find_images(), None
+        return self._images
+
+    @images.setter
+    def images(self, value: bool | None) -> None:
+        self._images, self._find_images = value, None
+
+    @property
+    def env(self) -> dict[str, str] | None:
+        """The environment for commands (provider keys removed)."""
+        if self._find_env is not None:
+            self._env, self._find_env = self._find_env(), None
+        return self._env
 
 
 class Tool(ABC):
