@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual import events
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
@@ -68,6 +69,57 @@ async def test_n_denies_and_the_turn_goes_on(tmp_path: Path, fake: FakeOpenAI) -
         assert tool_answer["role"] == "tool" and tool_answer["content"] == "denied: user denied"
         screen = await shows(pilot, "OK, I will not.")
         assert "denied: user denied" in screen
+
+
+async def test_an_unanswered_question_times_out_as_a_denial(
+    tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UJI_APPROVAL_TIMEOUT", "0.5")  # 300 s unless shortened
+    fake.script(WRITE, text("Nobody answered."))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "write hello")
+        await idle(pilot)  # nobody answers (the text below comes only from a question's timeout)
+        assert not app.query(ApprovalPanel) and app.composer.has_focus
+        assert not (tmp_path / "work" / "hello.txt").exists()
+        tool_answer = fake.turn_requests[1].body["messages"][-1]
+        assert tool_answer == {
+            "role": "tool",
+            "tool_call_id": "call_1",
+            "content": "denied: timed out waiting for confirmation",
+        }
+        await shows(pilot, "Nobody answered.")
+        saved = [
+            m
+            for m in app.conversation.app.store.messages(app.conversation.agent.session_id)
+            if m["type"] == "tool"
+        ]
+        assert [m["content"] for m in saved] == ["denied: timed out waiting for confirmation"]
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        (None, 300.0),
+        ("2.5", 2.5),
+        ("0", 300.0),
+        ("-1", 300.0),
+        ("soon", 300.0),
+        ("inf", 300.0),
+        ("nan", 300.0),
+    ],
+)
+def test_the_approval_timeout_is_300_s_unless_shortened(
+    monkeypatch: pytest.MonkeyPatch, value: str | None, seconds: float
+) -> None:
+    from uji.agent.approval import approval_timeout
+
+    if value is None:
+        monkeypatch.delenv("UJI_APPROVAL_TIMEOUT", raising=False)
+    else:
+        monkeypatch.setenv("UJI_APPROVAL_TIMEOUT", value)
+    assert approval_timeout() == seconds
 
 
 async def test_t_waits_for_what_to_do_instead_and_the_model_gets_it(tmp_path: Path, fake: FakeOpenAI) -> None:

@@ -22,6 +22,19 @@ APPROVAL_TIMEOUT = 300.0
 TIMEOUT_TEXT = "timed out waiting for confirmation"
 
 
+def approval_timeout() -> float:
+    """How long a question waits for its answer: APPROVAL_TIMEOUT seconds, or what
+    UJI_APPROVAL_TIMEOUT says (a number > 0; tests shorten the wait with it)."""
+    import os
+
+    raw = os.environ.get("UJI_APPROVAL_TIMEOUT", "")
+    try:
+        seconds = float(raw)
+    except ValueError:
+        return APPROVAL_TIMEOUT
+    return seconds if 0 < seconds < float("inf") else APPROVAL_TIMEOUT
+
+
 @dataclass
 class Question:
     """An ask: what the approval dialog shows."""

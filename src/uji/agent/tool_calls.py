@@ -8,11 +8,11 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from uji.agent.approval import (
-    APPROVAL_TIMEOUT,
     TIMEOUT_TEXT,
     Approver,
     Decision,
     Question,
+    approval_timeout,
     default_question,
     deny_text,
     hook_decision,
@@ -210,7 +210,7 @@ class ToolCaller:
             remember,
         )
         try:
-            async with asyncio.timeout(APPROVAL_TIMEOUT):  # not wait_for: it can swallow an interrupt
+            async with asyncio.timeout(approval_timeout()):  # not wait_for: it can swallow an interrupt
                 answer = await self._approver(question)
         except TimeoutError:
             return Decision(False, "user", TIMEOUT_TEXT, extra=dict(extra or {}, question=question.title))
