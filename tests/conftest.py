@@ -26,6 +26,16 @@ uji.model.use({{ provider = "test", model = "m" }})
 """
 
 
+def unmeasured(env: dict[str, str] | None = None) -> dict[str, str]:
+    """`env` (by default this process's) without what makes a Python process measure its
+    coverage under `./test --cov`: for tests of what a process imports, which coverage's
+    own imports (sqlite3, tomllib) would add to."""
+    base = dict(os.environ if env is None else env)
+    for name in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"):
+        base.pop(name, None)
+    return base
+
+
 @dataclass
 class Run:
     rc: int

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROVIDER_LUA, Home, tool_schemas
+from tests.conftest import PROVIDER_LUA, Home, tool_schemas, unmeasured
 from tests.fakes.openai_server import drip, drop_after, raw_lines, status, text, tool_call
 
 
@@ -25,7 +25,9 @@ def test_version_and_help_load_neither_lua_nor_http() -> None:
         "bad = [m for m in sys.modules if m.split('.')[0] in ('lupa', 'httpx2', 'httpcore2', 'textual', 'sqlite3')]\n"
         "print(out.getvalue().splitlines()[0]); print(bad)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=unmeasured()
+    ).stdout
     first, bad = out.splitlines()
     assert first.startswith("uji 0.")
     assert bad == "[]"

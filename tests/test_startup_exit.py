@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Home
+from tests.conftest import Home, unmeasured
 from tests.fakes.openai_server import text, tool_call
 
 # Runs uji's real command line with the ways a CA store gets loaded recorded in a file.
@@ -45,7 +45,7 @@ def traced_run(home: Home, *args: str, env: dict[str, str] | None = None) -> tup
     proc = subprocess.run(
         [sys.executable, "-c", TRACED, "run", *args],
         cwd=home.work,
-        env=home.env(CA_LOG=str(log), **(env or {})),
+        env=unmeasured(home.env(CA_LOG=str(log), **(env or {}))),
         capture_output=True,
         text=True,
         timeout=60,
