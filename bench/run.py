@@ -105,7 +105,7 @@ async def _in_process_turn(fake: FakeOpenAI, steps: list, lua: str = "") -> floa
     app = App(paths, cwd=str(work))
     await app.load_config()
     session = app.store.create_session(app.cwd)
-    agent = Agent(app, session, discard, auto_approver("allow"))
+    agent = Agent(app.turn_services(), session, discard, auto_approver("allow"))
     fake.script(text("warm up"))
     await agent.turn("warm up")  # connection, imports
     fake.script(*steps)

@@ -31,8 +31,8 @@ async def make_agent(
     await app.load_config()
     events: list[AgentEvent] = []
     sid = app.store.create_session(app.cwd)
-    agent = Agent(app, sid, events.append, auto_approver("allow"), TurnOptions(**options))
-    app.agent = agent
+    agent = Agent(app.turn_services(), sid, events.append, auto_approver("allow"), TurnOptions(**options))
+    app.frontend.agent = agent
     return app, agent, events
 
 
@@ -72,7 +72,7 @@ async def test_queued_messages_are_steered_in_one_per_model_call(tmp_path: Path,
     end })
     """
     app, agent, events = await make_agent(tmp_path, fake, lua)
-    app.on_submit = agent.enqueue
+    app.frontend.on_submit = agent.enqueue
     fake.script(tool_call("queue_two", {}), text("got one"), text("got two"))
     result = await agent.turn("go")
     assert result.text == "got two"

@@ -257,7 +257,7 @@ async def caller_for(tmp_path: Path, lua: str, approver: Any) -> tuple[Any, list
     app = App(resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path / "work"))
     await app.load_config()
     events: list[Any] = []
-    return ToolCaller(app, events.append, approver), events
+    return ToolCaller(app.turn_services(), events.append, approver), events
 
 
 async def test_a_symlink_swapped_in_while_the_user_is_asked_is_still_refused(tmp_path: Path) -> None:

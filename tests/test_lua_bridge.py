@@ -225,7 +225,7 @@ def test_lua_values_kept_by_python_outlive_their_coroutine(tmp_path: Path) -> No
             else:
                 raise SystemExit("the deferred function never ran")
             app.events._handlers.clear()
-            app.registry.remove("t")
+            app.gate.registry.remove("t")
             gc.collect()
             rt.lua.execute("collectgarbage(); collectgarbage()")
             print("survived")

@@ -191,7 +191,7 @@ async def test_models_lists_a_local_servers_models(tmp_path: Path, fake: FakeOpe
         uji.provider.add({{ id = "ollama", base_url = "http://127.0.0.1:{closed_port()}/v1" }})
         """,
     )
-    choices = await app.model_choices()
+    choices = await app.models.model_choices()
     assert ("lmstudio", "local-one") in choices and ("lmstudio", "local-two") in choices
     assert not [c for c in choices if c[0] == "ollama"]  # not running: lists nothing
     assert notices == []  # and says nothing about it
@@ -307,7 +307,7 @@ async def titled_agent(tmp_path: Path, fake: FakeOpenAI) -> tuple[App, Agent, li
         """,
     )
     sid = app.store.create_session(app.cwd)
-    agent = Agent(app, sid, discard, auto_approver("allow"), TurnOptions(auto_title=True))
+    agent = Agent(app.turn_services(), sid, discard, auto_approver("allow"), TurnOptions(auto_title=True))
     return app, agent, notices
 
 
@@ -359,8 +359,8 @@ def test_a_custom_endpoint_from_login_survives_a_restart(home: Home) -> None:
 
         app = App(resolve(str(home.config), str(home.data)), cwd=str(home.work))
         await app.load_config()
-        app.set_custom(home.fake.base_url + "/")
-        app.use_model("custom", "my-model")
+        app.models.set_custom(home.fake.base_url + "/")
+        app.models.use_model("custom", "my-model")
         await app.close()
 
     asyncio.run(login())
@@ -463,5 +463,5 @@ async def test_model_use_base_url_overrides_resets_and_clears(tmp_path: Path) ->
         "custom": "http://127.0.0.1:9/v1",
         "count": 23,  # custom joined the 22
     }
-    assert app.setting("custom.base_url") == "http://127.0.0.1:9/v1"
+    assert app.models.setting("custom.base_url") == "http://127.0.0.1:9/v1"
     await app.close()

@@ -178,9 +178,11 @@ async def test_builtin_wires_are_known(app: App) -> None:
     from uji.wires.anthropic import AnthropicWire
     from uji.wires.gemini import GeminiWire
 
-    assert isinstance(app.wire("anthropic"), AnthropicWire) and isinstance(app.wire("gemini"), GeminiWire)
+    assert isinstance(app.wires.get("anthropic"), AnthropicWire) and isinstance(
+        app.wires.get("gemini"), GeminiWire
+    )
     with pytest.raises(LookupError, match="no wire named 'x'"):
-        app.wire("x")
+        app.wires.get("x")
 
 
 def test_remove_key_signs_out_and_keeps_the_other_entries(tmp_path: Path) -> None:

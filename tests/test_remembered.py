@@ -264,4 +264,4 @@ async def test_a_question_a_hook_asked_offers_no_remembering(home: Home, fake: F
         assert app.query(ApprovalPanel) and not (home.work / "h.txt").exists()
         await pilot.press("y")
         await idle(pilot)
-        assert (home.work / "h.txt").exists() and not app.conversation.app.policy.remembered.rules
+        assert (home.work / "h.txt").exists() and not app.conversation.app.gate.policy.remembered.rules

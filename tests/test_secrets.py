@@ -410,7 +410,7 @@ async def test_uji_tool_inherit_keys_reads_and_checks_its_argument(app: App) -> 
     assert await lua(app, "return uji.tool.inherit_keys(true)") == (True,)
     (names,) = await lua(app, 'return uji.tool.inherit_keys({ "A_KEY", "B_KEY" })')
     assert app.lua.convert.to_python(names) == ["A_KEY", "B_KEY"]
-    assert app.inherit_keys == ["A_KEY", "B_KEY"]
+    assert app.gate.inherit_keys == ["A_KEY", "B_KEY"]
     from uji.lua.runtime import LuaError
 
     with pytest.raises(LuaError, match=r"uji\.tool\.inherit_keys expects true, false, a list"):

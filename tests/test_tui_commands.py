@@ -57,12 +57,12 @@ async def test_models_and_effort(tmp_path: Path, fake: FakeOpenAI) -> None:
         assert "test/m (current)" in screen and "test/deep" in screen
         await choose(pilot, app, "deep")
         await shows(pilot, "model: test/deep")
-        assert (uji.provider_id, uji.model_id) == ("test", "deep")
+        assert (uji.models.provider_id, uji.models.model_id) == ("test", "deep")
         assert uji.store.get_setting("model.test") == "deep"
         await send(pilot, "/effort")
         await choose(pilot, app, "high")
         await shows(pilot, "effort: high")
-        assert uji.effort == "high"
+        assert uji.models.effort == "high"
         await shows(pilot, "test/deep · effort high")
 
 

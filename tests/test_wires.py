@@ -140,7 +140,7 @@ async def test_a_client_made_elsewhere_is_left_to_its_maker(fake: FakeServer) ->
 async def test_app_close_closes_the_wires_client(fake: FakeServer, tmp_path: Path) -> None:
     app = App(resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path))
     fake.script(text("a"))
-    assert (await ask(app.wire("openai-chat"), fake.base_url)).text == "a"
+    assert (await ask(app.wires.get("openai-chat"), fake.base_url)).text == "a"
     assert fake.open_connections == 1
     await app.close()
     assert fake.wait_for_open_connections(0)

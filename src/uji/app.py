@@ -36,30 +36,10 @@ from uji.wires.http import Http
 from uji.wires.registry import Wires
 
 if TYPE_CHECKING:
+    from uji.agent.services import TurnServices
     from uji.lua.runtime import Runtime
     from uji.store.sessions import Store
-    from uji.tools.policy import Policy
-    from uji.tools.registry import Registry
     from uji.ui.port import Ui
-
-
-class _Via:
-    """An attribute of App that is one of a service's (kept while callers move over)."""
-
-    def __init__(self, service: str) -> None:
-        self.service = service
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        return getattr(getattr(obj, self.service), self.name)
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        setattr(getattr(obj, self.service), self.name, value)
 
 
 class App:
@@ -97,9 +77,30 @@ class App:
         self.frontend = Frontend()
 
     def _install_api(self) -> dict[str, Any]:
-        from uji.lua.api import install_all
+        """The host functions behind the `uji` table, one module per namespace, each
+        given the services it uses (called once, when the Lua runtime is made)."""
+        from uji.lua.api import auth, command, context, core, events, fs, http, job, provider, session, tool
 
-        return install_all(self)
+        host = self.host
+        api: dict[str, Any] = {}
+        api.update(core.install(host))
+        api.update(tool.install(host, self.gate))
+        api.update(events.install(host, self.events))
+        api.update(provider.install(host, self.models, self.wires))
+        api.update(command.install(host, self.commands))
+        api.update(auth.install(self.catalog, self.paths.auth_file))
+        api.update(fs.install(host, self.gate))
+        api.update(job.install(host, self.gate))
+        api.update(http.install(host, self.http))
+        api.update(context.install(host, self.context))
+        api.update(session.install(host, self.frontend, lambda: self.store, self.cwd))
+        # The screen's namespaces talk to the UI port the frontend gave the App.
+        from uji.lua.api import input, keymap, ui
+
+        api.update(keymap.install(self.ui, lambda: host.lua))
+        api.update(ui.install(self.ui, lambda: host.lua))
+        api.update(input.install(self.ui))
+        return api
 
     @property
     def store(self) -> Store:
@@ -116,6 +117,20 @@ class App:
     @property
     def _lua(self) -> Runtime | None:
         return self.host.loaded
+
+    def turn_services(self) -> TurnServices:
+        """What an Agent is given: the services its turns use (the store opens now)."""
+        from uji.agent.services import TurnServices
+
+        return TurnServices(
+            store=self.store,
+            gate=self.gate,
+            models=self.models,
+            wires=self.wires,
+            hooks=self.events,
+            context=self.context,
+            notice=self.notice,
+        )
 
     def set_notice_sink(self, sink: Notice) -> None:
         self.notice.set_sink(sink)
@@ -139,80 +154,3 @@ class App:
         if self._store is not None:
             self._store.close()
         await self.http.aclose()
-
-    # What callers reached through App before the services existed ---------------------
-
-    @property
-    def registry(self) -> Registry:
-        return self.gate.registry
-
-    @property
-    def policy(self) -> Policy:
-        return self.gate.policy
-
-    @property
-    def confined(self) -> bool:
-        return self.gate.confined
-
-    @confined.setter
-    def confined(self, value: bool) -> None:
-        self.gate.confined = value
-
-    roots = _Via("gate")
-    inherit_keys = _Via("gate")
-    sandbox = _Via("gate")
-
-    provider_id = _Via("models")
-    model_id = _Via("models")
-    effort = _Via("models")
-    base_url_override = _Via("models")
-    use_model = _Via("models")
-    setting = _Via("models")
-    restore_model = _Via("models")
-    set_custom = _Via("models")
-    restore_custom = _Via("models")
-    load_provider = _Via("models")
-    ready_model = _Via("models")
-    model_choices = _Via("models")
-    find_local_server = _Via("models")
-    provider = _Via("models")
-    base_url = _Via("models")
-    current_model = _Via("models")
-    model_images = _Via("models")
-    remember_text_only = _Via("models")
-    model_efforts = _Via("models")
-
-    call_function = _Via("host")
-    config_interrupted = _Via("host")
-    on_close = _Via("host")
-
-    cache = _Via("context")
-    compaction = _Via("context")
-
-    agent = _Via("frontend")
-    on_submit = _Via("frontend")
-    on_interrupt = _Via("frontend")
-
-    def spawn_lua(self, fn: Any, *args: Any) -> None:
-        self.host.spawn(fn, *args)
-
-    def schedule_lua(self, fn: Any) -> None:
-        self.host.schedule(fn)
-
-    def add_context_provider(self, name: str, fn: Any, priority: float = 50) -> None:
-        self.context.add(name, fn, priority)
-
-    def remove_context_provider(self, name: str) -> bool:
-        return self.context.remove(name)
-
-    def context_providers(self) -> list[Any]:
-        return self.context.providers()
-
-    async def call_context_provider(self, provider: Any) -> Any:
-        return await self.context.call(provider)
-
-    def wire(self, name: str) -> Any:
-        return self.wires.get(name)  # built-in wires are imported on first use
-
-    def wire_names(self) -> list[str]:
-        return self.wires.names()

@@ -117,11 +117,11 @@ def _choose_model(app: App, opts: Any) -> str | None:
         if not provider or not model:
             return "--model takes PROVIDER/MODEL"
         try:
-            app.use_model(provider, model, save=False)
+            app.models.use_model(provider, model, save=False)
         except ValueError as e:
             return f"--model: {e}"
     if opts.effort:
-        app.effort = opts.effort
+        app.models.effort = opts.effort
     return None
 
 
@@ -165,7 +165,7 @@ class Sigint:
         self.previous = signal.signal(signal.SIGINT, self._handle)
 
     def _handle(self, signum: int, frame: Any) -> None:
-        lua = self.app._lua
+        lua = self.app.host.loaded
         if lua is not None and lua.request_break():
             return
         target = self.target
@@ -180,7 +180,7 @@ def _unknown_tools(app: App, tools: list[str] | None) -> str | None:
     """A usage error naming the --tools entries no tool answers to, with the known ones."""
     if tools is None:
         return None
-    known = app.registry.names()
+    known = app.gate.registry.names()
     unknown = [t for t in tools if t not in known]
     if not unknown:
         return None
@@ -194,8 +194,8 @@ def _stop_on_closed_output(app: App) -> Callable[[], None]:
     loop = asyncio.get_running_loop()
 
     def stop() -> None:
-        if app.on_interrupt is not None:
-            app.on_interrupt()
+        if app.frontend.on_interrupt is not None:
+            app.frontend.on_interrupt()
 
     def closed() -> None:
         loop.call_soon(stop)  # not from inside the write: the turn is cancelled between steps
@@ -227,8 +227,8 @@ async def run(paths: Paths, opts: Any) -> int:
 
 async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint, prompt: str) -> int:
     await app.load_config()
-    if app.config_interrupted is not None:
-        print(f"uji: interrupted while loading the config ({app.config_interrupted})", file=sys.stderr)
+    if app.host.config_interrupted is not None:
+        print(f"uji: interrupted while loading the config ({app.host.config_interrupted})", file=sys.stderr)
         return EXIT_INTERRUPTED
     problem = _choose_model(app, opts)
     if problem:
@@ -237,8 +237,8 @@ async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint, prompt: st
     problem = _unknown_tools(app, tools)
     if problem:
         return _usage_error(problem)
-    if app.provider_id is None and not _is_command(app, prompt):
-        picked = await app.find_local_server()
+    if app.models.provider_id is None and not _is_command(app, prompt):
+        picked = await app.models.find_local_server()
         if picked is None:
             printer.done(TurnResult(error=NO_MODEL))
             return EXIT_FAILED
@@ -252,13 +252,13 @@ async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint, prompt: st
     if printer.closed:
         return EXIT_PIPE
     agent = Agent(
-        app,
+        app.turn_services(),
         session_id,
         printer.emit,
         auto_approver(opts.on_ask),
         TurnOptions(tools=tools, append_prompt=opts.append_prompt),
     )
-    app.agent = agent
+    app.frontend.agent = agent
     result = await _run_prompt(app, agent, prompt, sigint)
     printer.done(result)
     if printer.closed:
@@ -274,7 +274,7 @@ async def _run_prompt(app: App, agent: Agent, prompt: str, sigint: Sigint) -> Tu
     from uji.lua.runtime import LuaError
 
     submitted: list[str] = []
-    app.on_submit = lambda text: agent.enqueue(text) if agent.running else submitted.append(text)
+    app.frontend.on_submit = lambda text: agent.enqueue(text) if agent.running else submitted.append(text)
     parsed = parse(prompt)
     command = app.commands.get(parsed[0]) if parsed else None
     if command is None:
@@ -304,7 +304,7 @@ async def _turn(app: App, agent: Agent, prompt: str, sigint: Sigint) -> TurnResu
         task.cancel()
         return True
 
-    app.on_interrupt = interrupt
+    app.frontend.on_interrupt = interrupt
     outer, sigint.target = sigint.target, task
     try:
         return await task

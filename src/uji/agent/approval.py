@@ -10,13 +10,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from uji.tools.policy import Verdict
+from uji.tools.verdict import Verdict
 
 if TYPE_CHECKING:
-    from uji.app import App
     from uji.events.stream import DecidedBy, Outcome, PolicyVerdict
     from uji.tools.base import Tool
     from uji.tools.confine import Sandbox
+    from uji.tools.gate import Gate
 
 APPROVAL_TIMEOUT = 300.0
 TIMEOUT_TEXT = "timed out waiting for confirmation"
@@ -116,26 +116,26 @@ def _short(value: Any) -> str:
     return text if len(text) <= 500 else text[:500] + "…"
 
 
-def policy_verdict(app: App, tool: Tool, subject: str, args: dict[str, Any]) -> Verdict:
+def policy_verdict(gate: Gate, tool: Tool, subject: str, args: dict[str, Any]) -> Verdict:
     if tool.command_subject:
         from uji.tools.remembered import writes_through_redirect
 
         if writes_through_redirect(subject):
-            with app.policy.remembered.pause():
-                return app.policy.decide_command(tool.name, subject, tool.policy)
-        return app.policy.decide_command(tool.name, subject, tool.policy)
+            with gate.policy.remembered.pause():
+                return gate.policy.decide_command(tool.name, subject, tool.policy)
+        return gate.policy.decide_command(tool.name, subject, tool.policy)
     if not tool.path_subject:
-        return app.policy.decide(tool.name, [subject], tool.policy)
+        return gate.policy.decide(tool.name, [subject], tool.policy)
     from uji.tools.paths import path_forms
 
-    sandbox = app.sandbox()
+    sandbox = gate.sandbox()
     forms = path_forms(sandbox, subject)
     if _through_symlink(sandbox, subject):
         # A remembered file is the file that was asked about: no symlink may redirect it.
-        with app.policy.remembered.pause():
-            verdict = app.policy.decide(tool.name, forms, tool.policy)
+        with gate.policy.remembered.pause():
+            verdict = gate.policy.decide(tool.name, forms, tool.policy)
     else:
-        verdict = app.policy.decide(tool.name, forms, tool.policy)
+        verdict = gate.policy.decide(tool.name, forms, tool.policy)
     if verdict.rule is not None:
         verdict.form = matched_form(verdict.rule, forms)
     return verdict
@@ -150,15 +150,15 @@ def matched_form(rule: str, forms: list[str]) -> str | None:
     return None if found == forms[0] else found
 
 
-def path_guard(app: App, tool: Tool) -> Callable[[str], str | None]:
+def path_guard(gate: Gate, tool: Tool) -> Callable[[str], str | None]:
     """The check a file tool's opens make: the real file reached is matched again against
     the tool's deny rules, so a symlink swapped in after the decision is still refused."""
     from uji.tools.paths import real_forms
 
-    sandbox = app.sandbox()
+    sandbox = gate.sandbox()
 
     def guard(real: str) -> str | None:
-        verdict = app.policy.match(tool.name, real_forms(sandbox, real))
+        verdict = gate.policy.match(tool.name, real_forms(sandbox, real))
         if verdict is None or verdict.decision != "deny":
             return None
         return f"{real} is denied by the policy rule `{verdict.rule}`"
@@ -166,11 +166,11 @@ def path_guard(app: App, tool: Tool) -> Callable[[str], str | None]:
     return guard
 
 
-def remember_scope(app: App, tool: Tool, subject: str, verdict: Verdict) -> str | None:
+def remember_scope(gate: Gate, tool: Tool, subject: str, verdict: Verdict) -> str | None:
     """What an "allow for the session" / "always allow" answer to this ask remembers:
     the part of a command line that asked, a file tool's absolute normalised path, or
     the subject. None when remembering could not turn this ask into an allow."""
-    if not app.policy.can_remember(tool.name, verdict):
+    if not gate.policy.can_remember(tool.name, verdict):
         return None
     if tool.command_subject:
         from uji.tools.remembered import writes_through_redirect
@@ -179,7 +179,7 @@ def remember_scope(app: App, tool: Tool, subject: str, verdict: Verdict) -> str 
             return None  # its part's normal form would not say where it writes
         scope = verdict.subject  # the part; None when the whole line's rule asked
     elif tool.path_subject:
-        sandbox = app.sandbox()
+        sandbox = gate.sandbox()
         if _through_symlink(sandbox, subject):
             return None
         scope = sandbox.abspath(subject)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from uji.wires.base import Cache
 
 # Calls a handler the config gave (a Lua or Python function) and returns its first result.
 CallFunction = Callable[..., Awaitable[Any]]
@@ -24,7 +27,7 @@ class PromptContext:
         self._call = call
         self._providers: dict[str, ContextProvider] = {}
         self._seq = 0
-        self.cache = "short"  # prompt caching: off | short (5 min) | long (1 h)
+        self.cache: Cache = "short"  # prompt caching: off | short (5 min) | long (1 h)
         self.compaction: dict[str, Any] = {"enabled": True, "reserve": None, "keep_recent": None}
 
     def add(self, name: str, fn: Any, priority: float = 50) -> None:

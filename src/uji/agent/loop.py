@@ -38,7 +38,7 @@ from uji.events.stream import (
 from uji.wires.base import STALL_SECONDS, Answer, Failure, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.agent.services import TurnServices
 
 MAX_ITERATIONS = 100
 # What a provider answers when a model cannot take images (reference internals §4).
@@ -71,9 +71,17 @@ class Agent:
     """Runs turns of one session."""
 
     def __init__(
-        self, app: App, session_id: str, emit: Sink, approver: Approver, options: TurnOptions | None = None
+        self,
+        services: TurnServices,
+        session_id: str,
+        emit: Sink,
+        approver: Approver,
+        options: TurnOptions | None = None,
     ) -> None:
-        self.app = app
+        self.services = services
+        self.models = services.models
+        self.hooks = services.hooks
+        self.store = services.store
         self.session_id = session_id
         self._frontend = emit
         self.options = options or TurnOptions()
@@ -82,7 +90,7 @@ class Agent:
         self.requests = 0
         # What an interrupt must answer: the calls of the step in flight.
         self._pending_calls: list[ToolCall] = []
-        self.calls = ToolCaller(app, self._emit, approver, self.options.tools)
+        self.calls = ToolCaller(services, self._emit, approver, self.options.tools)
         self._partial: Collector | None = None
         # Messages typed during a turn: one is steered in per model call.
         self.queue: list[dict[str, Any]] = []
@@ -102,7 +110,7 @@ class Agent:
         """Every event goes out once: to the frontend, and to the Lua handlers of its
         notification (the catalog derives their payload from the same event)."""
         self._frontend(event)
-        self.app.events.publish(event)
+        self.hooks.publish(event)
 
     # Saving -------------------------------------------------------------------
 
@@ -110,14 +118,14 @@ class Agent:
     def history(self) -> list[dict[str, Any]]:
         """The session's messages, read once and then kept in step with every save."""
         if self._history is None:
-            self._history = self.app.store.messages(self.session_id)
+            self._history = self.store.messages(self.session_id)
             if self._history:
                 self._last_seq = self._history[-1]["seq"]
         return self._history
 
     def save(self, message: dict[str, Any]) -> dict[str, Any]:
         history = self.history
-        seq = self.app.store.append(self.session_id, message)
+        seq = self.store.append(self.session_id, message)
         self._last_seq = seq
         saved = dict(message, seq=seq)
         history.append(saved)
@@ -125,7 +133,7 @@ class Agent:
         return saved
 
     def notice(self, text: str) -> None:
-        self.app.notice(text)
+        self.services.notice(text)
 
     def enqueue(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
         """Queue a message typed during a turn; it is steered in at the next model call."""
@@ -190,10 +198,11 @@ class Agent:
             self._emit(StatusChanged("idle"))
 
     async def _system_prompt(self, text: str) -> str:
-        system = system_prompt(self.app.cwd)
-        for provider in self.app.context_providers():
+        system = system_prompt(self.services.cwd)
+        context = self.services.context
+        for provider in context.providers():
             try:
-                value = await self.app.call_context_provider(provider)
+                value = await context.call(provider)
             except Exception as e:
                 self.notice(f"context {provider.name!r} failed: {e}")
                 continue
@@ -206,8 +215,8 @@ class Agent:
                 self.notice(
                     f'context {provider.name!r} returned something that is neither a string nor {{text=, at="turn"}}'
                 )
-        if self.app.events.has("before_turn"):
-            system, _ = await self.app.events.hook(BeforeTurn(text, system))
+        if self.hooks.has("before_turn"):
+            system, _ = await self.hooks.hook(BeforeTurn(text, system))
         if self.options.append_prompt:
             system = f"{system}\n\n{self.options.append_prompt}"
         return system
@@ -215,10 +224,10 @@ class Agent:
     # Context and compaction --------------------------------------------------------
 
     def budget(self) -> Budget:
-        provider = self.app.provider()
-        model = provider.model(self.app.model_id) if provider and self.app.model_id else None
+        provider = self.models.provider()
+        model = self.models.model()
         window = (model.context if model else None) or (provider.context_window if provider else None)
-        settings = self.app.compaction
+        settings = self.services.context.compaction
         return budget(window, model.output if model else None, settings.get("reserve"))
 
     def context(self) -> dict[str, Any]:
@@ -235,7 +244,7 @@ class Agent:
         if compacted is not None:
             used += estimate({"text": compacted.get("summary", "")})
         if system is not None:
-            tools = [t.schema() for t in self.app.registry.offered(self.options.tools)]
+            tools = [t.schema() for t in self.services.gate.registry.offered(self.options.tools)]
             used += (len(system) + len(json.dumps(tools))) // 4
         return used
 
@@ -248,7 +257,11 @@ class Agent:
 
     def _over_budget(self, system: str | None = None) -> bool:
         usable = self.budget().usable
-        if usable is None or self._compaction_failed or not self.app.compaction.get("enabled", True):
+        if (
+            usable is None
+            or self._compaction_failed
+            or not self.services.context.compaction.get("enabled", True)
+        ):
             return False
         return self._used(self.history, system) >= usable
 
@@ -257,7 +270,7 @@ class Agent:
         history = self.history
         previous, rest = live(history)
         used = self._used(history)
-        keep = self.app.compaction.get("keep_recent") or self.budget().keep_recent(used, manual)
+        keep = self.services.context.compaction.get("keep_recent") or self.budget().keep_recent(used, manual)
         cut = compaction.cut_index(rest, 0, keep)
         if cut is None:
             return False, "nothing to compact yet"
@@ -289,7 +302,7 @@ class Agent:
         """A call without tools (titles, summaries): the same model, effort off, no cache.
         `quiet` keeps its retries out of the notices (a title runs beside the turn's own
         request, whose retries already say that the provider is failing)."""
-        await self.app.ready_model()
+        await self.models.ready_model()
         request, wire, idle = self._request(system)
         request.messages = [{"type": "user", "text": text}]
         request.tools = []
@@ -306,7 +319,7 @@ class Agent:
     def _maybe_title(self, text: str) -> None:
         if not self.options.auto_title:
             return
-        session = self.app.store.get_session(self.session_id)
+        session = self.store.get_session(self.session_id)
         if session is None or session["title"].strip().lower() not in titles.PLACEHOLDERS:
             return
         if sum(1 for m in self.history if m["type"] == "user") != 1:
@@ -323,7 +336,7 @@ class Agent:
             self.set_title(title)
 
     def set_title(self, title: str) -> None:
-        self.app.store.set_title(self.session_id, title)
+        self.store.set_title(self.session_id, title)
         self._emit(SessionTitled(title))
 
     async def _loop(self, system: str) -> TurnResult:
@@ -367,9 +380,9 @@ class Agent:
         raise TurnFailed(f"stopped after {MAX_ITERATIONS} tool iterations without a final answer")
 
     async def _before_stop(self, text: str, continued: int) -> str | None:
-        if not self.app.events.has("before_stop"):
+        if not self.hooks.has("before_stop"):
             return None
-        result, _ = await self.app.events.hook(BeforeStop(text, continued))
+        result, _ = await self.hooks.hook(BeforeStop(text, continued))
         return result if isinstance(result, str) and result else None
 
     def _after_interrupt(self) -> None:
@@ -392,9 +405,9 @@ class Agent:
     # The model call -------------------------------------------------------------
 
     def _request(self, system: str) -> tuple[WireRequest, Any, float]:
-        app = self.app
-        provider = app.provider()
-        if provider is None or not app.model_id:
+        models = self.models
+        provider = models.provider()
+        if provider is None or not models.model_id:
             if provider is not None and provider.error:
                 raise TurnFailed(f"no model for {provider.name}: {provider.error}")
             raise TurnFailed(
@@ -404,40 +417,44 @@ class Agent:
         from uji.providers.auth import AuthError, find_key, missing_key_message
 
         try:
-            key = find_key(app.paths.auth_file, provider)
+            key = find_key(models.auth_file, provider)
         except AuthError as e:
             raise TurnFailed(str(e)) from None
         if key is None and provider.needs_key:
             raise TurnFailed(missing_key_message(provider))
         try:  # a model may have its own wire (OpenAI's reasoning models: `responses`)
-            wire = app.wire(provider.wire_for(app.model_id))
+            wire = self.services.wires.get(provider.wire_for(models.model_id))
         except LookupError as e:
             raise TurnFailed(str(e)) from None
-        model = provider.model(app.model_id)
-        tools = [t.schema() for t in app.registry.offered(self.options.tools)]
+        model = provider.model(models.model_id)
+        tools = [t.schema() for t in self.services.gate.registry.offered(self.options.tools)]
         history = self.history
         from uji.providers.efforts import for_request
 
         request = WireRequest(
-            model=app.model_id,
+            model=models.model_id,
             system=system,
             messages=for_model(history),
             tools=tools,
-            provider={"id": provider.id, "base_url": app.base_url(provider), "compat": dict(provider.compat)},
+            provider={
+                "id": provider.id,
+                "base_url": models.base_url(provider),
+                "compat": dict(provider.compat),
+            },
             auth={"key": key, "oauth": None},
             # The user's level, moved to the nearest one this model accepts.
-            effort=for_request(app.effort, model),
+            effort=for_request(models.effort, model),
             reasoning=bool(model and model.reasoning),
             max_output=(model.output if model and model.output else self.options.max_output),
-            cache=getattr(app, "cache", None) or "short",
+            cache=self.services.context.cache,
             session=self.session_id,
             model_cache=model.cache if model else None,
-            images=app.model_images(),
+            images=models.model_images(),
         )
         return request, wire, provider.idle or STALL_SECONDS
 
     async def _generate(self, system: str) -> Answer:
-        await self.app.ready_model()
+        await self.models.ready_model()
         request, wire, idle = self._request(system)
         self._anchor_pending = self._last_seq
         try:
@@ -451,8 +468,8 @@ class Agent:
             # them, and if that works, remember that it takes none.
             request.images = False
             answer = await call_model(wire, request, idle, self._emit, self.notice, self._track, self._hint())
-            self.app.remember_text_only()
-            self.notice(f"{self.app.model_id} does not take images; they are left out from now on")
+            self.models.remember_text_only()
+            self.notice(f"{self.models.model_id} does not take images; they are left out from now on")
         self._count(answer.usage)
         self._anchor(answer)
         if answer.limited:
@@ -460,7 +477,7 @@ class Agent:
         return answer
 
     def _hint(self) -> str | None:
-        provider = self.app.provider()
+        provider = self.models.provider()
         return provider.hint if provider else None
 
     def _count(self, usage: Usage) -> None:

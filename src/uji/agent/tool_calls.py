@@ -23,12 +23,12 @@ from uji.agent.approval import (
 )
 from uji.events.stream import AfterTool, BeforeTool, CallDecided, CallSubject, Progress, Sink, ToolStarted
 from uji.tools.base import ToolContext, ToolResult
-from uji.tools.secrets import Redactor, env_for, redactor_for
+from uji.tools.secrets import Redactor
 from uji.tools.validate import check_arguments
 from uji.wires.base import ToolCall
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.agent.services import TurnServices
     from uji.tools.base import Tool
 
 
@@ -59,8 +59,12 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
 class ToolCaller:
     """Runs the calls of one session's turns."""
 
-    def __init__(self, app: App, emit: Sink, approver: Approver, only: list[str] | None = None) -> None:
-        self.app = app
+    def __init__(
+        self, services: TurnServices, emit: Sink, approver: Approver, only: list[str] | None = None
+    ) -> None:
+        self.services = services
+        self.gate = services.gate
+        self.hooks = services.hooks
         self._emit = emit
         self._approver = approver
         self.only = only  # offer only these tools (uji run --tools)
@@ -69,7 +73,7 @@ class ToolCaller:
         self.subjects: dict[str, str] = {}  # call id -> subject, for the turn's interrupt answers
 
     def notice(self, text: str) -> None:
-        self.app.notice(text)
+        self.services.notice(text)
 
     def _tool_message(self, call: ToolCall, result: ToolResult, subject: str | None = None) -> dict[str, Any]:
         redact = self._redact
@@ -100,7 +104,7 @@ class ToolCaller:
         Nothing a model sends may crash uji: an exception anywhere in the call (subject,
         decision, preview, run) becomes an `error:` result the model can read."""
         try:
-            self._redact = redactor_for(self.app)
+            self._redact = self.gate.redactor()
             return await self._run(call)
         except asyncio.CancelledError:
             raise
@@ -108,9 +112,9 @@ class ToolCaller:
             return self._tool_message(call, ToolResult(f"error: {call.name} failed: {describe(e)}"))
 
     async def _run(self, call: ToolCall) -> dict[str, Any]:
-        app = self.app
-        offered = {t.name for t in app.registry.offered(self.only)}
-        tool = app.registry.get(call.name) if call.name in offered else None
+        gate = self.gate
+        offered = {t.name for t in gate.registry.offered(self.only)}
+        tool = gate.registry.get(call.name) if call.name in offered else None
         if tool is None:
             names = ", ".join(sorted(offered)) or "none"
             return self._tool_message(
@@ -141,26 +145,26 @@ class ToolCaller:
         self.running = call.id
         self._emit(ToolStarted(call.id, tool.name, subject))
         result = await self._execute(tool, args, call)
-        if app.events.has("after_tool"):
+        if self.hooks.has("after_tool"):
             # The hook sees the result with the secrets cut out, like everything else.
             text = self._redact(result.text)
-            result.text, _ = await app.events.hook(AfterTool(tool.name, text))
+            result.text, _ = await self.hooks.hook(AfterTool(tool.name, text))
         return self._tool_message(call, result, subject)
 
     async def _decide(self, tool: Tool, subject: str, args: dict[str, Any]) -> Decision:
-        app = self.app
-        if tool.name in app.registry.disabled:
+        gate = self.gate
+        if tool.name in gate.registry.disabled:
             return Decision(False, "disabled", f"{tool.name} is disabled")
-        if tool.confined and app.confined:
-            refusal = app.sandbox().check(subject)
+        if tool.confined and gate.confined:
+            refusal = gate.sandbox().check(subject)
             if refusal:
                 return Decision(False, "confine", refusal)
         title = None
-        if app.events.has("before_tool"):
+        if self.hooks.has("before_tool"):
             from uji.events import HookFailed
 
             try:
-                result, handler = await app.events.hook(BeforeTool(tool.name, args))
+                result, handler = await self.hooks.hook(BeforeTool(tool.name, args))
             except HookFailed as e:  # fail closed: a hook that cannot decide denies
                 h = e.handler
                 return Decision(False, "hook", str(e), extra={"hook": h.name, "hook_origin": h.origin})
@@ -174,12 +178,12 @@ class ToolCaller:
                     return Decision(False, "hook", text, extra=extra)
                 title = text
                 return await self._ask(tool, subject, args, title, by_hook=True, extra=extra)
-        verdict = policy_verdict(app, tool, subject, args)
+        verdict = policy_verdict(gate, tool, subject, args)
         if verdict.decision == "allow":
             return Decision(True, "policy", verdict=verdict)
         if verdict.decision == "deny":
             return Decision(False, "policy", deny_text(verdict, tool.name), verdict=verdict)
-        remember = remember_scope(app, tool, subject, verdict)
+        remember = remember_scope(gate, tool, subject, verdict)
         decision = await self._ask(tool, subject, args, title, remember=remember)
         decision.verdict = verdict
         return decision
@@ -230,9 +234,7 @@ class ToolCaller:
         return out
 
     def _remember(self, tool: str, subject: str, scope: str) -> None:
-        from uji.tools.remembered import remember
-
-        problem = remember(self.app.policy.remembered, self.app.paths.rules_lua, tool, subject, scope)
+        problem = self.gate.remember(tool, subject, scope)
         if problem:
             self.notice(problem)
 
@@ -241,15 +243,15 @@ class ToolCaller:
             self._emit(Progress(tool.name, call.id, self._redact(line)))
 
         try:
-            sandbox = self.app.sandbox()
+            sandbox = self.gate.sandbox()
             if tool.path_subject:
-                sandbox.guard = path_guard(self.app, tool)
+                sandbox.guard = path_guard(self.gate, tool)
             ctx = ToolContext(
-                cwd=self.app.cwd,
+                cwd=self.gate.cwd,
                 sandbox=sandbox,
                 progress=progress,
-                find_images=self.app.model_images,
-                find_env=lambda: env_for(self.app),
+                find_images=self.services.models.model_images,
+                find_env=self.gate.env,
                 redact=self._redact,
                 notice=self.notice,
             )

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from uji.app import App
+from typing import Any
 
 MIN_SECRET = 8  # shorter values ("x", "test") would garble ordinary output
 
@@ -143,11 +140,3 @@ def child_env(providers: Iterable[Any], inherit: bool | list[str]) -> dict[str, 
                 env.pop(var, None)
     env["GIT_TERMINAL_PROMPT"] = "0"
     return env
-
-
-def redactor_for(app: App) -> Redactor:
-    return known_secrets(app.catalog.list(), app.paths.auth_file)
-
-
-def env_for(app: App) -> dict[str, str]:
-    return child_env(app.catalog.list(), app.inherit_keys)

@@ -191,7 +191,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def _cwd(self, question: Question) -> str | None:
         """The working directory, for a file tool's question (its scope reads relative)."""
         app = self.conversation.app
-        tool = app.registry.get(question.tool) if app is not None else None
+        tool = app.gate.registry.get(question.tool) if app is not None else None
         return app.cwd if app is not None and tool is not None and tool.path_subject else None
 
     def show_session(self, messages: list[dict[str, Any]]) -> None:
@@ -321,7 +321,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         elif found.kind == "function":
             app = self.conversation.app
             if app is not None:
-                app.spawn_lua(found.value)
+                app.host.spawn(found.value)
         return True  # "unbound" keys do nothing at all
 
     def run_named(self, action: str) -> None:
@@ -513,8 +513,14 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if app is None:
             return
         used, window = conv.context()
-        model = f"{app.provider_id}/{app.model_id}" if app.provider_id and app.model_id else ""
-        self.status.show(Status(model=model, effort=app.effort, used=used, window=window, directory=app.cwd))
+        model = (
+            f"{app.models.provider_id}/{app.models.model_id}"
+            if app.models.provider_id and app.models.model_id
+            else ""
+        )
+        self.status.show(
+            Status(model=model, effort=app.models.effort, used=used, window=window, directory=app.cwd)
+        )
 
     # Quitting -----------------------------------------------------------------------
 

@@ -27,8 +27,8 @@ class Builtin:
 async def models(tui: UjiApp, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
-    choices = await app.model_choices()
-    current_pair = (app.provider_id or "", app.model_id or "")
+    choices = await app.models.model_choices()
+    current_pair = (app.models.provider_id or "", app.models.model_id or "")
     if not choices:
         tui.show_notice("no models to pick from: sign in to a provider with /login first")
         return
@@ -42,7 +42,7 @@ async def models(tui: UjiApp, args: str) -> None:
         return
     provider_id, model_id = choices[index]
     try:
-        app.use_model(provider_id, model_id)
+        app.models.use_model(provider_id, model_id)
     except ValueError as e:
         tui.show_notice(str(e))
         return
@@ -53,19 +53,19 @@ async def models(tui: UjiApp, args: str) -> None:
 async def effort(tui: UjiApp, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
-    efforts = app.model_efforts()
+    efforts = app.models.model_efforts()
     if not efforts:
-        name = f"{app.provider_id}/{app.model_id}" if app.model_id else "this model"
+        name = f"{app.models.provider_id}/{app.models.model_id}" if app.models.model_id else "this model"
         tui.show_notice(f"{name} has no reasoning effort to pick")
         return
     wanted = args.strip()
     index = efforts.index(wanted) if wanted in efforts else None
     if index is None:
-        current = efforts.index(app.effort) if app.effort in efforts else None
+        current = efforts.index(app.models.effort) if app.models.effort in efforts else None
         index = await tui.select("Reasoning effort", efforts, current)
     if index is None:
         return
-    app.use_model(app.provider_id, app.model_id, efforts[index])
+    app.models.use_model(app.models.provider_id, app.models.model_id, efforts[index])
     tui.show_notice(f"effort: {efforts[index]}")
     tui.state_changed()
 
@@ -159,7 +159,7 @@ async def rules(tui: UjiApp, args: str) -> None:
 
     app = tui.conversation.app
     assert app is not None
-    remembered = list(app.policy.remembered.rules)
+    remembered = list(app.gate.policy.remembered.rules)
     path = app.paths.rules_lua
     if not remembered:
         tui.show_notice(
@@ -174,7 +174,7 @@ async def rules(tui: UjiApp, args: str) -> None:
     chosen = remembered[index]
     answer = await tui.select(f"Forget `{chosen.subject}`?", ["Forget it", "Keep it"])
     if answer == 0:
-        tui.show_notice(forget(app.policy.remembered, path, chosen))
+        tui.show_notice(forget(app.gate.policy.remembered, path, chosen))
 
 
 async def quit_(tui: UjiApp, args: str) -> None:

@@ -103,14 +103,14 @@ class Conversation:
         self._held = held
         app.set_notice_sink(self.view.show_notice)
         # uji.session.submit and interrupt: as if typed, and as Esc.
-        app.on_submit = self.view.submit_line
-        app.on_interrupt = self.interrupt
-        if app.provider_id is None:  # no model chosen: a local server, if one runs
+        app.frontend.on_submit = self.view.submit_line
+        app.frontend.on_interrupt = self.interrupt
+        if app.models.provider_id is None:  # no model chosen: a local server, if one runs
             self._probe = asyncio.get_running_loop().create_task(self._find_local_server(app))
         return app
 
     async def _find_local_server(self, app: App) -> None:
-        picked = await app.find_local_server()
+        picked = await app.models.find_local_server()
         if picked is not None:
             app.notice(picked)
             self.view.state_changed()
@@ -130,12 +130,12 @@ class Conversation:
             messages = app.store.messages(session_id)
             app.events.publish(SessionResumed(session_id))
         if session_id != self.session_id:
-            app.policy.remembered.forget("session")  # "allow for the session" ends with it
+            app.gate.policy.remembered.forget("session")  # "allow for the session" ends with it
         self.session_id = session_id
         # The screen titles sessions with a side request; `uji run` does not.
         options = TurnOptions(auto_title=True)
-        self.agent = Agent(app, session_id, self.view.agent_event, self.view.approve, options)
-        app.agent = self.agent
+        self.agent = Agent(app.turn_services(), session_id, self.view.agent_event, self.view.approve, options)
+        app.frontend.agent = self.agent
         self.view.show_session(messages)
         held, self._held = self._held, []
         for text in held:
@@ -172,8 +172,8 @@ class Conversation:
             return figures.get("used"), figures.get("window")
         last = getattr(agent, "last_usage", None)
         used = (last.input + last.cache_read + last.cache_write) if last else 0
-        provider = app.provider()
-        model = provider.model(app.model_id) if provider and app.model_id else None
+        provider = app.models.provider()
+        model = provider.model(app.models.model_id) if provider and app.models.model_id else None
         window = (model.context if model else None) or (provider.context_window if provider else None)
         return (used or None), window
 
@@ -181,7 +181,7 @@ class Conversation:
         """A call's verb and subject before its `call` event says them (and in history)."""
         from uji.tui.render import describe_arguments
 
-        tool = self.app.registry.get(name) if self.app else None
+        tool = self.app.gate.registry.get(name) if self.app else None
         if tool is None:
             return name, describe_arguments(arguments)
         verb = tool.verb or tool.name
@@ -237,7 +237,7 @@ class Conversation:
         runs now (a config file, a hook or a tool that loops and blocks the screen), if
         it has run for `after` seconds."""
         app = self.app or self._loading
-        lua = app._lua if app is not None else None
+        lua = app.host.loaded if app is not None else None
         return lua is not None and lua.request_break(after)
 
     # ! lines ------------------------------------------------------------------------
@@ -304,9 +304,9 @@ class Conversation:
         await old.close()
         self.app = await self._make_app()
         self.app.ui.show_thinking = shown
-        for rule in old.policy.remembered.rules:  # the session goes on, and so do its approvals
+        for rule in old.gate.policy.remembered.rules:  # the session goes on, and so do its approvals
             if rule.scope == "session":
-                self.app.policy.remembered.add(rule.tool, rule.subject, rule.scope, rule.origin)
+                self.app.gate.policy.remembered.add(rule.tool, rule.subject, rule.scope, rule.origin)
         self._open(session_id, resumed=True)
         self.view.show_notice("reloaded the config")
         return None

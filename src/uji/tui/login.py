@@ -75,9 +75,9 @@ async def login(tui: UjiApp, args: str) -> None:
         tui.show_notice(f"could not save the key: {e}")
         return
     tui.show_notice(f"saved the key for {provider.name} in {path}")
-    if app.provider_id != provider.id and provider.models:
-        app.use_model(provider.id, None)
-        tui.show_notice(f"now using {provider.id}/{app.model_id} (/models picks another)")
+    if app.models.provider_id != provider.id and provider.models:
+        app.models.use_model(provider.id, None)
+        tui.show_notice(f"now using {provider.id}/{app.models.model_id} (/models picks another)")
     tui.state_changed()
 
 
@@ -99,22 +99,22 @@ async def _custom(tui: UjiApp) -> bool:
     if not url or not url.strip():
         return False
     try:
-        provider = app.set_custom(url)
+        provider = app.models.set_custom(url)
     except ValueError as e:
         tui.show_notice(str(e))
         return False
-    last = app.setting("model.custom") or ""
+    last = app.models.setting("model.custom") or ""
     model = await tui.prompt("Model id on that server (Enter alone: the first one it lists)", last)
     if model is None:
         return False
     model = model.strip()
     if not model:
-        await app.load_provider(provider)
+        await app.models.load_provider(provider)
         model = next((m.id for m in provider.models), "")
         if not model:
             tui.show_notice(f"{provider.base_url} lists no models: type the model id")
             return False
-    app.use_model("custom", model)
+    app.models.use_model("custom", model)
     tui.show_notice(f"now using custom/{model} at {provider.base_url} (saved)")
     tui.state_changed()
     return True

@@ -8,13 +8,12 @@ from uji.lua.runtime import ApiError
 from uji.providers.auth import AuthError, authenticated, save_key
 
 if TYPE_CHECKING:
-    from uji.app import App
-    from uji.providers.catalog import Provider
+    from uji.providers.catalog import Catalog, Provider
 
 
-def install(app: App) -> dict[str, Any]:
+def install(catalog: Catalog, auth_file: str) -> dict[str, Any]:
     def known(fname: str, provider_id: str) -> Provider:
-        provider = app.catalog.get(provider_id)
+        provider = catalog.get(provider_id)
         if provider is None:
             raise ApiError(f"uji.auth.{fname}: unknown provider {provider_id!r}")
         return provider
@@ -23,7 +22,7 @@ def install(app: App) -> dict[str, Any]:
         """None when saved, else the reason (Lua returns it as `nil, err`)."""
         known("save_key", provider_id)
         try:
-            save_key(app.paths.auth_file, provider_id, key)
+            save_key(auth_file, provider_id, key)
         except AuthError as e:
             return str(e)
         return None
@@ -31,7 +30,7 @@ def install(app: App) -> dict[str, Any]:
     def auth_authenticated(provider_id: str) -> bool:
         provider = known("authenticated", provider_id)
         try:
-            return authenticated(app.paths.auth_file, provider)
+            return authenticated(auth_file, provider)
         except AuthError as e:
             raise ApiError(f"uji.auth.authenticated: {e}") from None
 

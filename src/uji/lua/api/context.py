@@ -8,24 +8,25 @@ from typing import TYPE_CHECKING, Any
 from uji.lua.runtime import ApiError
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.agent.contexts import PromptContext
+    from uji.lua.host import LuaHost
 
 CACHE_MODES = ("off", "short", "long")
 COMPACTION_KEYS = ("enabled", "reserve", "keep_recent")
 
 
-def install(app: App) -> dict[str, Any]:
+def install(host: LuaHost, context: PromptContext) -> dict[str, Any]:
     def context_add(name: str, fn: Any, priority: float) -> None:
-        app.add_context_provider(name, fn, priority)
+        context.add(name, fn, priority)
 
     def context_remove(name: str) -> bool:
-        return app.remove_context_provider(name)
+        return context.remove(name)
 
     def context_list() -> Any:
-        return app.lua.convert.to_lua([p.name for p in sorted(app.context_providers(), key=lambda p: p.seq)])
+        return host.lua.convert.to_lua([p.name for p in sorted(context.providers(), key=lambda p: p.seq)])
 
     def context_configure(opts: Any) -> None:
-        data = app.lua.convert.to_python(opts)
+        data = host.lua.convert.to_python(opts)
         unknown = set(data) - {"cache", "compaction"}
         if unknown:
             raise ApiError(f"uji.context.configure: unknown key(s) {', '.join(sorted(unknown))}")
@@ -34,7 +35,7 @@ def install(app: App) -> dict[str, Any]:
                 raise ApiError(
                     f"uji.context.configure: cache must be off, short or long, got {data['cache']!r}"
                 )
-            app.cache = data["cache"]
+            context.cache = data["cache"]
         if "compaction" in data:
             compaction = data["compaction"]
             if not isinstance(compaction, dict):
@@ -50,7 +51,7 @@ def install(app: App) -> dict[str, Any]:
                     raise ApiError(
                         f"uji.context.configure: compaction.{key} must be a whole number of tokens"
                     )
-            app.compaction.update(compaction)
+            context.compaction.update(compaction)
 
     return {
         "context_add": context_add,

@@ -10,23 +10,23 @@ from uji.lua.convert import ConvertError
 from uji.lua.runtime import ApiError
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.lua.host import LuaHost
 
 
-def install(app: App) -> dict[str, Any]:
+def install(host: LuaHost) -> dict[str, Any]:
     def notify(text: str) -> None:
-        app.notice(text)
+        host.notice(text)
 
     def schedule(fn: Any) -> None:
-        app.schedule_lua(fn)
+        host.schedule(fn)
 
     def defer(seconds: float, fn: Any) -> Any:
         loop = asyncio.get_running_loop()
-        handle = loop.call_later(seconds, lambda: app.spawn_lua(fn))
+        handle = loop.call_later(seconds, lambda: host.spawn(fn))
         return handle.cancel
 
     def json_encode(value: Any) -> str:
-        rt = app.lua
+        rt = host.lua
         try:
             data = rt.convert.to_python(value, strict=True)
         except ConvertError as e:
@@ -43,7 +43,7 @@ def install(app: App) -> dict[str, Any]:
             raise ApiError(f"uji.json.decode: invalid JSON: {e}") from None
         if not nulls:
             data = _drop_nulls(data)
-        return app.lua.convert.to_lua(data, json_null=True)
+        return host.lua.convert.to_lua(data, json_null=True)
 
     return {
         "notify": notify,

@@ -1,6 +1,6 @@
 """uji.fs: read, lines, write, list, glob — with the file tools' confinement.
 
-Every path goes through `app.sandbox()`, so a plugin reaches exactly what the file tools
+Every path goes through the gate's sandbox, so a plugin reaches exactly what the file tools
 reach, by the same race-free walk, and relative paths start at the cwd. Failures (a
 refusal, a missing file, a directory where a file was wanted) reach Lua as `nil, err`;
 bad arguments raise at the caller's line (checked in fs.lua).
@@ -23,7 +23,8 @@ from uji.lua.runtime import ApiError, Pending
 from uji.tools.confine import OutsideRoots, Sandbox, expand_user
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.lua.host import LuaHost
+    from uji.tools.gate import Gate
 
 SNIFF_BYTES = 8192  # the read_file tool's test for a binary file: a NUL in the first 8 KB
 _MAGIC = re.compile(r"[*?\[]")
@@ -73,13 +74,13 @@ class Anchor:
         return value if value is None else self._identity(value)
 
 
-def install(app: App) -> dict[str, Any]:
+def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
     def in_thread(work: Callable[..., Any], *args: Any) -> Pending:
-        sandbox = app.sandbox()  # taken now: the cwd, roots and confinement of the call
+        sandbox = gate.sandbox()  # taken now: the cwd, roots and confinement of the call
 
         async def run() -> Any:
             data = await asyncio.to_thread(work, sandbox, *args)
-            return app.lua.convert.to_lua(data)  # Lua is touched on the loop thread only
+            return host.lua.convert.to_lua(data)  # Lua is touched on the loop thread only
 
         return later(run)
 
@@ -94,10 +95,10 @@ def install(app: App) -> dict[str, Any]:
         return in_thread(write_file, path, content.encode())
 
     def fs_list(path: str) -> Any:
-        return _sync(app, list_dir, path)
+        return _sync(host, gate, list_dir, path)
 
     def fs_glob(pattern: str) -> Any:
-        return _sync(app, glob, pattern)
+        return _sync(host, gate, glob, pattern)
 
     return {
         "fs_read": fs_read,
@@ -112,10 +113,10 @@ def _whole(n: float | None) -> int | None:
     return None if n is None else int(n)
 
 
-def _sync(app: App, work: Callable[[Sandbox, str], Any], arg: str) -> Any:
+def _sync(host: LuaHost, gate: Gate, work: Callable[[Sandbox, str], Any], arg: str) -> Any:
     """A call without a callback form: the value, or (nil, err) as two Lua results."""
     try:
-        return app.lua.convert.to_lua(work(app.sandbox(), arg))
+        return host.lua.convert.to_lua(work(gate.sandbox(), arg))
     except FsError as e:
         return None, str(e)
 

@@ -23,7 +23,8 @@ from uji.lua.runtime import ApiError, LuaError, Pending
 if TYPE_CHECKING:
     import httpx2
 
-    from uji.app import App
+    from uji.lua.host import LuaHost
+    from uji.wires.http import Http
 
 DEFAULT_TIMEOUT = 30.0  # seconds for a whole request that is not streamed
 DEFAULT_IDLE = 120.0  # seconds without progress before a stream counts as stalled
@@ -47,7 +48,7 @@ class Request:
     on_line: Any  # a Lua function, or None
 
 
-def install(app: App) -> dict[str, Any]:
+def install(host: LuaHost, http: Http) -> dict[str, Any]:
     keep = Anchor()
 
     def http_request(
@@ -59,9 +60,9 @@ def install(app: App) -> dict[str, Any]:
         idle: float | None,
         on_line: Any,
     ) -> Pending:
-        pairs = app.lua.convert.to_python(headers) if headers is not None else []
+        pairs = host.lua.convert.to_python(headers) if headers is not None else []
         request = _build(url, method, pairs, body, timeout, idle, keep(on_line))
-        return later(perform, app, request)
+        return later(perform, host, http, request)
 
     return {"http_bind": keep.bind, "http_request": http_request}
 
@@ -112,22 +113,22 @@ def _check_url(url: str) -> None:
         raise ApiError(f"uji.http.request: bad url {url!r}: it names no host")
 
 
-async def perform(app: App, request: Request) -> Any:
+async def perform(host: LuaHost, http: Http, request: Request) -> Any:
     """Send the request and return the Lua response table; failures raise HttpError."""
     import httpx2
 
-    client = app.http.client()  # made first: building it (TLS setup) is not the request's time
+    client = http.client()  # made first: building it (TLS setup) is not the request's time
     watch = _Watch(request)
     try:
         async with watch.timer:
-            status, headers, body = await _exchange(app, client, request, watch)
+            status, headers, body = await _exchange(host, client, request, watch)
     except TimeoutError:
         if not watch.timer.expired():
             raise
         raise HttpError(watch.expiry_text()) from None
     except httpx2.HTTPError as e:
         raise HttpError(_failure_text(e)) from None
-    return app.lua.convert.to_lua({"status": status, "headers": headers, "body": body})
+    return host.lua.convert.to_lua({"status": status, "headers": headers, "body": body})
 
 
 class _Watch:
@@ -157,7 +158,7 @@ class _Watch:
 
 
 async def _exchange(
-    app: App, client: httpx2.AsyncClient, request: Request, watch: _Watch
+    host: LuaHost, client: httpx2.AsyncClient, request: Request, watch: _Watch
 ) -> tuple[int, dict[str, str], bytes]:
     async with client.stream(
         request.method,
@@ -169,11 +170,11 @@ async def _exchange(
         if request.on_line is None:
             body = await response.aread()
         else:
-            body = await _stream_lines(app, response, request.on_line, watch)
+            body = await _stream_lines(host, response, request.on_line, watch)
         return response.status_code, _headers(response), body
 
 
-async def _stream_lines(app: App, response: httpx2.Response, on_line: Any, watch: _Watch) -> bytes:
+async def _stream_lines(host: LuaHost, response: httpx2.Response, on_line: Any, watch: _Watch) -> bytes:
     """Hand each line to `on_line` as it arrives; the whole body comes back at the end."""
     body = bytearray()
     pending = bytearray()
@@ -182,19 +183,19 @@ async def _stream_lines(app: App, response: httpx2.Response, on_line: Any, watch
         pending += chunk
         start = 0
         while (nl := pending.find(b"\n", start)) != -1:
-            await _line(app, on_line, bytes(pending[start:nl]), watch)
+            await _line(host, on_line, bytes(pending[start:nl]), watch)
             start = nl + 1
         del pending[:start]
     if pending:  # a last line without a newline
-        await _line(app, on_line, bytes(pending), watch)
+        await _line(host, on_line, bytes(pending), watch)
     return bytes(body)
 
 
-async def _line(app: App, on_line: Any, line: bytes, watch: _Watch) -> None:
+async def _line(host: LuaHost, on_line: Any, line: bytes, watch: _Watch) -> None:
     if line.endswith(b"\r"):
         line = line[:-1]
     try:
-        values = await app.lua.call(on_line, line)
+        values = await host.lua.call(on_line, line)
     except LuaError as e:  # the plugin's own handling failed: so did its request
         raise HttpError(str(e)) from None
     if not (values and values[0] is False):  # `false` means "not progress"

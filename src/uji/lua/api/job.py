@@ -7,7 +7,7 @@ and handed to `on_stdout`/`on_stderr`; `on_exit(code[, "timeout"|"stopped"])` co
 The callbacks of one job run one after another as Lua tasks, in the order the lines
 arrived: a callback may wait (read a file, make a request) without a later line or the
 exit overtaking it. A callback that raises becomes a notice; the next one still runs.
-Jobs still running when the App closes (or the Lua runtime is closed) are killed.
+Jobs still running when uji closes (or the Lua runtime is closed) are killed.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from uji.procs import PipeReader, kill_group
 from uji.tools.confine import expand_user
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.lua.host import LuaHost
+    from uji.tools.gate import Gate
 
 SHELL = "/bin/sh" if os.path.exists("/bin/sh") else "sh"
 # A line longer than this is handed over in pieces, so a stream without newlines cannot
@@ -35,7 +36,7 @@ EXIT_GRACE = 0.2
 SPAWN_FAILED = -1
 
 
-def install(app: App) -> dict[str, Any]:
+def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
     live: set[Job] = set()
     keep = Anchor()
 
@@ -43,15 +44,15 @@ def install(app: App) -> dict[str, Any]:
         for job in list(live):
             job.kill_quietly()
 
-    app.on_close.append(stop_all)
+    host.on_close.append(stop_all)
 
     def job_start(
         cmd: Any, cwd: str | None, timeout: float | None, on_stdout: Any, on_stderr: Any, on_exit: Any
     ) -> Job:
-        argv = [SHELL, "-c", cmd] if isinstance(cmd, str) else list(app.lua.convert.to_python(cmd))
-        where = os.path.join(app.cwd, expand_user(cwd)) if cwd else app.cwd
-        calls = Callbacks(app, keep(on_stdout), keep(on_stderr), keep(on_exit))
-        job = Job(app, argv, where, timeout, calls)
+        argv = [SHELL, "-c", cmd] if isinstance(cmd, str) else list(host.lua.convert.to_python(cmd))
+        where = os.path.join(gate.cwd, expand_user(cwd)) if cwd else gate.cwd
+        calls = Callbacks(host, keep(on_stdout), keep(on_stderr), keep(on_exit))
+        job = Job(host, gate.env, argv, where, timeout, calls)
         live.add(job)
         job.start(lambda: live.discard(job))
         return job
@@ -77,13 +78,13 @@ def install(app: App) -> dict[str, Any]:
 class Callbacks:
     """One job's callbacks, run in order by a single consumer task."""
 
-    def __init__(self, app: App, on_stdout: Any, on_stderr: Any, on_exit: Any) -> None:
-        self._app = app
+    def __init__(self, host: LuaHost, on_stdout: Any, on_stderr: Any, on_exit: Any) -> None:
+        self._host = host
         self.on_stdout = on_stdout
         self.on_stderr = on_stderr
         self.on_exit = on_exit
         self._queue: asyncio.Queue[tuple[Any, tuple[Any, ...]] | None] = asyncio.Queue()
-        self._task = _track(app, self._consume())
+        self._task = _track(host, self._consume())
 
     def push(self, fn: Any, *args: Any) -> None:
         if fn is not None:
@@ -94,22 +95,31 @@ class Callbacks:
         self._queue.put_nowait(None)
 
     def drop(self) -> None:
-        """Run nothing more (the App is closing)."""
+        """Run nothing more (uji is closing)."""
         self._task.cancel()
 
     async def _consume(self) -> None:
-        rt = self._app.lua
+        rt = self._host.lua
         while (item := await self._queue.get()) is not None:
             fn, args = item
             try:
                 await rt.call(fn, *args)
             except LuaError as e:
-                self._app.notice(str(e))
+                self._host.notice(str(e))
 
 
 class Job:
-    def __init__(self, app: App, argv: list[str], cwd: str, timeout: float | None, calls: Callbacks) -> None:
-        self._app = app
+    def __init__(
+        self,
+        host: LuaHost,
+        env: Callable[[], dict[str, str]],
+        argv: list[str],
+        cwd: str,
+        timeout: float | None,
+        calls: Callbacks,
+    ) -> None:
+        self._host = host
+        self._env = env  # the environment for the command (provider keys removed)
         self._argv = argv
         self._cwd = cwd
         self._timeout = timeout
@@ -123,7 +133,7 @@ class Job:
     # The plugin's handle ---------------------------------------------------------
 
     def start(self, on_end: Callable[[], None]) -> None:
-        task = _track(self._app, self._run())
+        task = _track(self._host, self._run())
         task.add_done_callback(lambda _t: on_end())
 
     def send(self, data: bytes) -> bool:
@@ -197,9 +207,7 @@ class Job:
         self._calls.finish()
 
     async def _spawn(self, out_w: int, err_w: int) -> asyncio.subprocess.Process:
-        from uji.tools.secrets import env_for
-
-        env = env_for(self._app)  # without the provider keys, like run_command
+        env = self._env()  # without the provider keys, like run_command
         proc = await asyncio.create_subprocess_exec(
             *self._argv,
             stdin=asyncio.subprocess.PIPE,
@@ -287,9 +295,9 @@ def _exit_code(code: int) -> int:
     return 128 - code if code < 0 else code
 
 
-def _track(app: App, coro: Any) -> asyncio.Task[Any]:
+def _track(host: LuaHost, coro: Any) -> asyncio.Task[Any]:
     """A task of the Lua runtime: closing the runtime cancels it."""
-    tasks = app.lua.tasks
+    tasks = host.lua.tasks
     task = asyncio.get_running_loop().create_task(coro)
     tasks.add(task)
     task.add_done_callback(tasks.discard)

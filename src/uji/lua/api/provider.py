@@ -8,57 +8,59 @@ from uji.lua.runtime import ApiError, Pending
 from uji.providers.catalog import EFFORTS, CatalogError
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.lua.host import LuaHost
+    from uji.providers.selection import ModelSelection
+    from uji.wires.registry import Wires
 
 
-def install(app: App) -> dict[str, Any]:
+def install(host: LuaHost, models: ModelSelection, wires: Wires) -> dict[str, Any]:
     def wire_add(name: str, stream: Any) -> None:
         from uji.lua.wire import LuaWire
 
-        app.wires.add(name, LuaWire(app.host, name, stream))
+        wires.add(name, LuaWire(host, name, stream))
 
     def wire_remove(name: str) -> bool:
-        return app.wires.remove(name)
+        return wires.remove(name)
 
     def wire_list() -> Any:
-        return app.lua.convert.to_lua(app.wire_names())
+        return host.lua.convert.to_lua(wires.names())
 
     def provider_add(spec: Any, models_fn: Any = None) -> None:
         """`models_fn`: a lazy `models = function() ... end`, passed apart from the
         table (a function does not convert); it is called when the models are needed."""
-        data = app.lua.convert.to_python(spec)
+        data = host.lua.convert.to_python(spec)
         try:
-            provider = app.catalog.add(data, loader=models_fn)
+            provider = models.catalog.add(data, loader=models_fn)
         except CatalogError as e:
             raise ApiError(str(e)) from None
-        if models_fn is not None and provider.id == app.provider_id:
-            app.use_model(provider.id, app.model_id, save=False)  # current: load it now
+        if models_fn is not None and provider.id == models.provider_id:
+            models.use_model(provider.id, models.model_id, save=False)  # current: load it now
 
     def provider_row(pid: str) -> Any:
-        provider = app.catalog.get(pid)
+        provider = models.catalog.get(pid)
         if provider is None and pid == "custom":
-            provider = app.restore_custom()
-        return None if provider is None else app.lua.convert.to_lua(provider.as_dict(), json_null=False)
+            provider = models.restore_custom()
+        return None if provider is None else host.lua.convert.to_lua(provider.as_dict(), json_null=False)
 
     def provider_load(pid: str) -> Pending:
-        provider = app.catalog.get(pid) or (app.restore_custom() if pid == "custom" else None)
+        provider = models.catalog.get(pid) or (models.restore_custom() if pid == "custom" else None)
         if provider is None:
             raise ApiError(f"uji.provider.load: unknown provider {pid!r}")
 
         async def load() -> Any:
-            await app.load_provider(provider)
-            return app.lua.convert.to_lua(provider.as_dict(), json_null=False)
+            await models.load_provider(provider)
+            return host.lua.convert.to_lua(provider.as_dict(), json_null=False)
 
         return Pending(load())
 
     def provider_remove(pid: str) -> bool:
-        return app.catalog.remove(pid)
+        return models.catalog.remove(pid)
 
     def provider_list() -> Any:
-        return app.lua.convert.to_lua([p.as_dict() for p in app.catalog.list()], json_null=False)
+        return host.lua.convert.to_lua([p.as_dict() for p in models.catalog.list()], json_null=False)
 
     def model_use(spec: Any) -> None:
-        data = app.lua.convert.to_python(spec)
+        data = host.lua.convert.to_python(spec)
         unknown = set(data) - {"provider", "model", "effort", "base_url"}
         if unknown:
             raise ApiError(f"uji.model.use: unknown field(s) {', '.join(sorted(unknown))}")
@@ -69,15 +71,15 @@ def install(app: App) -> dict[str, Any]:
         if base_url is not None and not isinstance(base_url, str):
             raise ApiError("uji.model.use: base_url must be a string")
         try:
-            app.use_model(data.get("provider"), data.get("model"), effort, base_url=base_url)
+            models.use_model(data.get("provider"), data.get("model"), effort, base_url=base_url)
         except ValueError as e:
             raise ApiError(f"uji.model.use: {e}") from None
 
     def model_current() -> Any:
-        return app.lua.convert.to_lua(app.current_model(), json_null=False)
+        return host.lua.convert.to_lua(models.current_model(), json_null=False)
 
     def model_efforts() -> Any:
-        return app.lua.convert.to_lua(app.model_efforts())
+        return host.lua.convert.to_lua(models.model_efforts())
 
     return {
         "wire_add": wire_add,

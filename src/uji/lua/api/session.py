@@ -9,7 +9,11 @@ from typing import TYPE_CHECKING, Any
 from uji.lua.runtime import ApiError, Pending
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from collections.abc import Callable
+
+    from uji.frontend import Frontend
+    from uji.lua.host import LuaHost
+    from uji.store.sessions import Store
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
@@ -19,19 +23,19 @@ def short_directory(path: str) -> str:
     return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
 
 
-def install(app: App) -> dict[str, Any]:
+def install(host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: str) -> dict[str, Any]:
     def to_lua(value: Any) -> Any:
-        return app.lua.convert.to_lua(value, json_null=False)
+        return host.lua.convert.to_lua(value, json_null=False)
 
     def agent() -> Any:
-        return app.agent
+        return frontend.agent
 
     def session_info() -> Any:
         a = agent()
         if a is None:
             return None
-        row = app.store.get_session(a.session_id) or {}
-        directory = row.get("directory", app.cwd)
+        row = store().get_session(a.session_id) or {}
+        directory = row.get("directory", cwd)
         return to_lua(
             {
                 "id": a.session_id,
@@ -78,14 +82,14 @@ def install(app: App) -> dict[str, Any]:
         a.set_title(title)
 
     def session_submit(text: str) -> None:
-        if app.on_submit is None:
+        if frontend.on_submit is None:
             raise ApiError("uji.session.submit: no session is open")
-        app.on_submit(text)
+        frontend.on_submit(text)
 
     def session_interrupt() -> bool:
-        if app.on_interrupt is None:
+        if frontend.on_interrupt is None:
             return False
-        return bool(app.on_interrupt())
+        return bool(frontend.on_interrupt())
 
     def session_compact() -> Pending:
         async def run() -> Any:
@@ -100,7 +104,7 @@ def install(app: App) -> dict[str, Any]:
         return Pending(run())
 
     def session_list(directory: str | None) -> Any:
-        rows = app.store.list_sessions(directory)
+        rows = store().list_sessions(directory)
         return to_lua(
             [
                 {"id": r["id"], "title": r["title"], "directory": r["directory"], "updated": r["updated"]}
@@ -114,7 +118,7 @@ def install(app: App) -> dict[str, Any]:
         a = agent()
         if a is not None and a.session_id == session_id:
             return None, "cannot delete the open session"
-        if not app.store.delete_session(session_id):
+        if not store().delete_session(session_id):
             return None, f"no session {session_id}"
         return (True,)
 

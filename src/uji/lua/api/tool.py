@@ -13,13 +13,14 @@ from uji.tools.registry import normalize_schema
 from uji.tools.results import from_value
 
 if TYPE_CHECKING:
-    from uji.app import App
+    from uji.lua.host import LuaHost
     from uji.lua.runtime import Runtime
+    from uji.tools.gate import Gate
 
 
-def install(app: App) -> dict[str, Any]:
+def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
     def tool_add(name: str, spec: Any, origin: str | None) -> None:
-        rt = app.lua
+        rt = host.lua
         display = spec.display
         verb = question = None
         if display is not None:
@@ -32,7 +33,7 @@ def install(app: App) -> dict[str, Any]:
         params = rt.convert.to_python(spec.parameters) if spec.parameters is not None else {}
         if not isinstance(params, dict):
             raise ApiError("uji.tool.add: `parameters` must be a JSON Schema object")
-        app.registry.add(
+        gate.registry.add(
             LuaTool(
                 rt,
                 name,
@@ -49,45 +50,45 @@ def install(app: App) -> dict[str, Any]:
         )
 
     def tool_remove(name: str) -> bool:
-        return app.registry.remove(name)
+        return gate.registry.remove(name)
 
     def tool_list() -> Any:
-        return app.lua.convert.to_lua(app.registry.names())
+        return host.lua.convert.to_lua(gate.registry.names())
 
     def tool_disable(names: Any) -> None:
-        app.registry.disable(list(names.values()))
+        gate.registry.disable(list(names.values()))
 
     def tool_enable(names: Any) -> None:
-        app.registry.enable(list(names.values()))
+        gate.registry.enable(list(names.values()))
 
     def tool_policy(rules: Any, origin: str | None) -> None:
-        data = app.lua.convert.to_python(rules)
+        data = host.lua.convert.to_python(rules)
         if not isinstance(data, dict):
             raise ApiError("uji.tool.policy expects a table that maps tool names to rules")
-        for notice in app.policy.set(data, origin):
-            app.notice(notice)
+        for notice in gate.policy.set(data, origin):
+            host.notice(notice)
 
     def tool_allow(tool: str, subject: str, origin: str | None) -> None:
         # rules.lua's lines: an "always allow" answer, one exact subject of one tool.
-        app.policy.remembered.add(tool, subject, "always", origin)
+        gate.policy.remembered.add(tool, subject, "always", origin)
 
     def tool_confine(enabled: bool | None) -> bool:
         if enabled is not None:
-            app.confined = enabled
-        return app.confined
+            gate.confined = enabled
+        return gate.confined
 
     def tool_roots(paths: Any) -> Any:
         if paths is not None:
-            app.roots = [p for p in paths.values()]
-        return app.lua.convert.to_lua(list(app.roots))
+            gate.roots = [p for p in paths.values()]
+        return host.lua.convert.to_lua(list(gate.roots))
 
     def tool_inherit_keys(keep: Any) -> Any:
         if isinstance(keep, bool):
-            app.inherit_keys = keep
+            gate.inherit_keys = keep
         elif keep is not None:
-            app.inherit_keys = [str(v) for v in keep.values()]
-        now = app.inherit_keys
-        return app.lua.convert.to_lua(list(now)) if isinstance(now, list) else now
+            gate.inherit_keys = [str(v) for v in keep.values()]
+        now = gate.inherit_keys
+        return host.lua.convert.to_lua(list(now)) if isinstance(now, list) else now
 
     return {
         "tool_add": tool_add,

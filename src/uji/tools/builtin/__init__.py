@@ -4,47 +4,12 @@ its `run(args, ctx)` (and a `preview(args, sandbox)` for the writing tools) and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
-
-from uji.tools.base import Tool
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from uji.tools.base import Tool
+    from uji.tools.builtin.tool import SandboxFactory
     from uji.tools.confine import Sandbox
-
-SandboxFactory = Callable[[], "Sandbox"]
-
-
-class BuiltinTool(Tool):
-    """A built-in tool: its subject is one of its arguments (`SPEC["subject_key"]`), it
-    checks its own arguments, and it reaches files through the sandbox it is given: a
-    function, so that `uji.tool.confine` and `uji.tool.roots` apply from the next call."""
-
-    SPEC: ClassVar[dict[str, Any]]
-    checks_arguments = True
-    declares_subject = True
-
-    def __init__(self, sandbox: SandboxFactory) -> None:
-        spec = self.SPEC
-        super().__init__(
-            spec["name"],
-            description=spec["description"],
-            parameters=spec["parameters"],
-            policy=spec["policy"],
-            verb=spec["verb"],
-            question=spec.get("question"),
-        )
-        self.subject_key: str = spec["subject_key"]
-        self.path_subject = self.confined = bool(spec["path_subject"])
-        self.command_subject = self.subject_key == "command"
-        self.sandbox = sandbox
-
-    def subject(self, args: dict[str, Any]) -> str:
-        value = args.get(self.subject_key)
-        return value if isinstance(value, str) else ""
-
-    def subject_hint(self, args: dict[str, Any] | None) -> str | None:
-        return None if args is None else self.subject(args)
 
 
 def builtin_tools(sandbox: SandboxFactory | None = None) -> list[Tool]:

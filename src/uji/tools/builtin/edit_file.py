@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from uji.tools.base import ToolContext, ToolResult
-from uji.tools.builtin import BuiltinTool
 from uji.tools.builtin.read_file import error, os_error, path_arg, required_str
+from uji.tools.builtin.tool import BuiltinTool
 from uji.tools.confine import OutsideRoots, Sandbox
 
 SPEC: dict[str, Any] = {

@@ -13,7 +13,7 @@ import struct
 from typing import Any, BinaryIO
 
 from uji.tools.base import ToolContext, ToolResult
-from uji.tools.builtin import BuiltinTool
+from uji.tools.builtin.tool import BuiltinTool
 from uji.tools.confine import OutsideRoots, Sandbox
 
 DEFAULT_LIMIT = 2000

@@ -22,8 +22,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from uji.procs import PipeReader, kill_group
 from uji.tools.base import ToolContext, ToolResult
-from uji.tools.builtin import BuiltinTool
 from uji.tools.builtin.read_file import error, int_arg, required_str
+from uji.tools.builtin.tool import BuiltinTool
 
 if TYPE_CHECKING:
     from uji.tools.secrets import Redactor

@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 from uji.tools.base import ToolContext, ToolResult
-from uji.tools.builtin import BuiltinTool
 from uji.tools.builtin.edit_file import make_diff
 from uji.tools.builtin.read_file import error, os_error, path_arg
+from uji.tools.builtin.tool import BuiltinTool
 from uji.tools.confine import OutsideRoots, Sandbox
 
 SPEC: dict[str, Any] = {

@@ -1,0 +1,30 @@
+"""What a session's turns use: each a service of its own, made and wired by `uji.app`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from uji.agent.contexts import PromptContext
+    from uji.events import Events
+    from uji.providers.selection import ModelSelection
+    from uji.store.sessions import Store
+    from uji.tools.gate import Gate
+    from uji.wires.registry import Wires
+
+
+@dataclass(frozen=True)
+class TurnServices:
+    store: Store  # the session's messages, saved as they come
+    gate: Gate  # the tools, the policy, confinement: what a call may do
+    models: ModelSelection  # the model a request goes to
+    wires: Wires  # the wire that speaks to its provider
+    hooks: Events  # notifications, and the hooks that steer a turn
+    context: PromptContext  # context providers, caching and compaction settings
+    notice: Callable[[str], None]  # a line for the user (a retry, a failed hook)
+
+    @property
+    def cwd(self) -> str:
+        return self.gate.cwd
