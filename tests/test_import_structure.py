@@ -178,6 +178,17 @@ def test_the_lua_bridge_imports_nothing_from_the_tui() -> None:
     assert crossings(graph(), "uji.lua", ("uji.tui",)) == []
 
 
+def test_the_core_is_in_no_import_cycle() -> None:
+    assert core_cycles(graph()) == []
+
+
+def test_the_core_imports_nothing_from_the_app_the_lua_bridge_or_the_tui() -> None:
+    g = graph()
+    assert [
+        line for package in CORE for line in crossings(g, package, ("uji.app", "uji.lua", "uji.tui"))
+    ] == []
+
+
 if __name__ == "__main__":
     g = graph()
     for line in crossings(g, "uji.agent", ("uji.lua", "uji.tui")) + crossings(g, "uji.lua", ("uji.tui",)):
