@@ -55,7 +55,14 @@ class App:
             ui = HeadlessUi(self.notice)
         self.ui = ui  # what uji.keymap, uji.ui and uji.input talk to
         self._store: Store | None = None
-        self.host = LuaHost(paths, self._install_api, self.notice)
+        from uji.diagnostics import Diagnostics
+        from uji.packs import Packs
+
+        # What went wrong in Lua (config errors, failing hooks, timers, packs) is also kept
+        # in <data>/diagnostics.log, secrets cut out.
+        self.diagnostics = Diagnostics(paths.data, self._redact)
+        self.packs = Packs(paths)
+        self.host = LuaHost(paths, self._install_api, self._lua_problem)
         self.events = Events(self.host.call_handler, self.notice)
         self.catalog = Catalog()
         self.http = Http()  # made on first use, closed by close()
@@ -73,8 +80,20 @@ class App:
             self.gate.registry.add(tool)
         self.wires = Wires(self.http)
         self.commands = Commands()
+        from uji.app_commands import add_app_commands
+
+        add_app_commands(self.commands, self.packs, self.diagnostics, ui, self.notice)
         self.context = PromptContext(self.host.call_function)
         self.frontend = Frontend()
+
+    def _redact(self, text: str) -> str:
+        from uji.tools.secrets import known_secrets
+
+        return known_secrets(self.catalog.list(), self.paths.auth_file)(text)
+
+    def _lua_problem(self, text: str) -> None:
+        self.diagnostics.add("lua", text)
+        self.notice(text)
 
     def _install_api(self) -> dict[str, Any]:
         """The host functions behind the `uji` table, one module per namespace, each
@@ -100,6 +119,13 @@ class App:
         api.update(keymap.install(self.ui, lambda: host.lua))
         api.update(ui.install(self.ui, lambda: host.lua))
         api.update(input.install(self.ui))
+        # The original's pieces: actions, config/data/packs, diagnostics, quit and reload.
+        from uji.lua.api import action, config, diagnostics, lifecycle
+
+        api.update(action.install(self.ui, lambda: host.lua))
+        api.update(config.install(self.paths, self.packs, self.cwd, lambda: host.lua, host.notice))
+        api.update(diagnostics.install(self.diagnostics, lambda: host.lua, self.notice))
+        api.update(lifecycle.install(self.ui, lambda: host.loading_config))
         return api
 
     @property

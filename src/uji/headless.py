@@ -19,6 +19,7 @@ from uji.ui.headless import HeadlessUi
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
+RELOAD = -1  # _run: read the config again (uji.reload() while it loaded)
 HEADLESS_ASK = "calls that would ask are allowed (headless); --on-ask deny refuses them"
 NO_MODEL = (
     "no model chosen and no local server found: add uji.model.use{provider=..., model=...} to init.lua, "
@@ -209,27 +210,43 @@ async def run(paths: Paths, opts: Any) -> int:
         prompt = prompt_from(opts.prompt, notice=printer.notice)
     except UsageError as e:
         return _usage_error(str(e))
-    app = App(paths, notice=printer.notice, ui=HeadlessUi(printer.notice))
-    printer.on_closed = _stop_on_closed_output(app)
-    sigint = Sigint(app)
-    try:
-        return await _run(app, opts, printer, sigint, prompt)
-    except asyncio.CancelledError:  # an interrupt outside a turn (the config, a /command)
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
-        print("uji: interrupted", file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
-    finally:
-        sigint.restore()
-        await app.close()
+    for attempt in range(2):  # uji.reload() from the config: once more, with a fresh Lua
+        app = App(paths, notice=printer.notice, ui=HeadlessUi(printer.notice))
+        printer.on_closed = _stop_on_closed_output(app)
+        sigint = Sigint(app)
+        try:
+            code = await _run(app, opts, printer, sigint, prompt, may_reload=attempt == 0)
+        except asyncio.CancelledError:  # an interrupt outside a turn (the config, a /command)
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            print("uji: interrupted", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        finally:
+            sigint.restore()
+            await app.close()
+        if code != RELOAD:
+            return code
+    return EXIT_FAILED  # not reached: the second attempt never reloads
 
 
-async def _run(app: App, opts: Any, printer: Printer, sigint: Sigint, prompt: str) -> int:
+async def _run(
+    app: App, opts: Any, printer: Printer, sigint: Sigint, prompt: str, may_reload: bool = False
+) -> int:
     await app.load_config()
     if app.host.config_interrupted is not None:
         print(f"uji: interrupted while loading the config ({app.host.config_interrupted})", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if app.ui.quit_requested:  # uji.quit() from the config: nothing more to do
+        return EXIT_OK
+    if app.ui.reload_requested:
+        if may_reload:
+            return RELOAD
+        printer.notice("uji.reload: the config was read again once already in this run")
+    return await _run_loaded(app, opts, printer, sigint, prompt)
+
+
+async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, prompt: str) -> int:
     problem = _choose_model(app, opts)
     if problem:
         return _usage_error(problem)
@@ -281,13 +298,16 @@ async def _run_prompt(app: App, agent: Agent, prompt: str, sigint: Sigint) -> Tu
         submitted.append(prompt)
     else:
         try:
-            await app.lua.call(command.handler, parsed[1] if parsed else "")
+            if command.lua:
+                await app.lua.call(command.handler, parsed[1] if parsed else "")
+            else:
+                await command.handler(parsed[1] if parsed else "")
         except LuaError as e:
             return TurnResult(error=f"/{command.name}: {e}")
         if not submitted:
             return TurnResult(text="")
     result = TurnResult(text="")
-    while submitted:
+    while submitted and not app.ui.quit_requested:  # uji.quit() ends the run after its code
         result = await _turn(app, agent, submitted.pop(0), sigint)
         if result.error is not None:
             break

@@ -45,6 +45,11 @@ class LuaHost:
         return self._lua
 
     @property
+    def loading_config(self) -> bool:
+        """Whether the config files are running now."""
+        return self._loading_config
+
+    @property
     def loaded(self) -> Runtime | None:
         """The runtime if it was made (an interrupt has nothing to stop otherwise)."""
         return self._lua

@@ -179,6 +179,7 @@ ALIASES: list[Alias] = [
         "fun(args: table, ctx: uji.ToolContext): string|uji.ToolResult|fun()|nil",
         "Returns the result, or nothing (then `ctx.done`), or a cancel function (then `ctx.done`).",
     ),
+    Alias("uji.PackSpec", "string|uji.PackTable", '"owner/repo", a git URL, or a table with options.'),
     Alias("uji.Cancel", "fun()", "Stops what was started; calling it again does nothing."),
 ]
 
@@ -331,6 +332,37 @@ SHAPES: list[Shape] = [
             ("send", "fun(text: string): boolean", "writes text and a newline to stdin"),
             ("close", "fun(): boolean", "closes stdin"),
             ("stop", "fun(): boolean", "kills the process group"),
+        ),
+    ),
+    Shape(
+        "uji.Diagnostic",
+        "One entry of `uji.diagnostics.list`.",
+        fields(
+            ("time", "string", '"YYYY-MM-DD HH:MM:SS", local time'),
+            ("source", "string", '"lua" (config, hooks, timers, packs) or "config" (a missing function)'),
+            ("text", "string"),
+        ),
+    ),
+    Shape(
+        "uji.ConfigFile",
+        "One file of `uji.config.files`.",
+        fields(
+            ("name", "string"),
+            ("path", "string"),
+            ("text", "string"),
+            ("project?", "true", "from the project's `.uji/<folder>`"),
+        ),
+    ),
+    Shape(
+        "uji.PackTable",
+        'A pack with options: `[1]` ("owner/repo" or a git URL) or `url` is the repository.',
+        fields(
+            ("url?", "string", "a git URL"),
+            ("dir?", "string", "a local directory, never cloned"),
+            ("name?", "string", "the directory under `<data>/site` (default: the repository's name)"),
+            ("tag?", "string"),
+            ("branch?", "string"),
+            ("commit?", "string"),
         ),
     ),
     Shape(
@@ -490,6 +522,18 @@ SHAPES: list[Shape] = [
         ),
     ),
     Shape(
+        "uji.PickSpec",
+        "What `uji.ui.pick` takes.",
+        fields(
+            ("title?", "string"),
+            ("items", "any[]"),
+            ("current?", "any", "the item the list opens on"),
+            ("label?", "fun(item: any): string", "the text of an item that is not a string"),
+            ("preview?", "fun(item: any): string[]", "lines shown for the highlighted item (not used yet)"),
+            ("on_query?", "fun(query: string): any[]", "items for what is typed (not used yet)"),
+        ),
+    ),
+    Shape(
         "uji.PromptSpec",
         "What `uji.ui.prompt` takes.",
         fields(("title?", "string"), ("value?", "string"), ("hidden?", "boolean", "for secrets")),
@@ -538,6 +582,18 @@ NAMESPACES: list[Namespace] = [
                 "uji.emit",
                 "event: uji.EventName, payload?: table",
                 "Fires `event` for its handlers (`payload.event` is set to the name).",
+            ),
+            fn(
+                "uji.quit",
+                "",
+                "Ends uji: the screen fires before_quit and exits; `uji run` ends cleanly once this code "
+                "returns (no prompt runs after it).",
+            ),
+            fn(
+                "uji.reload",
+                "",
+                "Restarts Lua on the same session, keeping the draft; `uji run` reads the config again "
+                "before its prompt, once. Not while the config loads on the screen.",
             ),
         ],
     ),
@@ -821,6 +877,14 @@ NAMESPACES: list[Namespace] = [
                 waits="any",
             ),
             fn(
+                "uji.ui.pick",
+                "spec: uji.PickSpec",
+                "The picker (filters as you type): like select; `preview` and `on_query` are taken, not "
+                "used yet.",
+                ret=("any",),
+                waits="any",
+            ),
+            fn(
                 "uji.ui.prompt",
                 "spec: uji.PromptSpec",
                 "Asks for a line of text; gives it, or nil when cancelled.",
@@ -845,6 +909,93 @@ NAMESPACES: list[Namespace] = [
                 "",
                 "The screen's width and height, or nothing without a screen.",
                 ret=("integer? width", "integer? height"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.action",
+        'Named actions that keys bind to (`uji.keymap.add(mode, key, "name")`).',
+        [
+            fn(
+                "uji.action.add",
+                "name: string, fn: fun()",
+                "Adds the action `name` (raises if it is a built-in one); a key bound to it runs `fn`.",
+            ),
+            fn(
+                "uji.action.remove",
+                "name: string",
+                "Removes a config's action; true if there was one.",
+                ret=("boolean",),
+            ),
+            fn("uji.action.list", "", "Every action name, built-ins included, sorted.", ret=("string[]",)),
+        ],
+    ),
+    Namespace(
+        "uji.config",
+        "The config dir and the files in its folders.",
+        [
+            Value("uji.config.dir", "string", "The config dir (`init.lua` is in it)."),
+            fn(
+                "uji.config.files",
+                "folder: string, opts?: {project?: boolean}",
+                "The files directly in `<config>/<folder>`, then each pack's `<folder>`, then with "
+                "`project = true` the project's `.uji/<folder>`; raises on an empty, absolute or `..` folder.",
+                ret=("uji.ConfigFile[]",),
+                waits="uji.ConfigFile[]",
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.data",
+        "A plugin's private files in the data dir.",
+        [
+            Value("uji.data.dir", "string", "The data dir."),
+            fn(
+                "uji.data.read",
+                "name: string",
+                "The text of `<data>/<name>` (a plain file name), or nil when there is none.",
+                ret=("string?",),
+            ),
+            fn(
+                "uji.data.write",
+                "name: string, text: string",
+                "Writes `<data>/<name>` (a plain file name), readable by the user only.",
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.pack",
+        "Plugin repositories: cloned with git into `<data>/site/<name>`, their `lua/` on the "
+        "`require` path, each pinned to a commit in `<config>/uji-lock.json`.",
+        [
+            fn(
+                "uji.pack.add",
+                "specs: uji.PackSpec[]",
+                "Installs the packs that are missing (at their locked commit) and puts them on the path; "
+                "a pack that fails is a notice. Returns the roots installed.",
+                ret=("string[]",),
+            ),
+            fn("uji.pack.list", "", "The roots: the config dir first, then each pack.", ret=("string[]",)),
+            fn(
+                "uji.pack.update",
+                "",
+                "What `/sync` does: fetches every pack, moves it to its newest commit and rewrites the lock; "
+                "one line per pack.",
+                ret=("string[]",),
+                waits="string[]",
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.diagnostics",
+        "The log of what went wrong (`<data>/diagnostics.log`; `/diagnostics` shows it).",
+        [
+            fn(
+                "uji.diagnostics.list",
+                "",
+                "The entries, newest first, each once.",
+                ret=("uji.Diagnostic[]",),
+                waits="uji.Diagnostic[]",
             ),
         ],
     ),

@@ -265,6 +265,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def screen_size(self) -> tuple[int, int]:
         return self.size.width, self.size.height
 
+    def request_quit(self) -> None:
+        self._spawn(self.quit())
+
+    def request_reload(self) -> None:
+        self._spawn(commands.run(self, "reload", ""))
+
     # Keys ---------------------------------------------------------------------------
 
     def mode(self) -> str:
@@ -333,6 +339,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             return
         if action.startswith("confirm_"):  # a question's keys (y, a, A, n, t, Tab)
             self._confirm(action)
+            return
+        app = self.conversation.app
+        if app is not None and action in app.ui.actions:  # a config's (uji.action.add)
+            app.spawn_lua(app.ui.actions[action])
             return
         handler = getattr(self, f"do_{action}", None)
         if handler is not None:

@@ -29,6 +29,10 @@ class Surface(Protocol):
 
     def screen_size(self) -> tuple[int, int]: ...
 
+    def request_quit(self) -> None: ...
+
+    def request_reload(self) -> None: ...
+
 
 class ScreenUi(Ui):
     def __init__(self, surface: Surface, notice: Notice) -> None:
@@ -55,3 +59,14 @@ class ScreenUi(Ui):
 
     def set_thinking(self, shown: bool) -> None:
         self.surface.set_thinking(shown)
+
+    def quit(self) -> None:
+        self.quit_requested = True
+        self.surface.request_quit()
+
+    def reload(self, loading_config: bool) -> None:
+        if loading_config:  # the reloaded config would ask again, and again
+            self.notice("uji.reload: not while the config loads (use uji.schedule, or /reload)")
+            return
+        self.reload_requested = True
+        self.surface.request_reload()

@@ -7,6 +7,7 @@ Plain data, no screen: `uji.keymap` records and lists bindings with or without o
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal, Required, TypedDict
 
@@ -308,12 +309,13 @@ def check_mode(mode: Any) -> str:
     return mode
 
 
-def check_binding(kind: str, value: Any, origin: str | None = None) -> Binding:
-    """The binding `uji.keymap.add` asked for: an action by name, a command by name, or a
-    Lua function (`value`)."""
+def check_binding(kind: str, value: Any, origin: str | None = None, added: Collection[str] = ()) -> Binding:
+    """The binding `uji.keymap.add` asked for: an action by name (built in, or `added` by
+    the config), a command by name, or a Lua function (`value`)."""
     if kind == "action":
-        if value not in ACTIONS:
-            raise KeyError_(f"unknown action {value!r} (actions: {', '.join(sorted(ACTIONS))})")
+        if value not in ACTIONS and value not in added:
+            names = ", ".join(sorted({*ACTIONS, *added}))
+            raise KeyError_(f"unknown action {value!r} (actions: {names})")
         return Binding("action", value, origin)
     if kind == "command":
         if not value:

@@ -50,6 +50,7 @@ class Ui(ABC):
         self.notice: Notice = notice
         self.show_thinking = False
         self._keymap: Keymap | None = None
+        self.actions: dict[str, Any] = {}  # a config's actions (uji.action.add): name → Lua function
 
     @property
     def keymap(self) -> Keymap:
@@ -85,6 +86,22 @@ class Ui(ABC):
 
     def input_append(self, text: str) -> None:
         self.input_set(self.input_get() + text)
+
+    # Quit and reload (uji.quit, uji.reload) ---------------------------------------
+
+    quit_requested = False
+    reload_requested = False
+
+    def quit(self) -> None:
+        """uji.quit: the screen quits (before_quit first); with no screen, `uji run` ends
+        cleanly once the Lua code that asked returns (no prompt runs after it)."""
+        self.quit_requested = True
+
+    def reload(self, loading_config: bool) -> None:
+        """uji.reload: the screen restarts Lua on the same session, keeping the draft;
+        `uji run` reads the config again before its prompt (once per run).
+        `loading_config`: asked while the config itself loads."""
+        self.reload_requested = True
 
     # The screen -------------------------------------------------------------------
 

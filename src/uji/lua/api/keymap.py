@@ -40,7 +40,7 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
         names = modes_of(modes, fname)
         key = key_of(key, fname)
         try:
-            binding = check_binding(kind, value, origin)
+            binding = check_binding(kind, value, origin, ui.actions)
         except KeyError_ as e:
             raise ApiError(f"{fname}: {e}") from None
         ui.keymap.add(names, key, binding)

@@ -27,9 +27,9 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
             ui.notice(f"{fname}: {NO_SCREEN}")
         return answer
 
-    def ui_select(title: str, labels: Any, current: int | None) -> Pending | None:
+    def ui_select(title: str, labels: Any, current: int | None, fname: str | None = None) -> Pending | None:
         items = [str(x) for x in lua().convert.to_python(labels)]
-        answer = asked(ui.select(title, items, current - 1 if current else None), "uji.ui.select")
+        answer = asked(ui.select(title, items, current - 1 if current else None), fname or "uji.ui.select")
         if answer is None:
             return None
 

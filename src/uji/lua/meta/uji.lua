@@ -16,6 +16,9 @@
 ---Returns the result, or nothing (then `ctx.done`), or a cancel function (then `ctx.done`).
 ---@alias uji.ToolRun fun(args: table, ctx: uji.ToolContext): string|uji.ToolResult|fun()|nil
 
+---"owner/repo", a git URL, or a table with options.
+---@alias uji.PackSpec string|uji.PackTable
+
 ---Stops what was started; calling it again does nothing.
 ---@alias uji.Cancel fun()
 
@@ -128,6 +131,28 @@
 ---@field send fun(text: string): boolean writes text and a newline to stdin
 ---@field close fun(): boolean closes stdin
 ---@field stop fun(): boolean kills the process group
+
+---One entry of `uji.diagnostics.list`.
+---@class uji.Diagnostic
+---@field time string "YYYY-MM-DD HH:MM:SS", local time
+---@field source string "lua" (config, hooks, timers, packs) or "config" (a missing function)
+---@field text string
+
+---One file of `uji.config.files`.
+---@class uji.ConfigFile
+---@field name string
+---@field path string
+---@field text string
+---@field project? true from the project's `.uji/<folder>`
+
+---A pack with options: `[1]` ("owner/repo" or a git URL) or `url` is the repository.
+---@class uji.PackTable
+---@field url? string a git URL
+---@field dir? string a local directory, never cloned
+---@field name? string the directory under `<data>/site` (default: the repository's name)
+---@field tag? string
+---@field branch? string
+---@field commit? string
 
 ---One row of `uji.keymap.list`.
 ---@class uji.KeyRow
@@ -250,6 +275,15 @@
 ---@field items any[]
 ---@field current? any the item the list opens on
 ---@field label? fun(item: any): string the text of an item that is not a string
+
+---What `uji.ui.pick` takes.
+---@class uji.PickSpec
+---@field title? string
+---@field items any[]
+---@field current? any the item the list opens on
+---@field label? fun(item: any): string the text of an item that is not a string
+---@field preview? fun(item: any): string[] lines shown for the highlighted item (not used yet)
+---@field on_query? fun(query: string): any[] items for what is typed (not used yet)
 
 ---What `uji.ui.prompt` takes.
 ---@class uji.PromptSpec
@@ -443,6 +477,12 @@ function uji.off(event, name) end
 ---@param event uji.EventName
 ---@param payload? table
 function uji.emit(event, payload) end
+
+---Ends uji: the screen fires before_quit and exits; `uji run` ends cleanly once this code returns (no prompt runs after it).
+function uji.quit() end
+
+---Restarts Lua on the same session, keeping the draft; `uji run` reads the config again before its prompt, once. Not while the config loads on the screen.
+function uji.reload() end
 
 ---JSON in and out.
 ---@class uji.json
@@ -735,6 +775,12 @@ uji.ui = {}
 ---@overload fun(spec: uji.SelectSpec, cb: fun(result: any?, err: string?)): uji.Cancel
 function uji.ui.select(spec) end
 
+---The picker (filters as you type): like select; `preview` and `on_query` are taken, not used yet.
+---@param spec uji.PickSpec
+---@return any
+---@overload fun(spec: uji.PickSpec, cb: fun(result: any?, err: string?)): uji.Cancel
+function uji.ui.pick(spec) end
+
 ---Asks for a line of text; gives it, or nil when cancelled.
 ---@param spec uji.PromptSpec
 ---@return string?
@@ -755,6 +801,84 @@ function uji.ui.toggle_thinking() end
 ---@return integer? width
 ---@return integer? height
 function uji.ui.size() end
+
+---Named actions that keys bind to (`uji.keymap.add(mode, key, "name")`).
+---@class uji.action
+uji.action = {}
+
+---Adds the action `name` (raises if it is a built-in one); a key bound to it runs `fn`.
+---@param name string
+---@param fn fun()
+function uji.action.add(name, fn) end
+
+---Removes a config's action; true if there was one.
+---@param name string
+---@return boolean
+function uji.action.remove(name) end
+
+---Every action name, built-ins included, sorted.
+---@return string[]
+function uji.action.list() end
+
+---The config dir and the files in its folders.
+---@class uji.config
+uji.config = {}
+
+---The config dir (`init.lua` is in it).
+---@type string
+uji.config.dir = nil
+
+---The files directly in `<config>/<folder>`, then each pack's `<folder>`, then with `project = true` the project's `.uji/<folder>`; raises on an empty, absolute or `..` folder.
+---@param folder string
+---@param opts? {project?: boolean}
+---@return uji.ConfigFile[]
+---@overload fun(folder: string, opts?: {project?: boolean}, cb: fun(result: uji.ConfigFile[]?, err: string?)): uji.Cancel
+function uji.config.files(folder, opts) end
+
+---A plugin's private files in the data dir.
+---@class uji.data
+uji.data = {}
+
+---The data dir.
+---@type string
+uji.data.dir = nil
+
+---The text of `<data>/<name>` (a plain file name), or nil when there is none.
+---@param name string
+---@return string?
+function uji.data.read(name) end
+
+---Writes `<data>/<name>` (a plain file name), readable by the user only.
+---@param name string
+---@param text string
+function uji.data.write(name, text) end
+
+---Plugin repositories: cloned with git into `<data>/site/<name>`, their `lua/` on the `require` path, each pinned to a commit in `<config>/uji-lock.json`.
+---@class uji.pack
+uji.pack = {}
+
+---Installs the packs that are missing (at their locked commit) and puts them on the path; a pack that fails is a notice. Returns the roots installed.
+---@param specs uji.PackSpec[]
+---@return string[]
+function uji.pack.add(specs) end
+
+---The roots: the config dir first, then each pack.
+---@return string[]
+function uji.pack.list() end
+
+---What `/sync` does: fetches every pack, moves it to its newest commit and rewrites the lock; one line per pack.
+---@return string[]
+---@overload fun(cb: fun(result: string[]?, err: string?)): uji.Cancel
+function uji.pack.update() end
+
+---The log of what went wrong (`<data>/diagnostics.log`; `/diagnostics` shows it).
+---@class uji.diagnostics
+uji.diagnostics = {}
+
+---The entries, newest first, each once.
+---@return uji.Diagnostic[]
+---@overload fun(cb: fun(result: uji.Diagnostic[]?, err: string?)): uji.Cancel
+function uji.diagnostics.list() end
 
 ---The composer's text.
 ---@class uji.input

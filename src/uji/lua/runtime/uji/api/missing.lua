@@ -23,7 +23,7 @@ local function stand_in(name)
     local key = name .. "@" .. at
     if not told[key] then
       told[key] = true
-      host.notify(at .. ": " .. name .. " is not supported yet; the call did nothing")
+      host.unsupported(at .. ": " .. name .. " is not supported yet; the call did nothing")
     end
     return nil
   end

@@ -14,35 +14,48 @@ local function callback(cb, fname)
   return cb
 end
 
+-- select and pick: the chosen item of `spec.items`, or nil.
+local function choose(spec, cb, fname)
+  check(type(spec) == "table", fname .. " expects a table {title = ..., items = {...}}")
+  local title = optional_string(spec.title, fname, "title")
+  check(type(spec.items) == "table", fname .. ": `items` must be a list")
+  check(spec.label == nil or is_callable(spec.label), fname .. ": `label` must be a function")
+  cb = callback(cb, fname)
+  local items, labels, current = {}, {}, nil
+  for i, item in ipairs(spec.items) do
+    local label = item
+    if spec.label then label = spec.label(item) end
+    check(type(label) == "string" or type(label) == "number",
+      fname .. ": item " .. i .. " has no text to show (give a `label = function(item) ... end`)")
+    items[i], labels[i] = item, clean(tostring(label))
+    if spec.current ~= nil and item == spec.current then current = i end
+  end
+  local pending = call(host.ui_select, title or "Select", mark_array(labels), current, fname)
+  if pending == nil then
+    if cb then cb(nil) end
+    return nil
+  end
+  if cb then
+    return wait(pending, function(i, err) cb(i and items[i] or nil, err) end)
+  end
+  local i, err = wait(pending)
+  if i == nil then return nil, err end
+  return items[i]
+end
+
 uji.ui = {
   -- select{title, items, current?, label?} → the chosen item, or nil.
-  select = function(spec, cb)
-    local fname = "uji.ui.select"
-    check(type(spec) == "table", fname .. " expects a table {title = ..., items = {...}}")
-    local title = optional_string(spec.title, fname, "title")
-    check(type(spec.items) == "table", fname .. ": `items` must be a list")
-    check(spec.label == nil or is_callable(spec.label), fname .. ": `label` must be a function")
-    cb = callback(cb, fname)
-    local items, labels, current = {}, {}, nil
-    for i, item in ipairs(spec.items) do
-      local label = item
-      if spec.label then label = spec.label(item) end
-      check(type(label) == "string" or type(label) == "number",
-        fname .. ": item " .. i .. " has no text to show (give a `label = function(item) ... end`)")
-      items[i], labels[i] = item, clean(tostring(label))
-      if spec.current ~= nil and item == spec.current then current = i end
+  select = function(spec, cb) return choose(spec, cb, "uji.ui.select") end,
+
+  -- pick{title, items, current?, label?, preview?, on_query?} → the chosen item, or nil: the
+  -- screen's picker, which filters as you type. `preview` and `on_query` are taken and
+  -- not used yet.
+  pick = function(spec, cb)
+    if type(spec) == "table" then
+      check(spec.preview == nil or is_callable(spec.preview), "uji.ui.pick: `preview` must be a function")
+      check(spec.on_query == nil or is_callable(spec.on_query), "uji.ui.pick: `on_query` must be a function")
     end
-    local pending = call(host.ui_select, title or "Select", mark_array(labels), current)
-    if pending == nil then
-      if cb then cb(nil) end
-      return nil
-    end
-    if cb then
-      return wait(pending, function(i, err) cb(i and items[i] or nil, err) end)
-    end
-    local i, err = wait(pending)
-    if i == nil then return nil, err end
-    return items[i]
+    return choose(spec, cb, "uji.ui.pick")
   end,
 
   -- prompt{title, value?, hidden?} → the text, or nil when cancelled.
