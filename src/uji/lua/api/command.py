@@ -18,6 +18,7 @@ def install(host: LuaHost, commands: Commands) -> dict[str, Any]:
         return commands.remove(name)
 
     def command_list() -> Any:
-        return host.lua.convert.to_lua(commands.names())
+        # The config's commands; uji's own (/sync, /diagnostics) are built-ins, not listed
+        return host.lua.convert.to_lua([c.name for c in commands.all() if c.lua])
 
     return {"command_add": command_add, "command_remove": command_remove, "command_list": command_list}
