@@ -342,7 +342,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             return
         app = self.conversation.app
         if app is not None and action in app.ui.actions:  # a config's (uji.action.add)
-            app.spawn_lua(app.ui.actions[action])
+            app.host.spawn(app.ui.actions[action])
             return
         handler = getattr(self, f"do_{action}", None)
         if handler is not None:
