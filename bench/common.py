@@ -119,28 +119,57 @@ class Run:
         return f"exit {self.code}: {tail}"
 
 
-def spawn(cmd: list[str], *, env: dict[str, str], cwd: Path | str, timeout: float = 120.0) -> Run:
-    """Run `cmd`, timing it from spawn to exit, and take its peak RSS from wait4. Its
-    output goes to files, so a large one costs the child nothing extra."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+# The launcher: a small process that starts every measured child. A child's peak RSS
+# from wait4 includes the memory of the process it was forked from (Linux records the
+# forked mm's high-water mark at exec), so spawning from this bench process, whose fake
+# server may hold a 15 MB request body, would add its size to uji's figure.
+_LAUNCHER = r"""
+import json, os, subprocess, sys, threading, time
+for line in sys.stdin:
+    job = json.loads(line)
+    with open(job["out"], "wb") as out, open(job["err"], "wb") as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        killer = threading.Timer(timeout, proc.kill)
+        proc = subprocess.Popen(job["cmd"], env=job["env"], cwd=job["cwd"], stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=err)
+        killer = threading.Timer(job["timeout"], proc.kill)
         killer.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
         finally:
             killer.cancel()
         elapsed = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
+    code = os.waitstatus_to_exitcode(status)
+    print(json.dumps([elapsed, usage.ru_maxrss / 1024, code]), flush=True)
+"""
+_launcher: subprocess.Popen[str] | None = None
+
+
+def _launch(cmd: list[str], env: dict[str, str], cwd: str, timeout: float, out: str, err: str) -> list[Any]:
+    global _launcher
+    if _launcher is None or _launcher.poll() is not None:
+        _launcher = subprocess.Popen(
+            [sys.executable, "-I", "-c", _LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+    assert _launcher.stdin is not None and _launcher.stdout is not None
+    job = {"cmd": cmd, "env": env, "cwd": cwd, "timeout": timeout, "out": out, "err": err}
+    _launcher.stdin.write(json.dumps(job) + "\n")
+    _launcher.stdin.flush()
+    answer: list[Any] = json.loads(_launcher.stdout.readline())
+    return answer
+
+
+def spawn(cmd: list[str], *, env: dict[str, str], cwd: Path | str, timeout: float = 120.0) -> Run:
+    """Run `cmd` from the launcher, timing it from spawn to exit, and take its peak RSS
+    from wait4. Its output goes to files, so a large one costs the child nothing extra."""
+    with tempfile.TemporaryDirectory(prefix="uji-bench-run-") as tmp:
+        out, err = os.path.join(tmp, "out"), os.path.join(tmp, "err")
+        elapsed, rss, code = _launch(cmd, env, str(cwd), timeout, out, err)
         return Run(
             elapsed,
-            usage.ru_maxrss / 1024,
-            proc.returncode,
-            out.read().decode("utf-8", "replace"),
-            err.read().decode("utf-8", "replace"),
+            rss,
+            code,
+            Path(out).read_bytes().decode("utf-8", "replace"),
+            Path(err).read_bytes().decode("utf-8", "replace"),
         )
 
 
