@@ -14,8 +14,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any

@@ -124,3 +124,54 @@ def test_compaction_can_be_turned_off(home: Home) -> None:
     home.fake.script(text("no compaction"))
     run = home.run("next", "--session", sid)
     assert run.rc == 0 and home.fake.side_requests == []
+
+
+def test_a_resume_after_compaction_sends_what_the_running_session_would(home: Home) -> None:
+    """A resume loads from the latest checkpoint on; the model gets the same messages as
+    the session that compacted would have sent next (summary, kept part, new turn)."""
+    small(home)
+    sid = long_session(home)
+    home.fake.script(text("continuing"))
+    assert home.run("next step", "--session", sid).rc == 0
+    first = home.fake.turn_requests[-1].body["messages"]
+    assert first[1]["content"].startswith(SUMMARY_HEAD)
+    home.fake.script(text("still going"))
+    run = home.run("again", "--session", sid)
+    assert run.rc == 0, run.stderr
+    second = home.fake.turn_requests[-1].body["messages"]
+    assert second[:-2] == first
+    assert second[-2:] == [
+        {"role": "assistant", "content": "continuing"},
+        {"role": "user", "content": "again"},
+    ]
+    assert len(home.fake.side_requests) == 1  # no second compaction was needed
+    # The folded messages are still in the store, whole.
+    saved = home.db_messages(sid)
+    assert len(saved) == 12 * 4 + 5  # 48, the compaction and the two turns
+    assert saved[0]["text"].startswith("step 0:")
+
+
+def test_lua_reads_folded_messages_from_the_store_in_pages(home: Home) -> None:
+    small(
+        home,
+        """
+        uji.command.add("pages", function()
+          local all = uji.session.messages()
+          uji.notify("all " .. #all .. " first " .. all[1].seq .. " " .. all[1].type .. " last " .. all[#all].type)
+          local page = uji.session.messages({ before = 5, limit = 2 })
+          uji.notify("page " .. #page .. " " .. page[1].seq .. " " .. page[2].seq .. " " .. page[1].text)
+          local ok, err = pcall(uji.session.messages, { limit = -1 })
+          uji.notify("bad limit " .. tostring(ok) .. " " .. err)
+        end)
+        """,
+    )
+    sid = long_session(home, rounds=12)
+    home.fake.script(text("continuing"))
+    assert home.run("next step", "--session", sid).rc == 0
+    total = len(home.db_messages(sid))
+    run = home.run("/pages", "--session", sid)
+    assert run.rc == 0, run.stderr
+    assert f"all {total} first 1 user last assistant" in run.notices
+    assert "page 2 3 4 " + "x = 1\n" * 100 in run.notices
+    (bad,) = [n for n in run.notices if n.startswith("bad limit")]
+    assert bad.startswith("bad limit false") and "limit must be a whole number" in bad

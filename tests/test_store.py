@@ -84,7 +84,7 @@ def test_creates_parent_dirs_schema_and_pragmas(store: Store, db_path: Path) -> 
     con = raw(db_path)
     try:
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert {"sessions", "messages", "settings"} <= tables
         cols = [r[1] for r in con.execute("PRAGMA table_info(sessions)")]
@@ -169,7 +169,7 @@ def test_migrates_version_1_database_keeping_data(db_path: Path) -> None:
         assert s.get_session(child)["parent"] == "s1"
 
     con = raw(db_path)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     con.close()
 
 
@@ -645,3 +645,84 @@ def test_append_and_load_take_the_same_statements_at_any_size(store: Store) -> N
     assert msgs[-1] == {**msg, "seq": 5000}
     assert len(last_append) == len(first_append) <= 8, last_append
     assert len(load) == 1 and load[0].startswith("SELECT"), load
+
+
+# ---------------------------------------------------------------------------
+# Bounded reads: the checkpoint, pages
+
+
+def _fill_turns(store: Store, sid: str, n: int) -> None:
+    for i in range(n):
+        store.append(sid, {"type": "user", "text": f"q{i}"})
+        store.append(sid, {"type": "assistant", "text": f"a{i}"})
+
+
+def test_checkpoint_is_where_the_latest_compaction_left_off(store: Store) -> None:
+    sid = store.create_session("/p")
+    assert store.checkpoint(sid) == 1  # no compaction: from the start
+    _fill_turns(store, sid, 5)  # seqs 1..10
+    store.append(sid, {"type": "compaction", "summary": "s1", "through": 4, "files": []})  # seq 11
+    assert store.checkpoint(sid) == 5
+    _fill_turns(store, sid, 2)  # 12..15
+    store.append(sid, {"type": "compaction", "summary": "s2", "through": 13, "files": []})  # seq 16
+    assert store.checkpoint(sid) == 14
+    # A compaction that folded everything before it: the live part starts at itself.
+    store.append(sid, {"type": "compaction", "summary": "s3", "through": 99, "files": []})  # seq 17
+    assert store.checkpoint(sid) == 17
+    assert store.checkpoint(store.create_session("/p")) == 1
+
+
+def test_messages_since_before_and_limit_page_through_a_session(store: Store) -> None:
+    sid = store.create_session("/p")
+    _fill_turns(store, sid, 10)  # seqs 1..20
+    assert [m["seq"] for m in store.messages(sid)] == list(range(1, 21))
+    assert [m["seq"] for m in store.messages(sid, since=15)] == list(range(15, 21))
+    assert [m["seq"] for m in store.messages(sid, before=4)] == [1, 2, 3]
+    # A page: the last `limit` before `before`, in seq order.
+    assert [m["seq"] for m in store.messages(sid, before=12, limit=3)] == [9, 10, 11]
+    assert [m["seq"] for m in store.messages(sid, limit=2)] == [19, 20]
+    assert [m["seq"] for m in store.messages(sid, before=3, limit=5)] == [1, 2]
+    assert store.messages(sid, limit=0) == []
+    assert store.messages(sid, before=12, limit=1) == [{"type": "user", "text": "q5", "seq": 11}]
+    assert store.count(sid) == 20 and store.count(sid, before=12) == 11
+
+
+def test_resume_queries_use_indices_not_full_scans(store: Store, db_path: Path) -> None:
+    sid = store.create_session("/p")
+    _fill_turns(store, sid, 3)
+    con = raw(db_path)
+    try:
+        queries = [
+            (
+                "SELECT seq, data FROM messages WHERE session_id = ? AND type = 'compaction'"
+                " ORDER BY seq DESC LIMIT 1",
+                (sid,),
+            ),
+            ("SELECT seq, type, data FROM messages WHERE session_id = ? AND seq >= ? ORDER BY seq", (sid, 1)),
+            (
+                "SELECT seq, type, data FROM messages WHERE session_id = ? AND seq >= ? AND seq < ?"
+                " ORDER BY seq DESC LIMIT ?",
+                (sid, 1, 5, 2),
+            ),
+            ("SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?", (sid,)),
+        ]
+        for sql, args in queries:
+            plan = " | ".join(r[3] for r in con.execute("EXPLAIN QUERY PLAN " + sql, args))
+            # A search through an index of (session_id, ...), never a scan of the table.
+            assert "SEARCH messages USING" in plan and "INDEX" in plan, (sql, plan)
+        plan = " | ".join(r[3] for r in con.execute("EXPLAIN QUERY PLAN " + queries[0][0], queries[0][1]))
+        assert "messages_compaction" in plan
+    finally:
+        con.close()
+
+
+def test_repair_looks_only_after_the_checkpoint(store: Store) -> None:
+    sid = store.create_session("/p")
+    store.append(sid, {"type": "user", "text": "go"})
+    store.append(sid, {"type": "assistant", "text": "", "tool_calls": [call("old")]})  # folded, unanswered
+    store.append(sid, {"type": "user", "text": "next"})
+    store.append(sid, {"type": "compaction", "summary": "s", "through": 2, "files": []})
+    store.append(sid, {"type": "assistant", "text": "", "tool_calls": [call("new")]})
+    assert store.repair(sid) == 1
+    answers = [m["tool_call_id"] for m in store.messages(sid) if m["type"] == "tool"]
+    assert answers == ["new"]

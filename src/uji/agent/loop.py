@@ -104,6 +104,7 @@ class Agent:
         self._last_seq = 0
         self._title_task: asyncio.Task[None] | None = None
         self._history: list[dict[str, Any]] | None = None
+        self._since = 1  # the seq `_history` starts at
         self._compaction_failed = False  # within this turn: do not try again
 
     def _emit(self, event: AgentEvent) -> None:
@@ -116,9 +117,13 @@ class Agent:
 
     @property
     def history(self) -> list[dict[str, Any]]:
-        """The session's messages, read once and then kept in step with every save."""
+        """The session's live messages, read once and then kept in step with every save:
+        from its latest compaction's checkpoint on (what the model is sent comes only
+        from there; older messages stay in the store, read on demand)."""
         if self._history is None:
-            self._history = self.store.messages(self.session_id)
+            store = self.store
+            self._since = store.checkpoint(self.session_id)
+            self._history = store.messages(self.session_id, since=self._since)
             if self._history:
                 self._last_seq = self._history[-1]["seq"]
         return self._history
@@ -289,9 +294,12 @@ class Agent:
             self.notice(compaction.FAILED_NOTICE)
             return False, "the summary was empty"
         files = compaction.files_touched(folded, (previous or {}).get("files") or [])
-        self.save(
+        saved = self.save(
             {"type": "compaction", "summary": summary.strip(), "through": folded[-1]["seq"], "files": files}
         )
+        # What it folded is no longer live: keep memory to the live part, as a resume would.
+        self._since = min(folded[-1]["seq"] + 1, saved["seq"])
+        self._history = [m for m in self.history if m["seq"] >= self._since]
         self._anchor_tokens = None
         if notice:
             self.notice(notice)
@@ -322,7 +330,8 @@ class Agent:
         session = self.store.get_session(self.session_id)
         if session is None or session["title"].strip().lower() not in titles.PLACEHOLDERS:
             return
-        if sum(1 for m in self.history if m["type"] == "user") != 1:
+        history = self.history
+        if self._since > 1 or sum(1 for m in history if m["type"] == "user") != 1:
             return
         self._title_task = asyncio.get_running_loop().create_task(self._title(text))
 

@@ -121,7 +121,15 @@ def _migration_2(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS sessions_directory ON sessions(directory, time_updated)")
 
 
-MIGRATIONS: list[_Migration] = [_migration_1, _migration_2]
+def _migration_3(db: sqlite3.Connection) -> None:
+    # A resume starts from the session's last compaction: find it without reading the
+    # session's rows (a partial index holds only the compaction rows).
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS messages_compaction ON messages(session_id, seq) WHERE type = 'compaction'"
+    )
+
+
+MIGRATIONS: list[_Migration] = [_migration_1, _migration_2, _migration_3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -325,24 +333,62 @@ class Store:
         )
         return int(seq)
 
-    def messages(self, session_id: str) -> list[dict[str, Any]]:
-        """All messages of a session in seq order, each with "seq" added."""
+    def messages(
+        self, session_id: str, since: int = 1, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Messages of a session in seq order, each with "seq" added: those with
+        `since` <= seq < `before`, and of those the last `limit` (all by default)."""
         loads = json.loads
-        rows = self._db.execute(
-            "SELECT seq, type, data FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
-        ).fetchall()
+        sql = "SELECT seq, type, data FROM messages WHERE session_id = ? AND seq >= ?"
+        args: list[Any] = [session_id, since]
+        if before is not None:
+            sql += " AND seq < ?"
+            args.append(before)
+        if limit is None:
+            rows = self._db.execute(sql + " ORDER BY seq", args).fetchall()
+        else:
+            rows = self._db.execute(sql + " ORDER BY seq DESC LIMIT ?", [*args, max(limit, 0)]).fetchall()
+            rows.reverse()
         return [{"type": mtype, **loads(data), "seq": seq} for seq, mtype, data in rows]
+
+    def checkpoint(self, session_id: str) -> int:
+        """The seq the session's live part starts at: the first message its latest
+        compaction did not fold (1 when it has none). What the model is sent, and what
+        a resume needs, is from there on; older messages stay here for reading."""
+        row = self._db.execute(
+            "SELECT seq, data FROM messages WHERE session_id = ? AND type = 'compaction'"
+            " ORDER BY seq DESC LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        if row is None:
+            return 1
+        seq, data = row
+        through = json.loads(data).get("through", 0)
+        if not isinstance(through, int) or isinstance(through, bool):
+            through = 0
+        return max(1, min(through + 1, int(seq)))
+
+    def count(self, session_id: str, before: int | None = None) -> int:
+        """How many messages the session has (with seq < `before`, if given)."""
+        sql = "SELECT COUNT(*) FROM messages WHERE session_id = ?"
+        args: list[Any] = [session_id]
+        if before is not None:
+            sql += " AND seq < ?"
+            args.append(before)
+        return int(self._db.execute(sql, args).fetchone()[0])
 
     def repair(self, session_id: str) -> int:
         """Answer tool calls left without a `tool` message (a crash mid-call).
 
-        The answers are appended now, in call order, so they get seqs after
+        Only the live part (from the latest compaction's checkpoint on) is looked at:
+        older calls are never sent again, and each resume repaired them while they were
+        live. The answers are appended now, in call order, so they get seqs after
         whatever followed the calls; readers pair answers by tool_call_id, not by
         position. Runs in one transaction, so two processes repairing at once
         cannot both answer. Idempotent: a second run finds nothing to do.
         """
         with self._write() as db:
-            missing = self._unanswered(db, session_id)
+            missing = self._unanswered(db, session_id, self.checkpoint(session_id))
             now = self._clock()
             for call_id, name in missing:
                 answer = {"tool_call_id": call_id, "name": name, "content": CRASH_ERROR}
@@ -350,12 +396,12 @@ class Store:
         return len(missing)
 
     @staticmethod
-    def _unanswered(db: sqlite3.Connection, session_id: str) -> list[tuple[str, str]]:
+    def _unanswered(db: sqlite3.Connection, session_id: str, since: int) -> list[tuple[str, str]]:
         rows = db.execute(
-            "SELECT type, data FROM messages WHERE session_id = ? AND type IN ('assistant', 'tool')"
-            " ORDER BY seq",
-            (session_id,),
-        ).fetchall()
+            "SELECT type, data FROM messages WHERE session_id = ? AND seq >= ?"
+            " AND type IN ('assistant', 'tool') ORDER BY seq",
+            (session_id, since),
+        )
         calls: list[tuple[str, str]] = []
         answered: set[str] = set()
         for mtype, data in rows:

@@ -45,11 +45,19 @@ def install(host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: 
             }
         )
 
-    def session_messages() -> Any:
+    def session_messages(before: float | None = None, limit: float | None = None) -> Any:
+        """The open session's messages from the store (the agent keeps only the live
+        part): all of them, or the last `limit` before seq `before`."""
         a = agent()
+        page = (None if before is None else int(before), None if limit is None else int(limit))
+        rows = store().messages(a.session_id, before=page[0], limit=page[1]) if a else []
         out = []
-        for m in a.history if a else []:
-            item = {"type": m["type"], "text": m.get("text") or m.get("content") or m.get("summary") or ""}
+        for m in rows:
+            item = {
+                "type": m["type"],
+                "text": m.get("text") or m.get("content") or m.get("summary") or "",
+                "seq": m["seq"],
+            }
             if m.get("name"):
                 item["name"] = m["name"]
             out.append(item)

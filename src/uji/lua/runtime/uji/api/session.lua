@@ -4,7 +4,16 @@ local check, call, wait, clean, mark_array = lib.check, lib.call, lib.wait, lib.
 
 uji.session = {
   info = function() return host.session_info() end,
-  messages = function() return mark_array(host.session_messages()) end,
+  -- messages({before?, limit?}): all messages by default, read from the store; a page is
+  -- the last `limit` of those before seq `before`.
+  messages = function(opts)
+    check(opts == nil or type(opts) == "table", "uji.session.messages: options must be a table")
+    local before, limit = opts and opts.before, opts and opts.limit
+    local function whole(n) return type(n) == "number" and n == math.floor(n) and n >= 0 and n < 2^53 end
+    check(before == nil or whole(before), "uji.session.messages: before must be a seq (a whole number)")
+    check(limit == nil or whole(limit), "uji.session.messages: limit must be a whole number >= 0")
+    return mark_array(host.session_messages(before, limit))
+  end,
   usage = function() return host.session_usage() end,
   context = function() return host.session_context() end,
   queue = function() return mark_array(host.session_queue()) end,
