@@ -3,12 +3,13 @@ live progress and a short result, diffs, notices and errors, long sessions."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from textual.widgets._markdown import MarkdownFence
 
 from tests.fakes.openai_server import FakeOpenAI, status, text, tool_call
-from tests.test_tui_support import SIZE, entries, idle, make_app, ready, send, shows, until
+from tests.test_tui_support import SIZE, entries, idle, make_app, ready, screen_text, send, shows, until
 from uji.tui import transcript as transcript_mod
 from uji.tui.transcript import EntryView, LiveAnswer
 
@@ -122,13 +123,13 @@ async def test_long_history_keeps_widgets_bounded(tmp_path: Path, fake: FakeOpen
         await ready(pilot)
         store = app.conversation.app.store  # type: ignore[union-attr]
         sid = store.create_session(app.conversation.app.cwd, "long")  # type: ignore[union-attr]
-        for i in range(250):
+        for i in range(100):
             store.append(sid, {"type": "user", "text": f"question {i}"})
             store.append(sid, {"type": "assistant", "text": f"answer **{i}**"})
         assert app.conversation.resume(sid) is None
-        await shows(pilot, "answer 249")
+        await shows(pilot, "answer 99")
         t = app.transcript
-        assert len(t.entries) == 500
+        assert len(t.entries) == 200
         mounted = [e for e in t.entries if e.widget is not None]
         assert len(mounted) == transcript_mod.KEEP_MOUNTED
         assert "earlier entries" in str(t._earlier.render())
@@ -142,3 +143,54 @@ async def test_long_history_keeps_widgets_bounded(tmp_path: Path, fake: FakeOpen
             t.notice(f"notice {i}")
         await pilot.pause()
         assert len([e for e in t.entries if e.widget is not None]) <= transcript_mod.MAX_MOUNTED
+
+
+async def test_a_long_session_opens_with_its_newest_messages_and_reads_older_ones_on_scroll(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        uji = app.conversation.app
+        assert uji is not None
+        sid = uji.store.create_session(uji.cwd, "long")
+        n = transcript_mod.OPEN_MESSAGES * 3
+        for i in range(n // 4):  # per four: a question, a call, its result, an answer
+            uji.store.append(sid, {"type": "user", "text": f"question {i}"})
+            call = {"id": f"c{i}", "name": "read_file", "arguments": json.dumps({"path": f"f{i}.py"})}
+            uji.store.append(sid, {"type": "assistant", "text": "", "tool_calls": [call]})
+            uji.store.append(
+                sid, {"type": "tool", "tool_call_id": f"c{i}", "name": "read_file", "content": f"body {i}"}
+            )
+            uji.store.append(sid, {"type": "assistant", "text": f"answer {i}"})
+        assert app.conversation.resume(sid) is None
+        await shows(pilot, f"answer {n // 4 - 1}")
+        t = app.transcript
+
+        def texts() -> list[str]:
+            return [e.data.get("text", "") for e in t.entries if e.kind == "user"]
+
+        # Only the newest messages were read: the first question is not in memory.
+        assert "question 0" not in texts() and f"question {n // 4 - 1}" in texts()
+        assert len(texts()) <= transcript_mod.OPEN_MESSAGES // 4 + 1
+        assert "older messages" in str(t._earlier.render())
+        # Scrolling to the top reads older pages from the store until the first one.
+        for _ in range(40):
+            if "question 0" in texts():
+                break
+            t.scroll_home(animate=False)
+            await pilot.pause()
+            await until(pilot, lambda: not t._loading)
+        assert texts() == [f"question {i}" for i in range(n // 4)]
+        # Each result is shown with its call, whatever page it was read in.
+        tools = [e for e in t.entries if e.kind == "tool"]
+        assert [e.data.get("content") for e in tools] == [f"body {i}" for i in range(n // 4)]
+        assert all(e.data.get("status") == "done" for e in tools) and len(tools) == n // 4
+        for _ in range(40):  # the last entries read get their widgets as the top is reached
+            await until(pilot, lambda: not t._loading)
+            t.scroll_home(animate=False)
+            await pilot.pause()
+            if "> question 0" in screen_text(app):
+                break
+        assert "> question 0" in screen_text(app) and t._first == 0
+        assert not t._earlier.display

@@ -47,7 +47,7 @@ from uji.tui.focus import KeyRouter
 from uji.tui.footer import WORKING, Activity, QueueView, Status, StatusBar
 from uji.tui.keys import from_textual
 from uji.tui.modals import Modal, PromptPanel, SelectPanel
-from uji.tui.transcript import Entry, Transcript
+from uji.tui.transcript import Entry, History, Transcript
 from uji.ui.keys import Binding, Keymap
 
 T = TypeVar("T")
@@ -194,9 +194,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         tool = app.gate.registry.get(question.tool) if app is not None else None
         return app.cwd if app is not None and tool is not None and tool.path_subject else None
 
-    def show_session(self, messages: list[dict[str, Any]]) -> None:
+    def show_session(self, messages: list[dict[str, Any]], history: History | None = None) -> None:
         self.transcript.clear()
-        self.transcript.load(messages)
+        self.transcript.load(messages, history)
         self.composer.sent.items = [m.get("text", "") for m in messages if m.get("type") == "user"]
         self.queue_view.show([])
 

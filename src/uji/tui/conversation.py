@@ -27,7 +27,7 @@ from uji.tui.host import ScreenUi, Surface
 from uji.tui.shell import ShellRun
 
 if TYPE_CHECKING:
-    from uji.tui.transcript import Entry
+    from uji.tui.transcript import Entry, History
 
 BUSY = "finish or interrupt the turn first (Esc)"
 
@@ -41,7 +41,7 @@ class View(Surface, Protocol):
 
     async def approve(self, question: Question) -> Answer: ...
 
-    def show_session(self, messages: list[dict[str, Any]]) -> None: ...
+    def show_session(self, messages: list[dict[str, Any]], history: History | None = None) -> None: ...
 
     def state_changed(self) -> None: ...
 
@@ -124,10 +124,18 @@ class Conversation:
     def _open(self, session_id: str, resumed: bool) -> None:
         app = self.app
         assert app is not None
+        from uji.tui.transcript import OPEN_MESSAGES, History
+
         messages: list[dict[str, Any]] = []
+        store = app.store
+        # The screen reads the newest messages now and older ones when scrolled to.
+        history = History(
+            page=lambda before, limit: store.messages(session_id, before=before, limit=limit),
+            count=lambda before: store.count(session_id, before=before),
+        )
         if resumed:
-            app.store.repair(session_id)  # answer calls a crash left open
-            messages = app.store.messages(session_id)
+            store.repair(session_id)  # answer calls a crash left open
+            messages = history.read(None, OPEN_MESSAGES)
             app.events.publish(SessionResumed(session_id))
         if session_id != self.session_id:
             app.gate.policy.remembered.forget("session")  # "allow for the session" ends with it
@@ -136,7 +144,7 @@ class Conversation:
         options = TurnOptions(auto_title=True)
         self.agent = Agent(app.turn_services(), session_id, self.view.agent_event, self.view.approve, options)
         app.frontend.agent = self.agent
-        self.view.show_session(messages)
+        self.view.show_session(messages, history)
         held, self._held = self._held, []
         for text in held:
             self.view.show_notice(text)

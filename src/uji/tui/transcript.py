@@ -6,6 +6,10 @@ streamed is a Textual `Markdown` fed through `MarkdownStream` (append only, neve
 whole re-render); older streamed answers become plain widgets; and beyond
 `MAX_MOUNTED` entries the oldest leave the screen (their data stays) and come back in
 steps when the user scrolls to the top.
+
+A resumed session is read the same way: only its last `OPEN_MESSAGES` messages are
+read from the store when it opens; older ones are read a page at a time (`History`)
+when the user scrolls to the top, so opening a session costs the same at any length.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ MAX_MOUNTED = 150  # entries on screen before the oldest are let go
 KEEP_MOUNTED = 100  # how many stay after letting go
 LOAD_STEP = 50  # entries brought back per scroll to the top
 LIVE_MARKDOWN = 6  # streamed answers kept as Markdown widgets
+OPEN_MESSAGES = 200  # messages read from the store when a session opens
+PAGE_MESSAGES = 100  # read from the store per scroll to the top, once the read ones are shown
+ALIGN_STEPS = 20  # how far back (in steps of 8) a page reaches for its tool results' call
 THINKING_LIVE_LINES = 12  # reasoning lines shown while it streams
 
 # (name, arguments JSON) → (verb, subject): how a call is described before its
@@ -62,6 +69,29 @@ class Entry:
         if self.kind == "info":
             return render.info(d.get("label", ""), d.get("text", ""))
         return render.notice(d.get("text", ""))
+
+
+@dataclass
+class History:
+    """Where a session's messages come from (the store), for reading them a page at a
+    time: `page(before, limit)` the last `limit` messages with seq < `before` (None: the
+    newest), in seq order; `count(before)` how many there are before a seq."""
+
+    page: Callable[[int | None, int], list[dict[str, Any]]]
+    count: Callable[[int], int]
+
+    def read(self, before: int | None, limit: int) -> list[dict[str, Any]]:
+        """A page that starts at a message other than a tool result, so no result is
+        shown apart from its call (reaching back a bounded number of steps)."""
+        rows = self.page(before, limit)
+        for _ in range(ALIGN_STEPS):
+            if not rows or rows[0]["type"] != "tool":
+                break
+            more = self.page(rows[0]["seq"], 8)
+            if not more:
+                break
+            rows = more + rows
+        return rows
 
 
 class EntryView(Widget):
@@ -143,6 +173,9 @@ class Transcript(KeyRouter, VerticalScroll):
         self._earlier = Static("", id="earlier")
         self._loading = False
         self._deferred = False  # while loading history: entries get widgets at the end
+        self._history: History | None = None
+        self._oldest = 1  # seq of the oldest message read from the store
+        self._stored_before = 0  # messages in the store before that one
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
@@ -163,6 +196,8 @@ class Transcript(KeyRouter, VerticalScroll):
         self._calls.clear()
         self._answer = self._thinking = None
         self._markdowns.clear()
+        self._history = None
+        self._oldest, self._stored_before = 1, 0
         self._update_earlier()
         self.anchor()
 
@@ -328,8 +363,25 @@ class Transcript(KeyRouter, VerticalScroll):
 
     # History -------------------------------------------------------------------
 
-    def load(self, messages: list[dict[str, Any]]) -> None:
-        """Show a session's saved messages; only the newest get widgets now."""
+    def load(self, messages: list[dict[str, Any]], history: History | None = None) -> None:
+        """Show a session's saved messages; only the newest get widgets now. With
+        `history`, `messages` are the newest of the session, and older ones are read
+        from it when the user scrolls to the top."""
+        self._read(messages)
+        self._history = history
+        self._note_oldest(messages)
+        self._first = max(0, len(self.entries) - KEEP_MOUNTED)
+        widgets = []
+        for entry in self.entries[self._first :]:
+            entry.widget = self._build(entry)
+            widgets.append(entry.widget)
+        if widgets:
+            self.mount_all(widgets)
+        self._update_earlier()
+        self.anchor()
+
+    def _read(self, messages: list[dict[str, Any]]) -> None:
+        """Entries for saved messages, without widgets."""
         self._deferred = True
         try:
             for m in messages:
@@ -343,15 +395,34 @@ class Transcript(KeyRouter, VerticalScroll):
         for entry in self.entries:
             entry.live = False
         self._answer = self._thinking = None
-        self._first = max(0, len(self.entries) - KEEP_MOUNTED)
-        widgets = []
-        for entry in self.entries[self._first :]:
-            entry.widget = self._build(entry)
-            widgets.append(entry.widget)
-        if widgets:
-            self.mount_all(widgets)
-        self._update_earlier()
-        self.anchor()
+
+    def _note_oldest(self, messages: list[dict[str, Any]]) -> None:
+        if self._history is None or not messages:
+            self._oldest, self._stored_before = 1, 0
+            return
+        self._oldest = int(messages[0]["seq"])
+        self._stored_before = self._history.count(self._oldest) if self._oldest > 1 else 0
+
+    def _read_older(self) -> int:
+        """Read a page of older messages from the store into entries before the others
+        (without widgets); returns how many entries it added."""
+        if self._history is None or self._stored_before <= 0:
+            return 0
+        rows = self._history.read(self._oldest, PAGE_MESSAGES)
+        if not rows:
+            self._stored_before = 0
+            return 0
+        kept = (self.entries, self._calls, self._answer, self._thinking)
+        self.entries, self._calls = [], {}
+        try:
+            self._read(rows)
+            older = self.entries
+        finally:
+            self.entries, self._calls, self._answer, self._thinking = kept
+        self.entries[:0] = older
+        self._first += len(older)
+        self._note_oldest(rows)
+        return len(older)
 
     # Bounding the widget count ---------------------------------------------------
 
@@ -387,18 +458,26 @@ class Transcript(KeyRouter, VerticalScroll):
             old.remove()
 
     def _update_earlier(self) -> None:
-        hidden = self._first
-        self._earlier.display = hidden > 0
-        if hidden:
+        hidden, stored = self._first, self._stored_before
+        self._earlier.display = hidden > 0 or stored > 0
+        if hidden and stored:
+            self._earlier.update(
+                f"↑ {hidden} earlier entries and {stored} older messages — scroll up to show them"
+            )
+        elif stored:
+            self._earlier.update(f"↑ {stored} older messages — scroll up to show them")
+        elif hidden:
             self._earlier.update(f"↑ {hidden} earlier entries — scroll up to show them")
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        if new <= 0 and self._first > 0 and not self._loading:
+        if new <= 0 and (self._first > 0 or self._stored_before > 0) and not self._loading:
             self._loading = True
             self.call_after_refresh(self._load_earlier)
 
     def _load_earlier(self) -> None:
+        if self._first == 0:
+            self._read_older()
         start = max(0, self._first - LOAD_STEP)
         entries = self.entries[start : self._first]
         widgets: list[Widget] = []
