@@ -205,13 +205,15 @@ class Home:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def fill(store: Any, sid: str, n: int) -> None:
+def fill(store: Any, sid: str, n: int, compact_every: int | None = None) -> None:
     """n messages into session `sid` of a uji Store, in one transaction through the
     store's own insert: per four, a user message, an assistant step with a read_file
-    call, its result, and a markdown reply."""
+    call, its result, and a markdown reply. With `compact_every`, a compaction row after
+    every that many messages, folding all but the last 100 (as a long session compacts)."""
     from uji.store.sessions import now_ms
 
     body = "\n".join(f"{k}: line {k}" for k in range(1, 12))
+    turn_ends: list[int] = []  # seqs of the replies that end a turn
     with store._write() as w:
         for i in range(n):
             k = i % 4
@@ -225,7 +227,18 @@ def fill(store: Any, sid: str, n: int) -> None:
             else:
                 m = {"type": "assistant", "text": f"answer {i}: it reads the **whole** file first."}
             mtype, data = store._split(m)
-            store._insert(w, sid, mtype, data, now_ms())
+            seq = store._insert(w, sid, mtype, data, now_ms())
+            if k == 3:
+                turn_ends.append(seq)
+            if compact_every and (i + 1) % compact_every == 0 and len(turn_ends) > 25:
+                summary = {
+                    "summary": f"## Goal\nsummary up to message {i}",
+                    "through": turn_ends[-26],
+                    "files": [],
+                }
+                store._insert(
+                    w, sid, "compaction", store._split({"type": "compaction", **summary})[1], now_ms()
+                )
 
 
 def self_rss_mib() -> float:

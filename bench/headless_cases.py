@@ -267,20 +267,22 @@ def edit_20mb() -> Figures:
 # --------------------------------------------------------------------------- sessions
 
 
-def fill_store(db: Path, directory: str, n: int) -> str:
+def fill_store(db: Path, directory: str, n: int, compact_every: int | None = None) -> str:
     from uji.store.sessions import Store
 
     store = Store(str(db))
     sid = store.create_session(directory, "bench")
-    fill(store, sid, n)
+    fill(store, sid, n, compact_every)
     store.close()
     return sid
 
 
-def _resume(n: int, runs: int, time_budget: float | None, rss_budget: float | None) -> Figures:
+def _resume(
+    n: int, runs: int, time_budget: float | None, rss_budget: float | None, compact_every: int | None = None
+) -> Figures:
     figs = Figures()
     with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        sid = fill_store(home.data / "uji.db", str(home.work), n)
+        sid = fill_store(home.data / "uji.db", str(home.work), n, compact_every)
         resumed, fresh, rss_r, rss_f = [], [], [], []
         for _ in range(runs):  # alternating, so load hits both alike
             fake.script(text("ok"))
@@ -320,4 +322,12 @@ def resume_5000() -> Figures:
 
 
 def resume_50k() -> Figures:
-    return _resume(50_000, 3, 300, 60)
+    """A long session compacts (any model's window is far smaller than 50,000 messages):
+    a compaction every 4,000 messages, the last at 48,000, so 2,100 are live."""
+    return _resume(50_000, 3, 300, 60, compact_every=4_000)
+
+
+def resume_50k_whole() -> Figures:
+    """The same 50,000 messages never compacted (a model window of 10^9 tokens): all of
+    them go to the model, so this measures the request, not the resume. No budget."""
+    return _resume(50_000, 3, None, None)

@@ -41,7 +41,12 @@ SCENARIOS: list[tuple[str, str, str]] = [
     ("edit-20mb", "a 20 MB edit", "headless_cases:edit_20mb"),
     ("session-5000", "a 5,000-message session opened in the TUI", "screen_cases:session_5000"),
     ("resume-5000", "uji run --session on 5,000 messages", "headless_cases:resume_5000"),
-    ("resume-50k", "uji run --session on 50,000 messages: time and RSS", "headless_cases:resume_50k"),
+    (
+        "resume-50k",
+        "uji run --session on 50,000 compacted messages: time and RSS",
+        "headless_cases:resume_50k",
+    ),
+    ("resume-50k-whole", "uji run --session on 50,000 never compacted", "headless_cases:resume_50k_whole"),
     ("markdown-1000", "markdown nested 1,000 deep (lists, quotes)", "screen_cases:markdown_1000"),
 ]
 NAMES = [name for name, _, _ in SCENARIOS]
