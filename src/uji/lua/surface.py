@@ -481,7 +481,15 @@ SHAPES: list[Shape] = [
     Shape(
         "uji.SessionMessage",
         "One message of `uji.session.messages`.",
-        fields(("type", "string"), ("text", "string"), ("name?", "string")),
+        fields(("type", "string"), ("text", "string"), ("name?", "string"), ("seq", "integer")),
+    ),
+    Shape(
+        "uji.SessionMessagesOptions",
+        "Options of `uji.session.messages`: a page of the messages.",
+        fields(
+            ("before?", "integer", "only messages with a lower seq"),
+            ("limit?", "integer", "the last `limit` of those; default: all"),
+        ),
     ),
     Shape(
         "uji.Usage",
@@ -805,8 +813,8 @@ NAMESPACES: list[Namespace] = [
             ),
             fn(
                 "uji.session.messages",
-                "",
-                "The session's messages, oldest first.",
+                "opts?: uji.SessionMessagesOptions",
+                "The session's messages, oldest first, read from the store (all, or a page).",
                 ret=("uji.SessionMessage[]",),
             ),
             fn("uji.session.usage", "", "The tokens spent so far.", ret=("uji.Usage?",)),

@@ -242,6 +242,12 @@
 ---@field type string
 ---@field text string
 ---@field name? string
+---@field seq integer
+
+---Options of `uji.session.messages`: a page of the messages.
+---@class uji.SessionMessagesOptions
+---@field before? integer only messages with a lower seq
+---@field limit? integer the last `limit` of those; default: all
 
 ---Tokens spent in the session.
 ---@class uji.Usage
@@ -690,9 +696,10 @@ uji.session = {}
 ---@return uji.SessionInfo?
 function uji.session.info() end
 
----The session's messages, oldest first.
+---The session's messages, oldest first, read from the store (all, or a page).
+---@param opts? uji.SessionMessagesOptions
 ---@return uji.SessionMessage[]
-function uji.session.messages() end
+function uji.session.messages(opts) end
 
 ---The tokens spent so far.
 ---@return uji.Usage?
