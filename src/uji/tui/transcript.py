@@ -28,9 +28,12 @@ from textual.widgets import Markdown, Static
 from uji.tui import render
 from uji.tui.focus import KeyRouter
 
-MAX_MOUNTED = 150  # entries on screen before the oldest are let go
-KEEP_MOUNTED = 100  # how many stay after letting go
-LOAD_STEP = 50  # entries brought back per scroll to the top
+# Every layout (a streamed answer growing by a line) walks every mounted widget, so the
+# count is kept about what a short session has: the cost of a delta and of a key is the
+# same at 50 messages as at 50,000. 40 entries are at least 80 rows, over a screen.
+MAX_MOUNTED = 50  # entries on screen before the oldest are let go
+KEEP_MOUNTED = 40  # how many stay after letting go
+LOAD_STEP = 30  # entries brought back per scroll to the top
 LIVE_MARKDOWN = 6  # streamed answers kept as Markdown widgets
 OPEN_MESSAGES = 200  # messages read from the store when a session opens
 PAGE_MESSAGES = 100  # read from the store per scroll to the top, once the read ones are shown
