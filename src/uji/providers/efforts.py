@@ -10,10 +10,18 @@ quietly gets less when more is available.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from uji.providers.catalog import Model
+
+class Model(Protocol):
+    """What the scale needs of a catalog model (uji.providers.catalog.Model)."""
+
+    @property
+    def reasoning(self) -> bool: ...
+
+    @property
+    def efforts(self) -> Sequence[str] | None: ...
+
 
 EFFORTS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 DEFAULT_EFFORTS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high")
