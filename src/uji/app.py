@@ -26,6 +26,7 @@ from uji.commands import Commands
 from uji.events import Events
 from uji.frontend import Frontend
 from uji.lua.host import LuaHost
+from uji.mcp import McpServers
 from uji.notices import Notice, Notices
 from uji.paths import Paths
 from uji.providers.catalog import Catalog
@@ -85,6 +86,7 @@ class App:
         add_app_commands(self.commands, self.packs, self.diagnostics, ui, self.notice)
         self.context = PromptContext(self.host.call_function)
         self.frontend = Frontend()
+        self.mcp = McpServers(self.gate.registry, self.notice)  # uji.mcp.add; the SDK loads on first use
 
     def _redact(self, text: str) -> str:
         from uji.tools.secrets import known_secrets
@@ -99,6 +101,7 @@ class App:
         """The host functions behind the `uji` table, one module per namespace, each
         given the services it uses (called once, when the Lua runtime is made)."""
         from uji.lua.api import auth, command, context, core, events, fs, http, job, provider, session, tool
+        from uji.lua.api import mcp as mcp_api
 
         host = self.host
         api: dict[str, Any] = {}
@@ -113,6 +116,7 @@ class App:
         api.update(http.install(host, self.http))
         api.update(context.install(host, self.context))
         api.update(session.install(host, self.frontend, lambda: self.store, self.cwd))
+        api.update(mcp_api.install(host, self.mcp, self.cwd))
         # The screen's namespaces talk to the UI port the frontend gave the App.
         from uji.lua.api import input, keymap, ui
 
@@ -156,6 +160,7 @@ class App:
             hooks=self.events,
             context=self.context,
             notice=self.notice,
+            tools_ready=self.mcp.wait_ready,
         )
 
     def set_notice_sink(self, sink: Notice) -> None:
@@ -172,6 +177,7 @@ class App:
 
     async def close(self) -> None:
         self.models.close()
+        await self.mcp.close()
         await self.events.drain()
         from uji.tools.builtin.run_command import remove_spills
 

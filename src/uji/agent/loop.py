@@ -180,6 +180,8 @@ class Agent:
             self._emit(MessageSubmitted(text))
             self.save(user)
             self._maybe_title(text)
+            if self.services.tools_ready is not None:
+                await self.services.tools_ready()  # MCP servers still connecting: seconds at most
             system = await self._system_prompt(text)
             return await self._loop(system)
         except asyncio.CancelledError:

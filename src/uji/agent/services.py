@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +24,8 @@ class TurnServices:
     hooks: Events  # notifications, and the hooks that steer a turn
     context: PromptContext  # context providers, caching and compaction settings
     notice: Callable[[str], None]  # a line for the user (a retry, a failed hook)
+    # Waits (briefly) for tools still arriving, such as MCP servers still connecting.
+    tools_ready: Callable[[], Awaitable[None]] | None = None
 
     @property
     def cwd(self) -> str:

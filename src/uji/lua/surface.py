@@ -326,6 +326,29 @@ SHAPES: list[Shape] = [
         ),
     ),
     Shape(
+        "uji.McpServerSpec",
+        "What `uji.mcp.add` takes: `command` (stdio) or `url` (streamable HTTP).",
+        fields(
+            ("command?", "string[]", "the program and its arguments, for a stdio server"),
+            ("env?", "table<string, string>", "variables added to the environment"),
+            ("cwd?", "string", "the directory it runs in (default: uji's)"),
+            ("url?", "string", "a streamable-HTTP server's endpoint"),
+            ("headers?", "table<string, string>", "sent with each HTTP request (a token, say)"),
+            ("trust_read_only?", "boolean", "tools the server marks read-only default to allow, not ask"),
+            ("wait?", "number", "seconds a turn waits for it while it connects (default 5)"),
+        ),
+    ),
+    Shape(
+        "uji.McpServerRow",
+        "One row of `uji.mcp.list`.",
+        fields(
+            ("name", "string"),
+            ("state", '"connecting"|"ready"|"failed"|"stopped"'),
+            ("tools?", "integer", "how many tools, when ready"),
+            ("why?", "string", "why it failed"),
+        ),
+    ),
+    Shape(
         "uji.Job",
         "A running background process; `job.send(x)` and `job:send(x)` both work.",
         fields(
@@ -1078,6 +1101,24 @@ NAMESPACES: list[Namespace] = [
                 ret=("uji.HttpResponse?", "string? err"),
                 waits="uji.HttpResponse",
             ),
+        ],
+    ),
+    Namespace(
+        "uji.mcp",
+        "MCP servers; each tool becomes the uji tool `server__tool` (policy `ask` by default).",
+        [
+            fn(
+                "uji.mcp.add",
+                "name: string, spec: uji.McpServerSpec",
+                "Adds (or replaces) a server; it connects in the background.",
+            ),
+            fn(
+                "uji.mcp.remove",
+                "name: string",
+                "Removes a server and its tools; true if it existed.",
+                ret=("boolean",),
+            ),
+            fn("uji.mcp.list", "", "Each server's state.", ret=("uji.McpServerRow[]",)),
         ],
     ),
     Namespace(

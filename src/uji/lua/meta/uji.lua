@@ -126,6 +126,23 @@
 ---@field on_stderr? fun(line: string)
 ---@field on_exit? fun(code: integer, why?: "timeout"|"stopped") comes last
 
+---What `uji.mcp.add` takes: `command` (stdio) or `url` (streamable HTTP).
+---@class uji.McpServerSpec
+---@field command? string[] the program and its arguments, for a stdio server
+---@field env? table<string, string> variables added to the environment
+---@field cwd? string the directory it runs in (default: uji's)
+---@field url? string a streamable-HTTP server's endpoint
+---@field headers? table<string, string> sent with each HTTP request (a token, say)
+---@field trust_read_only? boolean tools the server marks read-only default to allow, not ask
+---@field wait? number seconds a turn waits for it while it connects (default 5)
+
+---One row of `uji.mcp.list`.
+---@class uji.McpServerRow
+---@field name string
+---@field state "connecting"|"ready"|"failed"|"stopped"
+---@field tools? integer how many tools, when ready
+---@field why? string why it failed
+
 ---A running background process; `job.send(x)` and `job:send(x)` both work.
 ---@class uji.Job
 ---@field send fun(text: string): boolean writes text and a newline to stdin
@@ -960,6 +977,24 @@ uji.http = {}
 ---@return string? err
 ---@overload fun(spec: uji.HttpRequest, cb: fun(result: uji.HttpResponse?, err: string?)): uji.Cancel
 function uji.http.request(spec) end
+
+---MCP servers; each tool becomes the uji tool `server__tool` (policy `ask` by default).
+---@class uji.mcp
+uji.mcp = {}
+
+---Adds (or replaces) a server; it connects in the background.
+---@param name string
+---@param spec uji.McpServerSpec
+function uji.mcp.add(name, spec) end
+
+---Removes a server and its tools; true if it existed.
+---@param name string
+---@return boolean
+function uji.mcp.remove(name) end
+
+---Each server's state.
+---@return uji.McpServerRow[]
+function uji.mcp.list() end
 
 ---Background processes for plugins.
 ---@class uji.job

@@ -1,0 +1,41 @@
+"""uji.mcp: add/remove/list MCP servers (uji.mcp does the work; the SDK loads only when
+a server is added)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from uji.lua.runtime import ApiError
+from uji.mcp import TURN_WAIT, ServerConfig
+from uji.tools.confine import expand_user
+
+if TYPE_CHECKING:
+    from uji.lua.host import LuaHost
+    from uji.mcp import McpServers
+
+
+def install(host: LuaHost, servers: McpServers, cwd: str) -> dict[str, Any]:
+    def mcp_add(name: str, spec: Any) -> None:
+        data = host.lua.convert.to_python(spec)
+        if not isinstance(data, dict):
+            raise ApiError("uji.mcp.add: the spec must be a table")
+        where = data.get("cwd")
+        config = ServerConfig(
+            command=[str(p) for p in data["command"]] if data.get("command") else None,
+            env={str(k): str(v) for k, v in (data.get("env") or {}).items()},
+            cwd=os.path.join(cwd, expand_user(where)) if where else cwd,
+            url=data.get("url"),
+            headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
+            trust_read_only=bool(data.get("trust_read_only")),
+            wait=float(data.get("wait", TURN_WAIT)),
+        )
+        servers.add(name, config)
+
+    def mcp_remove(name: str) -> bool:
+        return servers.remove(name)
+
+    def mcp_list() -> Any:
+        return host.lua.convert.to_lua(servers.rows())
+
+    return {"mcp_add": mcp_add, "mcp_remove": mcp_remove, "mcp_list": mcp_list}

@@ -1,0 +1,277 @@
+"""MCP servers (`uji.mcp.add`): each one's connection, state and tools.
+
+Nothing here imports the `mcp` SDK: `uji.mcp.client` does, and it is imported (in a
+thread, so the event loop and the first frame never wait for it) only when a server is
+configured. A server connects in a background task; its tools register in the one tool
+registry as `server__tool` (`McpTool`), so they pass the same gate as every tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from uji.tools.base import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from uji.tools.registry import Registry
+
+# How long a turn (the TUI's or `uji run`'s) waits for servers still connecting.
+TURN_WAIT = 5.0
+# How long a call waits for its server to (re)connect.
+CALL_WAIT = 30.0
+
+
+@dataclass
+class ServerConfig:
+    command: list[str] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    trust_read_only: bool = False  # tools the server marks readOnlyHint default to "allow"
+    wait: float = TURN_WAIT  # how long a turn waits for it while it connects (seconds)
+
+
+@dataclass
+class ToolInfo:
+    """One tool as the server lists it."""
+
+    name: str
+    description: str
+    schema: dict[str, Any]
+    read_only: bool
+
+
+class Server:
+    """One configured server: its state ("connecting", "ready", "failed", "stopped") and
+    the background task that holds its connection."""
+
+    def __init__(self, name: str, config: ServerConfig, service: McpServers) -> None:
+        self.name = name
+        self.config = config
+        self.service = service
+        self.state = "stopped"
+        self.why = ""
+        self.tools: list[ToolInfo] = []
+        self.session: Any = None  # the SDK's ClientSession while ready
+        self.task: asyncio.Task[None] | None = None
+        self.settled = asyncio.Event()  # set when no longer connecting
+        self.stop = asyncio.Event()
+        self.refreshing: set[asyncio.Task[None]] = set()  # tools/list after list_changed
+
+    def start(self) -> None:
+        self.state, self.why, self.session = "connecting", "", None
+        self.settled = asyncio.Event()
+        self.stop = asyncio.Event()
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
+
+    async def _run(self) -> None:
+        try:
+            client = await asyncio.to_thread(importlib.import_module, "uji.mcp.client")
+            await client.serve(self)
+            if self.state != "stopped":
+                self._fail("the server closed the connection")
+        except asyncio.CancelledError:
+            self.state = "stopped"
+            raise
+        except BaseException as e:  # anything from a server becomes its state, not a crash
+            from uji.mcp.errors import describe
+
+            self._fail(describe(e))
+        finally:
+            self.session = None
+            self.settled.set()
+
+    def _fail(self, why: str) -> None:
+        if self.state == "stopped":
+            return
+        was = self.state
+        self.state, self.why, self.session = "failed", why, None
+        self.settled.set()
+        if was == "connecting":
+            self.service.notice(f"MCP server {self.name} failed: {why}")
+
+    def ready(self, session: Any, tools: list[ToolInfo]) -> None:
+        self.session, self.state = session, "ready"
+        self.set_tools(tools)
+        self.settled.set()
+
+    def set_tools(self, tools: list[ToolInfo]) -> None:
+        self.tools = tools
+        self.service.register(self)
+
+    def died(self, why: str) -> None:
+        """The connection broke during a call: the next call starts the server again."""
+        self._fail(why)
+        self.stop.set()
+
+    def row(self) -> dict[str, Any]:
+        row: dict[str, Any] = {"name": self.name, "state": self.state}
+        if self.state == "ready":
+            row["tools"] = len(self.tools)
+        if self.why:
+            row["why"] = self.why
+        return row
+
+    def describe(self) -> str:
+        if self.state == "ready":
+            return f"ready with {len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}"
+        if self.state == "failed":
+            return f"failed: {self.why}"
+        return self.state
+
+    async def close(self) -> None:
+        self.state = "stopped"
+        self.stop.set()
+        task = self.task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 3)
+            except (TimeoutError, Exception):
+                task.cancel()
+                await asyncio.wait({task}, timeout=3)
+
+    async def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+        if self.state in ("failed", "stopped") or self.task is None or self.task.done():
+            if self.task is not None and not self.task.done():
+                await self.close()
+            self.start()
+        try:
+            await asyncio.wait_for(self.settled.wait(), CALL_WAIT)
+        except TimeoutError:
+            return ToolResult(f"error: MCP server {self.name} did not connect within {CALL_WAIT:g}s")
+        if self.state != "ready" or self.session is None:
+            return ToolResult(f"error: MCP server {self.name} is not available: {self.describe()}")
+        from uji.mcp.client import call_tool
+
+        return await call_tool(self, tool, args)
+
+
+class McpServers:
+    """The configured servers, by name."""
+
+    def __init__(self, registry: Registry, notice: Callable[[str], None]) -> None:
+        self.registry = registry
+        self.notice = notice
+        self.servers: dict[str, Server] = {}
+        self._pending: list[Server] = []  # added before an event loop ran
+
+    def add(self, name: str, config: ServerConfig) -> None:
+        old = self.servers.pop(name, None)
+        if old is not None:
+            self._drop(old)
+        server = Server(name, config, self)
+        self.servers[name] = server
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._pending.append(server)
+            return
+        server.start()
+
+    def start_pending(self) -> None:
+        pending, self._pending = self._pending, []
+        for server in pending:
+            if self.servers.get(server.name) is server and server.task is None:
+                server.start()
+
+    def remove(self, name: str) -> bool:
+        server = self.servers.pop(name, None)
+        if server is None:
+            return False
+        self._drop(server)
+        return True
+
+    def _drop(self, server: Server) -> None:
+        server.tools = []
+        self.register(server)
+        server.state = "stopped"
+        server.stop.set()
+        if server.task is not None and not server.task.done():
+            server.task.cancel()
+
+    def register(self, server: Server) -> None:
+        """Bring the registry's `server__*` tools in line with the server's list."""
+        prefix = tool_name(server.name, "")
+        wanted = {tool_name(server.name, t.name): t for t in server.tools}
+        for name in self.registry.names():
+            tool = self.registry.get(name)
+            if isinstance(tool, McpTool) and tool.server is server and name not in wanted:
+                self.registry.remove(name)
+        for name, info in wanted.items():
+            existing = self.registry.get(name)
+            if existing is not None and not isinstance(existing, McpTool) and name.startswith(prefix):
+                continue  # a user's own tool of that name wins
+            self.registry.add(McpTool(server, info, name))
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [s.row() for s in self.servers.values()]
+
+    def lines(self) -> list[str]:
+        if not self.servers:
+            return ["no MCP servers configured (uji.mcp.add)"]
+        return [f"{s.name}: {s.describe()}" for s in self.servers.values()]
+
+    async def wait_ready(self) -> None:
+        """Wait for servers still connecting, each up to its `wait` seconds (5 unless the
+        config says); a notice names those a turn goes on without."""
+        self.start_pending()
+        waiting = [s for s in self.servers.values() if s.state == "connecting"]
+        if not waiting:
+            return
+
+        async def settle(server: Server) -> None:
+            if server.config.wait > 0:
+                try:
+                    await asyncio.wait_for(server.settled.wait(), server.config.wait)
+                except TimeoutError:
+                    pass
+
+        await asyncio.gather(*(settle(s) for s in waiting))
+        late = [s.name for s in waiting if s.state == "connecting"]
+        if late:
+            self.notice(f"going on without MCP server(s) still connecting: {', '.join(late)} (see /mcp)")
+
+    async def close(self) -> None:
+        servers = list(self.servers.values())
+        self.servers.clear()
+        await asyncio.gather(*(s.close() for s in servers), return_exceptions=True)
+
+
+def tool_name(server: str, tool: str) -> str:
+    """`server__tool`, with what providers refuse in a tool name made `_`, at most 64
+    characters."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")[:64]
+
+
+class McpTool(Tool):
+    """A tool of an MCP server. Its subject is the JSON of its arguments (keys sorted),
+    so a rule can match an argument's value, e.g. `{ deny = { '*"path":"/etc*' } }`."""
+
+    checks_arguments = True  # the server checks them against its own schema
+
+    def __init__(self, server: Server, info: ToolInfo, name: str) -> None:
+        trusted = info.read_only and server.config.trust_read_only
+        super().__init__(
+            name,
+            description=info.description,
+            parameters=info.schema,
+            policy="allow" if trusted else "ask",
+        )
+        self.server = server
+        self.tool = info.name
+
+    def subject(self, args: dict[str, Any]) -> str:
+        return json.dumps(args, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+    def subject_hint(self, args: dict[str, Any] | None) -> str | None:
+        return None if args is None else self.subject(args)
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return await self.server.call(self.tool, args)

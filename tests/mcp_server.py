@@ -1,0 +1,98 @@
+"""An MCP server for the tests, written with the `mcp` SDK's server side.
+
+    python tests/mcp_server.py LOG [--http PORT] [--delay SECONDS]
+
+Serves stdio (or streamable HTTP on 127.0.0.1:PORT). Every tool call appends one JSON
+line {"tool", "args"} to LOG before it does anything, so a test sees what reached it.
+`--delay` sleeps before serving (a slow server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ImageContent, TextContent, ToolAnnotations
+
+# A 1x1 PNG.
+PNG = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+    )
+).decode()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("log")
+    ap.add_argument("--http", type=int)
+    ap.add_argument("--delay", type=float, default=0.0)
+    opts = ap.parse_args()
+    if opts.delay:
+        time.sleep(opts.delay)
+
+    def record(tool: str, args: dict[str, Any]) -> None:
+        with open(opts.log, "a") as f:
+            f.write(json.dumps({"tool": tool, "args": args, "pid": os.getpid()}) + "\n")
+
+    server = MCPServer("testserver")
+
+    @server.tool(description="Says the text back.")
+    def echo(text: str) -> str:
+        record("echo", {"text": text})
+        return f"echo: {text}"
+
+    @server.tool(
+        description="Reads nothing, changes nothing.", annotations=ToolAnnotations(readOnlyHint=True)
+    )
+    def peek() -> str:
+        record("peek", {})
+        return "peeked"
+
+    @server.tool(description="A picture and a line.")
+    def look() -> list[TextContent | ImageContent]:
+        record("look", {})
+        return [
+            TextContent(type="text", text="a pixel"),
+            ImageContent(type="image", data=PNG, mimeType="image/png"),
+            ImageContent(type="image", data=PNG, mimeType="image/bmp"),
+        ]
+
+    @server.tool(description="Always fails.")
+    def broken() -> str:
+        record("broken", {})
+        raise ValueError("it broke")
+
+    @server.tool(description="The server dies during the call.")
+    def crash() -> str:
+        record("crash", {})
+        sys.stdout.flush()
+        os._exit(3)
+
+    @server.tool(description="Adds the tool `extra` and says so.")
+    async def grow(ctx: Context) -> str:
+        record("grow", {})
+
+        def extra() -> str:
+            record("extra", {})
+            return "extra ran"
+
+        server.add_tool(extra, name="extra", description="Added at run time.")
+        await ctx.session.send_tool_list_changed()
+        return "grown"
+
+    if opts.http:
+        server.run("streamable-http", host="127.0.0.1", port=opts.http)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()
