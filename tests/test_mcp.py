@@ -145,7 +145,7 @@ def test_tools_added_at_run_time_are_picked_up(home: Home) -> None:
 def test_a_broken_server_fails_with_why_and_the_turn_goes_on(home: Home) -> None:
     home.init(
         """
-        uji.mcp.add("gone", { command = { "/nonexistent/mcp-server" } })
+        uji.mcp.add("gone", { command = { "/nonexistent/mcp-server" }, wait = 90 })
         """
     )
     home.fake.script(text("ok"))

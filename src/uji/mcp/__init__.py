@@ -12,6 +12,8 @@ import asyncio
 import importlib
 import json
 import re
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 TURN_WAIT = 5.0
 # How long a call waits for its server to (re)connect.
 CALL_WAIT = 30.0
+# How long closing a server waits for its connection to close.
+STOP_WAIT = 3.0
 
 
 @dataclass
@@ -73,7 +77,7 @@ class Server:
 
     async def _run(self) -> None:
         try:
-            client = await asyncio.to_thread(importlib.import_module, "uji.mcp.client")
+            client = await _import_client()
             await client.serve(self)
             if self.state != "stopped":
                 self._fail("the server closed the connection")
@@ -127,15 +131,18 @@ class Server:
         return self.state
 
     async def close(self) -> None:
-        self.state = "stopped"
+        """Stop it: a ready one closes its connection (its process ends), one still
+        connecting is cancelled at once."""
+        was, self.state = self.state, "stopped"
         self.stop.set()
         task = self.task
-        if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), 3)
-            except (TimeoutError, Exception):
-                task.cancel()
-                await asyncio.wait({task}, timeout=3)
+        if task is None or task.done():
+            return
+        if was == "ready":
+            await asyncio.wait({task}, timeout=STOP_WAIT)
+        if not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=STOP_WAIT)
 
     async def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
         if self.state in ("failed", "stopped") or self.task is None or self.task.done():
@@ -242,6 +249,38 @@ class McpServers:
         servers = list(self.servers.values())
         self.servers.clear()
         await asyncio.gather(*(s.close() for s in servers), return_exceptions=True)
+
+
+async def _import_client() -> Any:
+    """Import uji.mcp.client (and so the SDK, which takes a while) in a daemon thread:
+    the event loop keeps drawing frames meanwhile, and a `uji run` that ends first does
+    not wait for the import at exit (as it would for asyncio's executor threads)."""
+    if "uji.mcp.client" in sys.modules:
+        return sys.modules["uji.mcp.client"]
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(value)
+
+    def work() -> None:
+        module, error = None, None
+        try:
+            module = importlib.import_module("uji.mcp.client")
+        except BaseException as e:
+            error = e
+        try:
+            loop.call_soon_threadsafe(settle, module, error)
+        except RuntimeError:  # the loop closed meanwhile: nobody waits any more
+            pass
+
+    threading.Thread(target=work, name="uji-mcp-import", daemon=True).start()
+    return await done
 
 
 def tool_name(server: str, tool: str) -> str:

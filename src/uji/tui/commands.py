@@ -177,6 +177,13 @@ async def rules(tui: UjiApp, args: str) -> None:
         tui.show_notice(forget(app.gate.policy.remembered, path, chosen))
 
 
+async def mcp(tui: UjiApp, args: str) -> None:
+    """Each MCP server's state (uji.mcp.add)."""
+    app = tui.conversation.app
+    assert app is not None
+    tui.show_notice("\n".join(["MCP servers:", *(f"  {line}" for line in app.mcp.lines())]))
+
+
 async def quit_(tui: UjiApp, args: str) -> None:
     await tui.quit()
 
@@ -191,6 +198,7 @@ BUILTINS: dict[str, Builtin] = {
     "sessions": Builtin("resume or delete a session of this directory", sessions),
     "reload": Builtin("reload the config on the same session", reload),
     "rules": Builtin("see or forget the approvals uji remembers", rules),
+    "mcp": Builtin("each MCP server's state and tools", mcp),
     "help": Builtin("list the commands and keys", help_),
     "quit": Builtin("exit uji", quit_),
 }
