@@ -12,7 +12,6 @@ import asyncio
 import importlib
 import json
 import re
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,7 +78,7 @@ class Server:
         try:
             client = await _import_client()
             await client.serve(self)
-            if self.state != "stopped":
+            if self.state == "ready":  # not a died() call, which said why
                 self._fail("the server closed the connection")
         except asyncio.CancelledError:
             self.state = "stopped"
@@ -251,12 +250,15 @@ class McpServers:
         await asyncio.gather(*(s.close() for s in servers), return_exceptions=True)
 
 
+_imported: list[Any] = []  # uji.mcp.client, once a thread has imported it fully
+
+
 async def _import_client() -> Any:
     """Import uji.mcp.client (and so the SDK, which takes a while) in a daemon thread:
     the event loop keeps drawing frames meanwhile, and a `uji run` that ends first does
     not wait for the import at exit (as it would for asyncio's executor threads)."""
-    if "uji.mcp.client" in sys.modules:
-        return sys.modules["uji.mcp.client"]
+    if _imported:  # not sys.modules: a module there may still be half imported by a thread
+        return _imported[0]
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Any] = loop.create_future()
 
@@ -271,7 +273,8 @@ async def _import_client() -> Any:
     def work() -> None:
         module, error = None, None
         try:
-            module = importlib.import_module("uji.mcp.client")
+            module = importlib.import_module("uji.mcp.client")  # the import lock makes others wait
+            _imported[:] = [module]
         except BaseException as e:
             error = e
         try:
