@@ -38,7 +38,7 @@ async def test_y_allows_and_the_file_is_written(tmp_path: Path, fake: FakeOpenAI
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "write hello")
-        screen = await shows(pilot, "Would you like to run `write_file`?")
+        screen = await shows(pilot, "Would you like to run write_file?")  # no Markdown backticks
         assert "hello.txt" in screen and "+hi there" in screen  # body and diff preview
         assert "1. Yes, proceed" in screen
         assert "2. Yes, and allow `hello.txt` for this session" in screen  # the file, shown as written here
@@ -59,7 +59,7 @@ async def test_n_denies_and_the_turn_goes_on(tmp_path: Path, fake: FakeOpenAI) -
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "write hello")
-        await shows(pilot, "Would you like to run `write_file`?")
+        await shows(pilot, "Would you like to run write_file?")
         await answerable(pilot)
         await pilot.press("n")
         await idle(pilot)

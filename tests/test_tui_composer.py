@@ -6,7 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
-from tests.test_tui_support import SIZE, entries, idle, make_app, ready, send, shows, type_text, until
+from tests.test_tui_support import (
+    SIZE,
+    entries,
+    idle,
+    make_app,
+    ready,
+    screen_text,
+    send,
+    shows,
+    type_text,
+    until,
+)
+from uji.tui.modals import SelectPanel
 
 ALLOW_COMMANDS = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
 
@@ -126,13 +138,92 @@ async def test_shell_line_runs_is_saved_and_never_sent(tmp_path: Path, fake: Fak
         await shows(pilot, "exit code 3")
 
 
-async def test_escape_clears_the_input(tmp_path: Path, fake: FakeOpenAI) -> None:
+async def test_escape_keeps_the_draft_and_ctrl_c_clears_it_into_the_history(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
     app = make_app(tmp_path, fake)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await type_text(pilot, "some draft")
         await pilot.press("escape")
+        assert app.composer.text == "some draft"
+        await pilot.press("ctrl+c")
         assert app.composer.text == ""
+        assert app.is_running and "again to quit" not in screen_text(app)
+        await pilot.press("up")  # the cleared draft is the last thing in the history
+        assert app.composer.text == "some draft"
+
+
+async def test_ctrl_c_twice_on_an_empty_composer_quits_and_says_how_to_resume(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(text("hello back"))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await idle(pilot)
+        await type_text(pilot, "a draft")
+        await pilot.press("ctrl+c")  # the draft goes, uji stays
+        assert app.composer.text == "" and app.is_running
+        await pilot.press("ctrl+c")  # on an empty composer: the hint, uji stays
+        await shows(pilot, "Press Ctrl+C again to quit")
+        assert app.is_running and app.return_code is None
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: app._exit_renderables is not None or not app.is_running, what="the exit")
+    assert app.return_code == 0
+    assert app.resume_hint == app.conversation.session_id is not None
+
+
+async def test_up_on_the_first_line_recalls_the_last_message(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(text("one"), text("two"))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for prompt in ("first", "second"):
+            await send(pilot, prompt)
+            await idle(pilot)
+        await type_text(pilot, "line one")
+        await pilot.press("ctrl+j")
+        await type_text(pilot, "line two")
+        await pilot.press("up")  # not on the first line: the cursor goes up a line
+        assert app.composer.text == "line one\nline two" and app.composer.cursor_location[0] == 0
+        await pilot.press("up")
+        assert app.composer.text == "second"
+        await pilot.press("up")
+        assert app.composer.text == "first"
+        await pilot.press("down", "down")
+        assert app.composer.text == "line one\nline two"
+
+
+async def test_ctrl_r_searches_messages_of_this_and_earlier_sessions(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(text("a"), text("b"), text("c"))
+    earlier = make_app(tmp_path, fake)
+    async with earlier.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "refactor the parser please")
+        await idle(pilot)
+        await pilot.press("ctrl+c", "ctrl+c")
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "fix the flaky test")
+        await idle(pilot)
+        await type_text(pilot, "draft")
+        await pilot.press("ctrl+r")
+        await shows(pilot, "Search past messages")
+        await shows(pilot, "refactor the parser please")
+        panel = app.top_modal()
+        assert isinstance(panel, SelectPanel)
+        assert panel.labels == ["fix the flaky test", "refactor the parser please"]  # newest first
+        await type_text(pilot, "pars")  # typing filters
+        await until(pilot, lambda: [panel.labels[i] for i in panel.shown] == ["refactor the parser please"])
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: app.composer.text == "refactor the parser please", what="the recalled message"
+        )
 
 
 async def test_messages_typed_during_a_turn_are_queued_then_sent(tmp_path: Path, fake: FakeOpenAI) -> None:
@@ -170,3 +261,39 @@ async def test_enter_right_after_fast_typing_sends_everything_typed(tmp_path: Pa
         await idle(pilot)
         await until(pilot, lambda: fake.turn_requests)
         assert fake.turn_requests[0].body["messages"][-1]["content"] == "all of this"
+
+
+async def test_slash_then_esc_gives_up_the_command_and_what_follows_is_a_message(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(text("hi"))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/")
+        await until(pilot, lambda: app.suggestions.open)
+        await pilot.press("escape")
+        assert app.composer.text == "" and not app.suggestions.open
+        await send(pilot, "hello")
+        await idle(pilot)
+        await until(pilot, lambda: fake.turn_requests)
+        assert fake.turn_requests[0].body["messages"][-1]["content"] == "hello"
+        assert "unknown command" not in screen_text(app)
+
+
+async def test_slash_sessions_typed_fast_runs_sessions_not_the_first_suggestion(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    from textual import events
+
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/")
+        await until(pilot, lambda: app.suggestions.open)  # the popup is up, showing every command
+        assert app.suggestions.current() is not None and app.suggestions.current().name != "sessions"  # type: ignore[union-attr]
+        for c in "sessions":  # then the rest, and Enter, before the popup can catch up
+            app.post_message(events.Key(c, c))
+        app.post_message(events.Key("enter", "\r"))
+        await shows(pilot, "Sessions in this directory")
+        assert "compact" not in screen_text(app).lower()

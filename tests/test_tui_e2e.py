@@ -1,6 +1,7 @@
 """The real `uji` in a real terminal (tmux): start, send a prompt, approve a
-write_file with y, see the file, interrupt a long run_command with Esc, quit with
-Ctrl+C, and find the shell and a sane terminal again."""
+write_file with y, see the file, interrupt a long run_command with Esc (the draft
+stays), clear a draft with one Ctrl+C and get it back with ↑, quit with Ctrl+C twice
+(told how to resume), and find the shell and a sane terminal again."""
 
 from __future__ import annotations
 
@@ -57,6 +58,21 @@ class Tmux:
         return self.wait(lambda s: snippet in s, repr(snippet), timeout)
 
 
+def quit_uji(tmux: Tmux) -> str:
+    """Ctrl+C on an empty composer says "again to quit"; the second one quits. Pressed
+    again if a loaded machine let the hint lapse (its 2 s) before the second arrived."""
+    for _ in range(5):
+        tmux.keys("C-c")
+        screen = tmux.wait(lambda s: "again to quit" in s or "uji-exited-" in s, "the quit hint", 15)
+        if "uji-exited-" in screen:
+            return screen
+        tmux.keys("C-c")
+        screen = tmux.wait(lambda s: "uji-exited-" in s or "again to quit" not in s, "the exit", 15)
+        if "uji-exited-" in screen:
+            return screen
+    raise AssertionError(f"uji did not quit\n{tmux.screen()}")
+
+
 @pytest.fixture
 def tmux(home: Home) -> Iterator[Tmux]:
     t = Tmux(f"uji-test-{os.getpid()}-{time.monotonic_ns()}")
@@ -107,7 +123,7 @@ def test_real_uji_in_a_real_terminal(home: Home, tmux: Tmux) -> None:
 
     tmux.type("please write hello.txt")
     tmux.keys("Enter")
-    screen = tmux.shows("Would you like to run `write_file`?")
+    screen = tmux.shows("Would you like to run write_file?")
     assert "+hello from uji" in screen
     tmux.shows("y yes · a session")  # the question takes keys once typing has paused
     tmux.keys("y")
@@ -118,10 +134,21 @@ def test_real_uji_in_a_real_terminal(home: Home, tmux: Tmux) -> None:
     tmux.keys("Enter")
     tmux.shows("Ran sleep 30")
     tmux.shows("Working (")
-    tmux.keys("Escape")
+    tmux.type("a draft to keep")
+    tmux.keys("Escape")  # interrupts, and leaves the draft alone
     tmux.shows("Interrupted")  # well before the 30 s of the sleep (how soon: bench/reactions.py)
+    tmux.shows("a draft to keep")
 
-    tmux.keys("C-c")
+    tmux.keys("C-c")  # a draft: Ctrl+C clears it and uji stays; ↑ brings it back
+    tmux.wait(lambda s: "a draft to keep" not in s.split("Interrupted", 1)[1], "the draft cleared")
+    tmux.keys("Up")
+    tmux.shows("a draft to keep")
+    tmux.keys("C-u")
+    tmux.wait(lambda s: "a draft to keep" not in s.split("Interrupted", 1)[1], "the draft cleared")
+
+    screen = quit_uji(tmux)
+    session = _only_session(home)
+    assert f"uji resume --id {session}" in screen
     screen = tmux.wait(lambda s: PROMPT in s.partition("uji-exited-0")[2], "the prompt after exit")
     assert PROMPT in screen.split("uji-exited-0", 1)[1]  # the shell is back
     # The terminal is sane again: line editing and echo are on, the screen is normal.
@@ -176,7 +203,7 @@ def test_resume_shows_the_history(home: Home, tmux: Tmux) -> None:
     tmux.keys("Enter")
     screen = tmux.shows("the first answer", timeout=15)
     assert "> first question" in screen
-    tmux.keys("C-c")
+    quit_uji(tmux)
     tmux.shows("uji-exited-0")
 
 
@@ -192,7 +219,7 @@ def test_uji_list_at_a_terminal_opens_the_picker(home: Home, tmux: Tmux) -> None
     screen = tmux.shows("Sessions in this directory", timeout=15)
     assert older.session_id in screen and f"{newer.session_id} (current)" in screen
     tmux.keys("Escape")
-    tmux.keys("C-c")
+    quit_uji(tmux)
     tmux.shows("uji-exited-0")
 
 
@@ -223,7 +250,7 @@ def test_esc_stops_a_config_that_loops_and_the_screen_starts(home: Home, tmux: T
     screen = tmux.shows("config interrupted", timeout=15)
     assert "the plugin ran" not in screen
     tmux.shows("test/m")  # what loaded before the loop (the model) is kept
-    tmux.keys("C-c")
+    quit_uji(tmux)
     tmux.shows("uji-exited-0")
 
 

@@ -11,6 +11,7 @@ from textual.widgets._markdown import MarkdownFence
 from tests.fakes.openai_server import FakeOpenAI, status, text, tool_call
 from tests.test_tui_support import SIZE, entries, idle, make_app, ready, screen_text, send, shows, until
 from uji.tui import transcript as transcript_mod
+from uji.tui.modals import OutputPanel
 from uji.tui.transcript import EntryView, LiveAnswer
 
 ALLOW_ALL = """
@@ -194,3 +195,45 @@ async def test_a_long_session_opens_with_its_newest_messages_and_reads_older_one
                 break
         assert "> question 0" in screen_text(app) and t._first == 0
         assert not t._earlier.display
+
+
+async def test_ctrl_o_shows_the_whole_cut_output_in_a_scrollable_view(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(tool_call("run_command", {"command": "seq 1 40"}), text("Counted."))
+    app = make_app(tmp_path, fake, ALLOW_ALL)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "count")
+        screen = await shows(pilot, "Counted.")
+        assert "+32 lines" in screen and "\n40" not in screen
+        await pilot.press("ctrl+o")
+        panel = await until(pilot, lambda: isinstance(app.top_modal(), OutputPanel) and app.top_modal())
+        assert panel.view.text.split() == [str(n) for n in range(1, 41)]  # all of it
+        await until(pilot, lambda: panel.view.has_focus)
+        await pilot.press("pagedown", "pagedown", "pagedown")  # it scrolls to the end
+        await until(pilot, lambda: panel.view.scroll_y > 0, what="the view to scroll")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.top_modal() is None and app.composer.has_focus)
+
+
+async def test_a_denied_call_reads_denied_not_ran(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = 'uji.tool.policy({ run_command = { default = "deny" } })\n'
+    fake.script(tool_call("run_command", {"command": "rm -rf build"}), text("Fine."))
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "clean")
+        screen = await shows(pilot, "Fine.")
+        assert "⏺ Denied run_command rm -rf build" in screen
+        assert "Ran rm -rf build" not in screen
+
+
+async def test_without_a_model_the_screen_points_to_models_and_login(tmp_path: Path) -> None:
+    app = make_app(tmp_path, None)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await idle(pilot)
+        screen = await shows(pilot, "/models")
+        assert "/login" in screen and "uji run --model" not in screen

@@ -30,7 +30,9 @@ def pick_session(paths: Paths) -> int:
     enable_alt_enter()
     app = UjiApp(paths, latest=True)
     app._early.append("/sessions")  # runs as soon as the config has loaded
-    return app.run() or 0
+    code = app.run()
+    _say_how_to_resume(app)
+    return code or 0
 
 
 def main(paths: Paths, resume: str | None = None, latest: bool = False) -> int:
@@ -50,7 +52,14 @@ def main(paths: Paths, resume: str | None = None, latest: bool = False) -> int:
     app = UjiApp(paths, resume=resume, latest=latest)
     with _sigint_quits(app):
         code = app.run()
+    _say_how_to_resume(app)
     return code or 0
+
+
+def _say_how_to_resume(app: UjiApp) -> None:
+    """After the screen is gone, as Claude Code and Codex do: how to come back."""
+    if app.resume_hint is not None:
+        print(f"Resume this session with: uji resume --id {app.resume_hint}")
 
 
 @contextlib.contextmanager

@@ -39,14 +39,14 @@ from uji.events.stream import (
     TurnFinished,
 )
 from uji.paths import Paths
-from uji.tui import commands
+from uji.tui import commands, render
 from uji.tui.approval import ApprovalPanel, Reply
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
 from uji.tui.focus import KeyRouter
 from uji.tui.footer import WORKING, Activity, QueueView, Status, StatusBar
 from uji.tui.keys import from_textual
-from uji.tui.modals import Modal, PromptPanel, SelectPanel
+from uji.tui.modals import Modal, OutputPanel, PromptPanel, SelectPanel
 from uji.tui.transcript import Entry, History, Transcript
 from uji.ui.keys import Binding, Keymap
 
@@ -55,6 +55,8 @@ TICK = 0.08  # the spinner's frame time (reference limits)
 # Esc or Ctrl+C stops Lua from the input thread only once it has blocked the screen this
 # long; Lua that ends sooner leaves the key to the screen, as usual.
 BLOCKED = 0.25
+SEARCH_SESSIONS, SEARCH_MESSAGES = 50, 1000  # how far Ctrl+R looks back
+QUIT_WINDOW = 2.0  # seconds in which a second Ctrl+C on an empty composer quits
 
 
 class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
@@ -75,6 +77,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._early: list[str] = []  # typed before the config finished loading
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
+        self._quit_armed: float | None = None  # when Ctrl+C said "again to quit"
+        self._broke_lua = False  # Ctrl+C stopped Lua that blocked the screen: it quits
+        self.resume_hint: str | None = None  # the session to resume, printed on exit
         self._ticks = 0
         self._shell_started = 0.0
         self._spare_keymap = Keymap()  # the defaults, until the App exists
@@ -90,7 +95,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         from uji.tui.terminal import interrupting_driver
 
         # Called by Textual's __init__, before `conversation` exists: look it up late.
-        return interrupting_driver(super().get_driver_class(), lambda: self.conversation.break_lua(BLOCKED))
+        return interrupting_driver(super().get_driver_class(), self._key_from_input_thread)
+
+    def _key_from_input_thread(self, key: str) -> None:
+        if self.conversation.break_lua(BLOCKED) and key == "ctrl+c":
+            self._broke_lua = True
 
     def compose(self) -> ComposeResult:
         yield self.transcript
@@ -362,7 +371,36 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def do_quit(self) -> None:
         self._spawn(self.quit())
 
+    def do_clear_or_quit(self) -> None:
+        """Ctrl+C, as in Claude Code and Codex: clear the field being typed in (the draft
+        goes to the history: ↑ brings it back); on an empty one stop what runs and say
+        "press Ctrl+C again to quit"; quit on a second press within QUIT_WINDOW seconds.
+        Ctrl+C that stopped a looping config (or before the config has loaded) quits."""
+        now = asyncio.get_running_loop().time()
+        if self._broke_lua or not self.conversation.ready.is_set():
+            self._broke_lua = False
+            self.do_quit()
+            return
+        field = self.active_field()
+        text = field.text if isinstance(field, TextArea) else field.value if field is not None else ""
+        if text:
+            if field is self.composer:
+                self.composer.sent.add(text)
+                self.composer.text = ""
+                self.suggestions.close()
+            elif isinstance(field, Input):
+                field.value = ""
+            self._quit_armed = None
+            return
+        if self._quit_armed is not None and now - self._quit_armed <= QUIT_WINDOW:
+            self.do_quit()
+            return
+        self.conversation.interrupt()
+        self._quit_armed = now
+        self._tick(advance=False)
+
     def do_interrupt(self) -> None:
+        """Esc: stop the running `!` command or turn; the draft stays as it is."""
         self.conversation.interrupt()
 
     def do_toggle_thinking(self) -> None:
@@ -380,13 +418,6 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.suggestions.close()
         self.submit_line(text)
 
-    def do_escape(self) -> None:
-        """Esc clears the input; on an empty input it interrupts the turn."""
-        if self.composer.text:
-            self.composer.text = ""
-        else:
-            self.conversation.interrupt()
-
     def do_clear_input(self) -> None:
         self.composer.text = ""
 
@@ -402,6 +433,62 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         text = self.composer.sent.next()
         if text is not None:
             self.composer.set_text(text)
+
+    def do_history_up(self) -> None:
+        """↑: the previous message on the composer's first line, else a line up."""
+        if self.composer.cursor_location[0] == 0:
+            self.do_history_prev()
+        else:
+            self.composer.action_cursor_up()
+
+    def do_history_down(self) -> None:
+        """↓: the next message on the last line while going through the history."""
+        c = self.composer
+        if c.cursor_location[0] == c.document.line_count - 1 and c.sent.browsing:
+            self.do_history_next()
+        else:
+            c.action_cursor_down()
+
+    def do_history_search(self) -> None:
+        """Ctrl+R: pick one of the messages sent in this session or the directory's
+        earlier ones (newest first, typing filters); it replaces the draft."""
+        self._spawn(self._history_search())
+
+    async def _history_search(self) -> None:
+        texts = list(reversed(self.composer.sent.items))
+        app = self.conversation.app
+        if app is not None:
+            for session in app.store.list_sessions(app.cwd)[:SEARCH_SESSIONS]:
+                if session["id"] == self.conversation.session_id:
+                    continue
+                texts += [
+                    m.get("text", "")
+                    for m in reversed(app.store.messages(session["id"]))
+                    if m.get("type") == "user"
+                ]
+        unique = list(dict.fromkeys(t for t in texts if t.strip()))[:SEARCH_MESSAGES]
+        if not unique:
+            self.show_notice("no past messages to search")
+            return
+        labels = [" ".join(t.split())[:200] for t in unique]
+        chosen = await self.select("Search past messages", labels)
+        if chosen is not None:
+            self.composer.set_text(unique[chosen])
+
+    def do_expand_output(self) -> None:
+        """Ctrl+O: the last tool or `!` output cut in the transcript, whole."""
+        outputs: list[tuple[str, str]] = []
+        for entry in self.transcript.entries:
+            text = entry.data.get("output") if entry.kind == "shell" else entry.data.get("content")
+            if entry.kind in ("tool", "shell") and isinstance(text, str) and text.strip():
+                d = entry.data
+                outputs.append((d.get("command") or d.get("subject") or d.get("name") or "", text))
+        if not outputs:
+            self.show_notice("no tool output to expand yet")
+            return
+        cut = [o for o in outputs if render.preview_lines(o[1])[1]]
+        title, text = (cut or outputs)[-1]
+        self._spawn(self.ask(OutputPanel(f"Output of {title}", text)))
 
     def do_modal_up(self) -> None:
         top = self.top_modal()
@@ -422,7 +509,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if top is not None:
             top.modal_accept()
         elif self.suggestions.open:
-            chosen = self.suggestions.current()
+            # Keys typed fast reach here before the popup has caught up with them: match
+            # what the composer holds now, so Enter runs what was typed.
+            self._update_suggestions()
+            chosen = self.suggestions.current() if self.suggestions.open else None
             if chosen is not None:
                 self.composer.set_text(f"/{chosen.name}")
             self.do_submit()
@@ -432,7 +522,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if top is not None:
             top.modal_cancel()
         elif self.suggestions.open:
-            self.suggestions.dismissed_for = self.composer.text
+            if self.composer.text == "/":  # a bare `/` given up: what follows is a message
+                self.composer.text = ""
+            else:
+                self.suggestions.dismissed_for = self.composer.text
             self.suggestions.close()
 
     def do_suggest_complete(self) -> None:
@@ -452,10 +545,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.transcript.scroll_down(animate=False)
 
     def do_page_up(self) -> None:
-        self.transcript.scroll_page_up(animate=False)
+        top = self.top_modal()
+        (top.view if isinstance(top, OutputPanel) else self.transcript).scroll_page_up(animate=False)
 
     def do_page_down(self) -> None:
-        self.transcript.scroll_page_down(animate=False)
+        top = self.top_modal()
+        (top.view if isinstance(top, OutputPanel) else self.transcript).scroll_page_down(animate=False)
 
     def do_scroll_top(self) -> None:
         self.transcript.scroll_home(animate=False)
@@ -505,7 +600,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def _tick(self, advance: bool = True) -> None:
         conv = self.conversation
-        if conv.working:
+        armed = self._quit_armed
+        if armed is not None and asyncio.get_running_loop().time() - armed > QUIT_WINDOW:
+            armed = self._quit_armed = None
+        if armed is not None:
+            self.activity.note("Press Ctrl+C again to quit")
+        elif conv.working:
             self.activity.tick(WORKING, conv.elapsed(), "Esc to interrupt")
         elif conv.shell_running:
             elapsed = asyncio.get_running_loop().time() - self._shell_started
@@ -539,6 +639,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if self._quitting:
             return
         self._quitting = True
+        self.resume_hint = self.conversation.resumable()
         for modal in list(self.modals.children):
             if isinstance(modal, Modal):
                 modal.finish(None)

@@ -62,6 +62,11 @@ class History:
             self.items.append(text)
         self._index = None
 
+    @property
+    def browsing(self) -> bool:
+        """Whether a sent message (not the draft) is shown."""
+        return self._index is not None
+
     def prev(self, current: str) -> str | None:
         if not self.items:
             return None

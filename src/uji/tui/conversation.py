@@ -240,6 +240,16 @@ class Conversation:
             return True
         return False
 
+    def resumable(self) -> str | None:
+        """The session's id if it has messages (worth resuming), else None."""
+        app, session_id = self.app, self.session_id
+        if app is None or session_id is None:
+            return None
+        try:
+            return session_id if app.store.messages(session_id) else None
+        except Exception:
+            return None
+
     def break_lua(self, after: float = 0.0) -> bool:
         """From the terminal's input thread or a signal handler: stop the Lua code that
         runs now (a config file, a hook or a tool that loops and blocks the screen), if

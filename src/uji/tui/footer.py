@@ -78,6 +78,11 @@ class Activity(Static):
         super().__init__("", **kw)  # type: ignore[arg-type]
         self._frame = 0
 
+    def note(self, text: str) -> None:
+        """A short hint in place of the spinner ("Press Ctrl+C again to quit")."""
+        self.display = True
+        self.update(Text(text, style=render.NOTICE))
+
     def tick(self, label: str | None, seconds: float, hint: str = "") -> None:
         if label is None:
             self.display = False

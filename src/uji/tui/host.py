@@ -35,6 +35,8 @@ class Surface(Protocol):
 
 
 class ScreenUi(Ui):
+    choose_model = "choose one with /models (or /login to add a provider)"
+
     def __init__(self, surface: Surface, notice: Notice) -> None:
         super().__init__(notice)
         self.surface = surface

@@ -35,7 +35,7 @@ class Modal(Vertical):
 
     def __init__(self, title: str) -> None:
         super().__init__()
-        self.border_title = title
+        self.border_title = render.plain_title(title)
         self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
     def finish(self, value: Any) -> None:
@@ -154,3 +154,29 @@ class PromptPanel(Modal):
 
     def modal_accept(self) -> None:
         self.finish(self._input.value)
+
+
+class OutputPanel(Modal):
+    """A tool's or a `!` command's whole output, read-only and scrollable (Ctrl+O)."""
+
+    mode = "overlay"
+
+    DEFAULT_CSS = """
+    OutputPanel TextArea { height: auto; max-height: 24; border: none; padding: 0; }
+    """
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__(title)
+        from textual.widgets import TextArea
+
+        self.view = TextArea(text, read_only=True, soft_wrap=True, show_line_numbers=False)
+
+    def compose(self) -> Any:
+        yield self.view
+        yield Static("↑/↓ PageUp/PageDown scroll · Esc or Enter close", classes="hint")
+
+    def focus_field(self) -> None:
+        self.view.focus()
+
+    def modal_accept(self) -> None:
+        self.finish(None)

@@ -7,6 +7,7 @@ Kept apart from the widgets so the look is in one place and testable without a s
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -98,7 +99,11 @@ def tool_call(state: dict[str, Any]) -> Group:
         "denied": ERROR,
     }.get(status, MUTED)
     head = Text(f"{TOOL} ", style=dot)
-    head.append(state.get("verb") or state.get("name") or "tool", style=f"bold {TEXT}")
+    if status == "denied":  # it never ran: not "Ran rm -rf build"
+        head.append("Denied", style=f"bold {ERROR}")
+        head.append(" " + (state.get("name") or state.get("verb") or "tool"), style=MUTED)
+    else:
+        head.append(state.get("verb") or state.get("name") or "tool", style=f"bold {TEXT}")
     subject = state.get("subject") or ""
     if subject:
         head.append(" " + _one_line(subject), style=TEXT)
@@ -200,3 +205,8 @@ def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = text.replace("\n", " ")
     return text if len(text) <= 60 else text[:60] + "…"
+
+
+def plain_title(title: str) -> str:
+    """A title without the Markdown backticks around code ("run `x`?" reads "run x?")."""
+    return re.sub(r"`([^`\n]+)`", r"\1", title)

@@ -17,6 +17,7 @@ ACTIONS = frozenset(
     (
         "nothing",
         "quit",
+        "clear_or_quit",
         "interrupt",
         "toggle_thinking",
         "submit",
@@ -45,6 +46,11 @@ ACTIONS = frozenset(
         "scroll_bottom",
         "history_prev",
         "history_next",
+        "history_up",
+        "history_down",
+        "history_search",
+        "cycle_mode",
+        "expand_output",
         "modal_up",
         "modal_down",
         "modal_accept",
@@ -182,7 +188,10 @@ MODAL_MODES = ("select", "suggest", "confirm")
 
 def _defaults() -> dict[tuple[str, Key], Binding]:
     table: list[tuple[str, str | dict[str, str], tuple[str, ...]]] = [
-        ("<C-c>", "quit", MODES),
+        ("<C-c>", "clear_or_quit", MODES),
+        ("<C-r>", "history_search", ("normal",)),
+        ("<S-Tab>", "cycle_mode", ("normal", "suggest")),
+        ("<C-o>", "expand_output", ("normal",)),
         ("<C-a>", "cursor_start", EDIT_MODES),
         ("<C-e>", "cursor_end", EDIT_MODES),
         ("<C-b>", "cursor_left", EDIT_MODES),
@@ -233,7 +242,9 @@ def _implicit() -> dict[tuple[str, Key], str]:
             out[(mode, parse_key(key))] = action
 
     put(("normal",), "<CR>", "submit")
-    put(("normal",), "<Esc>", "escape")  # clear the input, or interrupt when it is empty
+    put(("normal",), "<Esc>", "interrupt")  # never touches the draft (Ctrl+C clears it)
+    put(("normal",), "<Up>", "history_up")  # on the first line; else the cursor moves up
+    put(("normal",), "<Down>", "history_down")  # on the last line while in the history
     put(("suggest",), "<CR>", "modal_accept")
     put(("suggest",), "<Tab>", "suggest_complete")
     put(("suggest", "select", "prompt", "confirm", "overlay"), "<Esc>", "modal_cancel")

@@ -46,6 +46,9 @@ class Ui(ABC):
     A question method returns the answer to await, or None when nobody can answer
     (no screen); the Lua side then answers nil at once instead of waiting."""
 
+    # How a user of this frontend chooses a model (the no-model error ends with it).
+    choose_model = "pass uji run --model PROVIDER/MODEL"
+
     def __init__(self, notice: Notice) -> None:
         self.notice: Notice = notice
         self.show_thinking = False
