@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.conftest import Home
 from tests.fakes.openai_server import call, text, tool_calls
 
@@ -31,3 +33,38 @@ def test_plan_mode_takes_away_edits_and_unlisted_commands(home: Home) -> None:
     assert results[3].startswith("denied: plan mode: only simple")
     assert (home.work / "a.txt").exists() and not (home.work / "b.txt").exists()
     assert [c["by"] for c in run.calls] == ["disabled", "hook", "hook", "hook"]
+
+
+def test_the_plan_mode_of_shift_tab_is_the_plugins(home: Home) -> None:
+    (home.work / "a.txt").write_text("a\n")
+    home.init('require("uji.plugins.planmode").setup({ allow = { "cat" } })\nuji.mode.set("plan")\n')
+    home.fake.script(
+        tool_calls(
+            call("run_command", {"command": "cat a.txt"}),
+            call("run_command", {"command": "rm a.txt"}),
+            call("edit_file", {"path": "a.txt", "old": "a", "new": "b"}),
+        ),
+        text("1. do it"),
+    )
+    run = home.run("tidy the repo")
+    assert run.rc == 0, run.stderr
+    assert "plan mode: on (edits are off; /approve to carry out the plan)" in run.notices
+    results = [m["content"] for m in run.tool_results()]
+    assert results[0] == "a"
+    assert results[1] == "denied: plan mode: `rm a.txt` is not on the plan mode allow list"
+    assert results[2].startswith("denied:")
+    assert (home.work / "a.txt").read_text() == "a\n"
+    first = home.fake.turn_requests[0].body["messages"]
+    assert first[-1]["content"].startswith("Plan mode is on")  # the model was told
+
+
+def test_slash_plan_is_the_plan_mode_the_footer_shows(home: Home, tmp_path: Path) -> None:
+    out = tmp_path / "mode.txt"
+    home.init(
+        'require("uji.plugins.planmode").setup()\n'
+        f'uji.on("turn_finished", function() local f = io.open("{out}", "w"); f:write(uji.mode.get()); f:close() end)\n'
+    )
+    home.fake.script(text("planned"), text("carried out"))
+    run = home.run("/plan x")
+    assert run.rc == 0, run.stderr
+    assert out.read_text() == "plan"

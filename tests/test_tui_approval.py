@@ -262,3 +262,40 @@ async def test_allow_for_the_session_remembers_the_part_not_the_line(
         assert not (work / "d" / "3").exists()
         answers = [m["content"] for m in fake.turn_requests[-1].body["messages"] if m["role"] == "tool"]
         assert answers == ["(no output, exit code 0)"] * 2 + ["denied: user denied"]
+
+
+async def test_shift_tab_cycles_the_modes_and_the_gate_follows(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(
+        tool_call("write_file", {"path": "a.txt", "content": "a\n"}, id="wa"),
+        text("Wrote a."),
+        tool_call("write_file", {"path": "b.txt", "content": "b\n"}, id="wb"),
+        text("Could not write b."),
+    )
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await shows(pilot, "mode ask")
+        await pilot.press("shift+tab")
+        await shows(pilot, "mode accept edits")
+        await send(pilot, "write a")
+        await idle(pilot)
+        assert (tmp_path / "work" / "a.txt").read_text() == "a\n"  # no question: the mode allowed it
+        assert not app.query(ApprovalPanel)
+        await pilot.press("shift+tab")
+        await shows(pilot, "mode plan")
+        await send(pilot, "write b")
+        await idle(pilot)
+        assert not (tmp_path / "work" / "b.txt").exists()
+        answer = fake.turn_requests[-1].body["messages"][-1]
+        assert answer["role"] == "tool" and answer["content"].startswith("denied: blocked by the plan mode")
+        await shows(pilot, "Denied write_file")
+        await pilot.press("shift+tab")  # round to the rules as written
+        await shows(pilot, "mode ask")
+        await send(pilot, "/mode")  # every layer, inspectable
+        await shows(pilot, "Modes (Shift+Tab cycles)")
+        labels = app.top_modal().labels  # type: ignore[union-attr]
+        assert labels[0] == "ask (current): the rules as written  (no layer)"
+        assert labels[1].startswith("accept_edits: file tools inside the roots are allowed")
+        assert '"write_file": {"default": "deny"}' in labels[2]
+        await pilot.press("down", "down", "enter")  # choosing one switches to it
+        await shows(pilot, "mode plan")

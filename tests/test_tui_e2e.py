@@ -262,3 +262,27 @@ def test_ctrl_c_stops_a_config_that_loops_and_quits(home: Home, tmux: Tmux) -> N
         lambda s: "uji-exited-0" in s and PROMPT in s.split("uji-exited-0", 1)[1], "the prompt after exit", 15
     )
     assert PROMPT in screen.split("uji-exited-0", 1)[1]
+
+
+def test_shift_tab_to_plan_mode_refuses_an_edit(home: Home, tmux: Tmux) -> None:
+    home.init('uji.tool.policy({ write_file = { default = "allow" } })\n')
+    assert home.fake is not None
+    home.fake.script(
+        tool_call("write_file", {"path": "plan.txt", "content": "no\n"}, id="w1"),
+        text("I could not write it."),
+    )
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    tmux.shows("mode ask", timeout=15)
+    tmux.keys("BTab")
+    tmux.shows("mode accept edits")
+    tmux.keys("BTab")
+    tmux.shows("mode plan")
+    tmux.type("write plan.txt")
+    tmux.keys("Enter")
+    screen = tmux.shows("I could not write it.")
+    assert "Denied write_file" in screen
+    assert not (home.work / "plan.txt").exists()
+    quit_uji(tmux)
+    tmux.shows("uji-exited-0")

@@ -100,13 +100,27 @@ class App:
     def _install_api(self) -> dict[str, Any]:
         """The host functions behind the `uji` table, one module per namespace, each
         given the services it uses (called once, when the Lua runtime is made)."""
-        from uji.lua.api import auth, command, context, core, events, fs, http, job, provider, session, tool
+        from uji.lua.api import (
+            auth,
+            command,
+            context,
+            core,
+            events,
+            fs,
+            http,
+            job,
+            mode,
+            provider,
+            session,
+            tool,
+        )
         from uji.lua.api import mcp as mcp_api
 
         host = self.host
         api: dict[str, Any] = {}
         api.update(core.install(host))
         api.update(tool.install(host, self.gate))
+        api.update(mode.install(host, self.gate))
         api.update(events.install(host, self.events))
         api.update(provider.install(host, self.models, self.wires))
         api.update(command.install(host, self.commands))
@@ -161,6 +175,7 @@ class App:
             context=self.context,
             notice=self.notice,
             tools_ready=self.mcp.wait_ready,
+            choose_model=self.ui.choose_model,
         )
 
     def set_notice_sink(self, sink: Notice) -> None:

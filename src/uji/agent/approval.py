@@ -117,6 +117,18 @@ def _short(value: Any) -> str:
 
 
 def policy_verdict(gate: Gate, tool: Tool, subject: str, args: dict[str, Any]) -> Verdict:
+    """The rules as written, with the current mode (Shift+Tab, `uji.mode`) laid over them."""
+    verdict = _written_verdict(gate, tool, subject)
+    if tool.path_subject:
+        from uji.tools.paths import path_forms
+
+        forms = path_forms(gate.sandbox(), subject)
+    else:
+        forms = [subject]
+    return gate.modes.layer(tool.name, tool.path_subject, subject, forms, verdict, gate.sandbox())
+
+
+def _written_verdict(gate: Gate, tool: Tool, subject: str) -> Verdict:
     if tool.command_subject:
         from uji.tools.remembered import writes_through_redirect
 
@@ -223,6 +235,8 @@ def hook_decision(result: Any, handler_label: str) -> tuple[str, str | None] | N
 
 
 def deny_text(verdict: Verdict, tool: str) -> str:
+    if verdict.by == "mode":
+        return f"blocked by the {verdict.rule} mode (Shift+Tab or uji.mode.set changes the mode)"
     if verdict.by == "rule":
         part = f" (in `{verdict.subject}`)" if verdict.subject else ""
         if verdict.form:

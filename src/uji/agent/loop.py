@@ -423,7 +423,7 @@ class Agent:
                 raise TurnFailed(f"no model for {provider.name}: {provider.error}")
             raise TurnFailed(
                 "no model chosen: add uji.model.use{provider=..., model=...} to init.lua, "
-                f"or {app.ui.choose_model}"
+                f"or {self.services.choose_model}"
             )
         from uji.providers.auth import AuthError, find_key, missing_key_message
 

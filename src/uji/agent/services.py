@@ -26,6 +26,8 @@ class TurnServices:
     notice: Callable[[str], None]  # a line for the user (a retry, a failed hook)
     # Waits (briefly) for tools still arriving, such as MCP servers still connecting.
     tools_ready: Callable[[], Awaitable[None]] | None = None
+    # How this frontend's user picks a model (the end of the no-model error).
+    choose_model: str = "pass uji run --model PROVIDER/MODEL"
 
     @property
     def cwd(self) -> str:

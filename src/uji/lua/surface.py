@@ -389,6 +389,26 @@ SHAPES: list[Shape] = [
         ),
     ),
     Shape(
+        "uji.ModeOptions",
+        "The third argument of `uji.mode.add`.",
+        fields(
+            ("desc?", "string", "shown by `uji.mode.list` and /mode"),
+            ("on_enter?", "fun(from: string)", "called after the mode is switched to"),
+            ("on_leave?", "fun(to: string)", "called after another mode is switched to"),
+        ),
+    ),
+    Shape(
+        "uji.ModeRow",
+        "One row of `uji.mode.list`.",
+        fields(
+            ("name", "string"),
+            ("desc", "string"),
+            ("current", "boolean"),
+            ("policy", "table", "the layer's rules, as `uji.tool.policy` takes them"),
+            ("origin?", "string", '"built-in", or the file:line that added it'),
+        ),
+    ),
+    Shape(
         "uji.KeyRow",
         "One row of `uji.keymap.list`.",
         fields(
@@ -698,6 +718,20 @@ NAMESPACES: list[Namespace] = [
                 "Which provider key variables commands and jobs inherit (false: none); returns it.",
                 ret=("boolean|string[]",),
             ),
+        ],
+    ),
+    Namespace(
+        "uji.mode",
+        "The gate's modes (Shift+Tab cycles them): policy layers over the rules as written.",
+        [
+            fn(
+                "uji.mode.add",
+                "name: string, policy: table<string, uji.ToolRules|uji.Policy>, opts?: uji.ModeOptions",
+                "Adds a mode, or replaces one: its policy can allow what would ask and deny anything.",
+            ),
+            fn("uji.mode.set", "name: string", "Switches to a mode (ask, accept_edits, plan, or one added)."),
+            fn("uji.mode.get", "", "The current mode's name.", ret=("string",)),
+            fn("uji.mode.list", "", "Every mode, in Shift+Tab order.", ret=("uji.ModeRow[]",)),
         ],
     ),
     Namespace(

@@ -43,6 +43,9 @@ class Gate:
         # Provider key variables commands keep (uji.tool.inherit_keys): none, all, or these.
         self.inherit_keys: bool | list[str] = False
         self.roots: list[str] = []
+        from uji.tools.modes import Modes
+
+        self.modes = Modes()  # the policy layer Shift+Tab switches (ask, accept_edits, plan…)
 
     def sandbox(self) -> Sandbox:
         """The confinement of a call made now: the cwd, the roots and whether it is on."""

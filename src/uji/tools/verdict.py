@@ -32,4 +32,6 @@ class Verdict:
             return f"`{self.subject}` is not a fixed command ({self.note}), so ask"
         if self.by == "remembered":
             return f"the remembered approval of `{self.rule}`{where}"
+        if self.by == "mode":
+            return f"the {self.rule} mode's `{self.decision}`"
         return f"no rule or default{part}, so ask"

@@ -449,6 +449,16 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         else:
             c.action_cursor_down()
 
+    def do_cycle_mode(self) -> None:
+        """Shift+Tab: the gate's next mode (ask → accept edits → plan → modes a config added)."""
+        app = self.conversation.app
+        if app is None:
+            return
+        from uji.lua.api.mode import switch_mode
+
+        switch_mode(app.host, app.gate, app.gate.modes.next_name())
+        self.state_changed()
+
     def do_history_search(self) -> None:
         """Ctrl+R: pick one of the messages sent in this session or the directory's
         earlier ones (newest first, typing filters); it replaces the draft."""
@@ -628,8 +638,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             if app.models.provider_id and app.models.model_id
             else ""
         )
+        mode = app.gate.modes.get().label
         self.status.show(
-            Status(model=model, effort=app.models.effort, used=used, window=window, directory=app.cwd)
+            Status(
+                model=model, effort=app.models.effort, used=used, window=window, directory=app.cwd, mode=mode
+            )
         )
 
     # Quitting -----------------------------------------------------------------------

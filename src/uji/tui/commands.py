@@ -184,6 +184,38 @@ async def mcp(tui: UjiApp, args: str) -> None:
     tui.show_notice("\n".join(["MCP servers:", *(f"  {line}" for line in app.mcp.lines())]))
 
 
+async def mode(tui: UjiApp, args: str) -> None:
+    """`/mode`: the gate's modes and the policy layer of each; choosing one switches to
+    it. `/mode NAME` switches at once."""
+    import json
+
+    from uji.lua.api.mode import switch_mode
+    from uji.lua.runtime import ApiError
+
+    app = tui.conversation.app
+    assert app is not None
+    modes = app.gate.modes
+    name = args.strip()
+    if not name:
+        rows = modes.rows()
+        lines = [
+            f"{r['name']}{' (current)' if r['current'] else ''}: {r['desc'] or '-'}  "
+            f"{json.dumps(r['policy'], sort_keys=True) if r['policy'] else '(no layer)'}"
+            for r in rows
+        ]
+        index = await tui.select("Modes (Shift+Tab cycles) · Enter switches", lines)
+        if index is None:
+            return
+        name = rows[index]["name"]
+    try:
+        switch_mode(app.host, app.gate, name)
+    except ApiError as e:
+        tui.show_notice(f"/mode: {e}".replace("uji.mode.set: ", ""))
+        return
+    tui.show_notice(f"mode: {modes.get().label}")
+    tui.state_changed()
+
+
 async def quit_(tui: UjiApp, args: str) -> None:
     await tui.quit()
 
@@ -199,6 +231,7 @@ BUILTINS: dict[str, Builtin] = {
     "reload": Builtin("reload the config on the same session", reload),
     "rules": Builtin("see or forget the approvals uji remembers", rules),
     "mcp": Builtin("each MCP server's state and tools", mcp),
+    "mode": Builtin("see the modes' policy layers, or switch: /mode [name]", mode),
     "help": Builtin("list the commands and keys", help_),
     "quit": Builtin("exit uji", quit_),
 }

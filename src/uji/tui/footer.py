@@ -22,6 +22,7 @@ class Status:
     window: int | None = None
     directory: str = ""
     session_title: str = ""
+    mode: str = ""  # the gate's mode (Shift+Tab), as shown: "ask", "accept edits", "plan"
 
 
 def tokens(n: int) -> str:
@@ -54,6 +55,9 @@ class StatusBar(Static):
         )
         if status.effort:
             out.append(f" · effort {status.effort}", style=render.MUTED)
+        if status.mode:
+            out.append(" · mode ", style=render.MUTED)
+            out.append(status.mode, style=render.TEXT if status.mode == "ask" else f"bold {render.NOTICE}")
         if status.used is not None:
             if status.window:
                 pct = 100 * status.used // status.window

@@ -171,6 +171,20 @@
 ---@field branch? string
 ---@field commit? string
 
+---The third argument of `uji.mode.add`.
+---@class uji.ModeOptions
+---@field desc? string shown by `uji.mode.list` and /mode
+---@field on_enter? fun(from: string) called after the mode is switched to
+---@field on_leave? fun(to: string) called after another mode is switched to
+
+---One row of `uji.mode.list`.
+---@class uji.ModeRow
+---@field name string
+---@field desc string
+---@field current boolean
+---@field policy table the layer's rules, as `uji.tool.policy` takes them
+---@field origin? string "built-in", or the file:line that added it
+
 ---One row of `uji.keymap.list`.
 ---@class uji.KeyRow
 ---@field mode uji.KeyMode
@@ -580,6 +594,28 @@ function uji.tool.roots(paths) end
 ---@param keep? boolean|string|string[]
 ---@return boolean|string[]
 function uji.tool.inherit_keys(keep) end
+
+---The gate's modes (Shift+Tab cycles them): policy layers over the rules as written.
+---@class uji.mode
+uji.mode = {}
+
+---Adds a mode, or replaces one: its policy can allow what would ask and deny anything.
+---@param name string
+---@param policy table<string, uji.ToolRules|uji.Policy>
+---@param opts? uji.ModeOptions
+function uji.mode.add(name, policy, opts) end
+
+---Switches to a mode (ask, accept_edits, plan, or one added).
+---@param name string
+function uji.mode.set(name) end
+
+---The current mode's name.
+---@return string
+function uji.mode.get() end
+
+---Every mode, in Shift+Tab order.
+---@return uji.ModeRow[]
+function uji.mode.list() end
 
 ---Slash commands, `/name args`.
 ---@class uji.command

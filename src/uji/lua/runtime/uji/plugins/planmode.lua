@@ -6,6 +6,7 @@
 -- /plan            enter plan mode (the model can read and run allowed commands only)
 -- /plan <task>     enter plan mode and ask for a plan for <task>
 -- /approve         leave plan mode and carry out the plan
+-- Shift+Tab        (in the terminal UI) cycles into and out of this plan mode too
 --
 -- While planning, edit_file and write_file are disabled (the model still sees them, and
 -- every call is refused), and a before_tool hook refuses commands that are not on the
@@ -30,6 +31,7 @@ end
 local function enter(opts)
   if M.active then return end
   M.active = true
+  if uji.mode.get() ~= "plan" then uji.mode.set("plan") end -- the footer and Shift+Tab agree
   uji.tool.disable(EDITING)
   M.announce = "Plan mode is on: do not change any file. Read what you need, then answer with a numbered plan and stop."
   uji.notify("plan mode: on (edits are off; /approve to carry out the plan)")
@@ -39,6 +41,7 @@ end
 local function leave()
   if not M.active then return end
   M.active = false
+  if uji.mode.get() == "plan" then uji.mode.set("ask") end
   uji.tool.enable(EDITING)
   M.announce = "Plan mode is off: you may now change files. Carry out the plan."
   uji.notify("plan mode: off")
@@ -48,6 +51,16 @@ end
 function M.setup(opts)
   opts = opts or {}
   local allow = opts.allow or defaults.allow
+
+  -- Shift+Tab's plan mode is this one: the same read-only layer, entered and left
+  -- through the plugin (edits off, commands from the allow list, the model told).
+  local EDITS_DENIED = {}
+  for _, name in ipairs(EDITING) do EDITS_DENIED[name] = { default = "deny" } end
+  uji.mode.add("plan", EDITS_DENIED, {
+    desc = "read-only: edits are off, commands from the plan mode allow list",
+    on_enter = function() enter(opts) end,
+    on_leave = function() leave() end,
+  })
 
   uji.command.add("plan", {
     desc = "Plan before changing anything: /plan [task]",
