@@ -196,7 +196,7 @@ async def test_slash_rules_lists_remembered_approvals_and_forgets_one(home: Home
         await shows(pilot, "Remembered approvals")
         assert panel.labels == [f"run_command  ls  ({rules}:3)", f"run_command  touch x.txt  ({rules}:4)"]
         await pilot.press("down", "enter")
-        await shows(pilot, "Forget `touch x.txt`?")
+        await shows(pilot, "Forget touch x.txt?")  # titles drop Markdown backticks
         await pilot.press("enter")
         await shows(pilot, "its line is gone from")
         assert rules.read_text() == RULES_HEADER + 'uji.tool.allow("run_command", "ls")\n'

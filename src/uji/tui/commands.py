@@ -145,11 +145,10 @@ async def reload(tui: UjiApp, args: str) -> None:
 async def help_(tui: UjiApp, args: str) -> None:
     lines = ["commands:"]
     lines += [f"  /{s.name:<12} {s.desc}" for s in suggestions(tui)]
-    lines += [
-        "keys: Enter send · Shift/Alt+Enter, Ctrl+J new line · Ctrl+P/N history · Esc clear, or interrupt",
-        "      PageUp/PageDown scroll · Ctrl+C quit · ! runs a shell line",
-        "      a question: y yes · a this session · A always · n or Esc no · t tell uji instead",
-    ]
+    from uji.ui.keys import help_rows
+
+    lines += ["keys:"] + [f"  {keys:<22} {what}" for keys, what in help_rows()]
+    lines.append("  ! at the start of a line runs it in your shell")
     tui.show_notice("\n".join(lines))
 
 

@@ -335,3 +335,111 @@ def check_binding(kind: str, value: Any, origin: str | None = None, added: Colle
     if kind == "function":
         return Binding("function", value, origin)
     raise KeyError_(f"unknown kind of binding {kind!r} (action, command or function)")
+
+
+# The key table of the README and /help, made from the bindings above: each row names
+# actions, and its keys are the ones bound to them (tests/test_key_table.py checks that
+# every bound action has a row and that the README shows this table).
+HELP_ROWS: list[tuple[str, tuple[str, ...], str]] = [
+    ("normal", ("submit",), "send (while a turn runs, the message is queued and steered in)"),
+    ("normal", ("insert_newline",), "new line"),
+    ("normal", ("interrupt",), "interrupt the turn (or a `!` command); the draft stays"),
+    (
+        "normal",
+        ("clear_or_quit",),
+        "clear the draft (↑ brings it back); on an empty one, again within 2 s to quit",
+    ),
+    ("normal", ("history_up", "history_down"), "on the first / last line: previous / next message sent"),
+    ("normal", ("history_prev", "history_next"), "previous / next message sent"),
+    ("normal", ("history_search",), "search the messages sent here and in earlier sessions"),
+    ("normal", ("cycle_mode",), "next mode: ask → accept edits → plan (the bottom bar shows it)"),
+    ("normal", ("expand_output",), "the last cut tool output, whole, in a scrollable view"),
+    (
+        "normal",
+        ("cursor_start", "cursor_end", "cursor_left", "cursor_right", "word_left", "word_right"),
+        "start / end, character and word left / right",
+    ),
+    (
+        "normal",
+        (
+            "backspace",
+            "delete_forward",
+            "delete_word_back",
+            "delete_word_forward",
+            "delete_to_start",
+            "delete_to_end",
+            "yank",
+            "transpose",
+        ),
+        "emacs-style deleting, yank, transpose",
+    ),
+    ("normal", ("page_up", "page_down"), "scroll the transcript"),
+    ("normal", ("paste_image",), "paste an image (not supported yet)"),
+    ("normal", ("command:effort",), "pick the reasoning effort"),
+    ("suggest", ("suggest_complete",), "in the `/` list: complete the command"),
+    (
+        "select",
+        ("modal_up", "modal_down", "modal_accept", "modal_cancel"),
+        "in lists and questions: up / down / choose / cancel",
+    ),
+    (
+        "confirm",
+        ("confirm_allow", "confirm_session", "confirm_always", "confirm_deny", "confirm_tell"),
+        "in a question: yes · yes for the session · always · no · no, and tell uji what to do instead",
+    ),
+    ("confirm", ("confirm_toggle",), "in a question: the next answer"),
+]
+
+_HUMAN = {
+    "enter": "Enter",
+    "escape": "Esc",
+    "backspace": "BS",
+    "up": "↑",
+    "down": "↓",
+    "left": "←",
+    "right": "→",
+    "pageup": "PageUp",
+    "pagedown": "PageDown",
+    "tab": "Tab",
+    "delete": "Del",
+}
+
+
+def human(key: Key) -> str:
+    """ "<C-c>" as a person writes it: "Ctrl+C"; "y" stays "y"."""
+    base = _HUMAN.get(key.base) or DISPLAY.get(key.base) or key.base
+    if not key.mods:
+        return base
+    prefix = "".join(m.capitalize() + "+" for m in _MOD_ORDER if m in key.mods)
+    return prefix + (base.upper() if len(base) == 1 else base)
+
+
+def bound(mode: str, action: str) -> list[Key]:
+    """The default and implicit keys of an action ("command:NAME" for a command) in a mode."""
+    out: list[Key] = []
+    for (m, key), binding in DEFAULTS.items():
+        name = f"command:{binding.value}" if binding.kind == "command" else binding.value
+        if m == mode and name == action:
+            out.append(key)
+    out += [key for (m, key), name in IMPLICIT.items() if m == mode and name == action]
+    return out
+
+
+def help_rows() -> list[tuple[str, str]]:
+    """(keys, what they do) for each row of the key table."""
+    rows = []
+    for mode, actions, what in HELP_ROWS:
+        seen: list[str] = []
+        for action in actions:
+            for key in bound(mode, action):
+                if human(key) not in seen:
+                    seen.append(human(key))
+        rows.append((", ".join(seen), what))
+    return rows
+
+
+def key_table() -> str:
+    """The README's key table, in Markdown."""
+    lines = ["| Keys | Does |", "|---|---|"]
+    lines += [f"| {keys} | {what} |" for keys, what in help_rows()]
+    return "\n".join(lines) + "\n"

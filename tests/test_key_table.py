@@ -1,0 +1,39 @@
+"""The README's key table and command list say what the keymap and the commands do:
+the table is generated from the keymap, and every bound action has a row."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from uji.tui.commands import BUILTINS
+from uji.ui.keys import DEFAULTS, HELP_ROWS, IMPLICIT, help_rows, key_table
+
+README = (Path(__file__).parent.parent / "README.md").read_text()
+
+
+def test_the_readme_shows_the_key_table_of_the_keymap() -> None:
+    assert key_table() in README
+
+
+def test_every_bound_action_has_a_row_and_every_row_a_key() -> None:
+    covered = {action for _, actions, _ in HELP_ROWS for action in actions}
+    bound = {f"command:{b.value}" if b.kind == "command" else b.value for b in DEFAULTS.values()}
+    bound |= set(IMPLICIT.values())
+    missing = bound - covered
+    assert not missing, f"bound but not in the key table: {sorted(missing)}"
+    assert all(keys for keys, _ in help_rows()), help_rows()
+    assert len(help_rows()) == len(HELP_ROWS) > 10
+
+
+def test_the_readme_lists_every_builtin_command() -> None:
+    listed = re.search(r"A line starting with `/` is a command.*?any added with", README, re.S)
+    assert listed is not None
+    names = re.findall(r"`/(\w+)`", listed.group(0))
+    assert sorted(names) == sorted(BUILTINS)
+
+
+def test_the_tool_doc_ends_without_a_dangling_heading() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "uji.tool.txt").read_text()
+    assert "Keyboard shortcuts" not in doc.rstrip().splitlines()[-1]
+    assert not doc.rstrip().endswith("uji")
