@@ -72,7 +72,10 @@ def quit_uji(tmux: Tmux) -> str:
         if exited(screen):
             return screen
         tmux.keys("C-c")
-        screen = tmux.wait(lambda s: exited(s) or "again to quit" not in s, "the exit", 15)
+        # Either uji exits, or its screen is back without the hint (it lapsed): again.
+        screen = tmux.wait(
+            lambda s: exited(s) or ("again to quit" not in s and "Message uji" in s), "the exit", 15
+        )
         if exited(screen):
             return screen
     raise AssertionError(f"uji did not quit\n{tmux.screen()}")

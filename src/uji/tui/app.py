@@ -78,6 +78,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
         self._quit_armed: float | None = None  # when Ctrl+C said "again to quit"
+        self._broke_lua = False  # Ctrl+C stopped a config that looped as it loaded
         self.resume_hint: str | None = None  # the session to resume, printed on exit
         self._ticks = 0
         self._shell_started = 0.0
@@ -94,7 +95,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         from uji.tui.terminal import interrupting_driver
 
         # Called by Textual's __init__, before `conversation` exists: look it up late.
-        return interrupting_driver(super().get_driver_class(), lambda: self.conversation.break_lua(BLOCKED))
+        return interrupting_driver(super().get_driver_class(), self._key_from_input_thread)
+
+    def _key_from_input_thread(self, key: str) -> None:
+        # Ctrl+C that stops a config looping as it loads quits at once (nothing to lose).
+        if self.conversation.break_lua(BLOCKED) and key == "ctrl+c" and not self.conversation.ready.is_set():
+            self._broke_lua = True
 
     def compose(self) -> ComposeResult:
         yield self.transcript
@@ -370,9 +376,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         """Ctrl+C, as in Claude Code and Codex: clear the field being typed in (the draft
         goes to the history: ↑ brings it back); on an empty one stop what runs and say
         "press Ctrl+C again to quit"; quit on a second press within QUIT_WINDOW seconds.
-        Before the config has loaded (a config that loops, say) Ctrl+C quits at once."""
+        Ctrl+C that stopped a config looping as it loaded quits at once."""
         now = asyncio.get_running_loop().time()
-        if not self.conversation.ready.is_set():
+        if self._broke_lua:
+            self._broke_lua = False
             self.do_quit()
             return
         field = self.active_field()

@@ -145,10 +145,11 @@ async def reload(tui: UjiApp, args: str) -> None:
 async def help_(tui: UjiApp, args: str) -> None:
     lines = ["commands:"]
     lines += [f"  /{s.name:<12} {s.desc}" for s in suggestions(tui)]
-    from uji.ui.keys import help_rows
-
-    lines += ["keys:"] + [f"  {keys:<22} {what}" for keys, what in help_rows()]
-    lines.append("  ! at the start of a line runs it in your shell")
+    lines += [
+        "keys: Enter send · Esc interrupt · Ctrl+C clear the draft, twice to quit · ↑/Ctrl+P history",
+        "      Ctrl+R search · Shift+Tab mode · Ctrl+O whole output · PageUp/PageDown scroll · ! shell",
+        "      (all of them: the README's key table, or uji.keymap.list())",
+    ]
     tui.show_notice("\n".join(lines))
 
 

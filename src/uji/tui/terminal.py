@@ -43,7 +43,7 @@ def interrupting_driver(base: type[Any], on_interrupt: Any) -> type[Any]:
     class InterruptingDriver(base):  # type: ignore[misc]
         def process_message(self, message: Any) -> None:
             if isinstance(message, events.Key) and message.key in ("escape", "ctrl+c"):
-                on_interrupt()
+                on_interrupt(message.key)
             super().process_message(message)
 
     InterruptingDriver.__name__ = base.__name__
