@@ -167,3 +167,29 @@ async def test_prompt_cancel_leaves_login_alone(tmp_path: Path, fake: FakeOpenAI
         await until(pilot, lambda: not app.query(PromptPanel))
         assert not (tmp_path / "data" / "auth.toml").exists()
         assert app.composer.has_focus
+
+
+async def test_new_output_after_scrolling_up_keeps_the_place_and_says_new_below(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for _ in range(4):  # enough to scroll
+            await send(pilot, "/help")
+        await until(
+            pilot, lambda: app.transcript.max_scroll_y > 20, what="a transcript taller than the screen"
+        )
+        await pilot.press("pageup", "pageup")
+        await until(pilot, lambda: not app.transcript._following(), what="the user to have scrolled up")
+        place = app.transcript.scroll_y
+        await send(pilot, "!echo fresh-output")
+        await shows(pilot, "new entry below")
+        assert app.transcript.scroll_y == place  # still where the user was reading
+        for _ in range(20):  # PageDown to the end: the hint goes
+            if not app.new_below.display:
+                break
+            await pilot.press("pagedown")
+            await pilot.pause()
+        assert not app.new_below.display
+        await shows(pilot, "fresh-output")

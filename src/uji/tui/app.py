@@ -44,7 +44,7 @@ from uji.tui.approval import ApprovalPanel, Reply
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
 from uji.tui.focus import KeyRouter
-from uji.tui.footer import WORKING, Activity, QueueView, Status, StatusBar
+from uji.tui.footer import WORKING, Activity, NewBelow, QueueView, Status, StatusBar
 from uji.tui.keys import from_textual
 from uji.tui.modals import Modal, OutputPanel, PromptPanel, SelectPanel
 from uji.tui.transcript import Entry, History, Transcript
@@ -84,6 +84,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._shell_started = 0.0
         self._spare_keymap = Keymap()  # the defaults, until the App exists
         self.transcript = Transcript(self.conversation.describe, id="transcript", classes="-hide-thinking")
+        self.new_below = NewBelow(id="new-below")
         self.queue_view = QueueView(id="queue")
         self.activity = Activity(id="activity")
         self.modals = Vertical(id="modals")
@@ -104,6 +105,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def compose(self) -> ComposeResult:
         yield self.transcript
+        yield self.new_below
         yield self.queue_view
         yield self.activity
         yield self.modals
@@ -611,6 +613,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def _tick(self, advance: bool = True) -> None:
         conv = self.conversation
+        self.new_below.show(self.transcript.unseen)
         armed = self._quit_armed
         if armed is not None and asyncio.get_running_loop().time() - armed > QUIT_WINDOW:
             armed = self._quit_armed = None

@@ -119,3 +119,23 @@ class QueueView(Static):
         out.rstrip()
         self.update(out)
         self.display = True
+
+
+class NewBelow(Static):
+    """Under the transcript while the user has scrolled up and something new came:
+    the place they read stays, and this says there is more below."""
+
+    DEFAULT_CSS = "NewBelow { height: 1; padding: 0 1; display: none; text-align: center; }"
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__("", **kw)  # type: ignore[arg-type]
+        self._shown = -1
+
+    def show(self, unseen: int) -> None:
+        if unseen == self._shown:
+            return
+        self._shown = unseen
+        self.display = unseen > 0
+        if unseen:
+            what = "1 new entry" if unseen == 1 else f"{unseen} new entries"
+            self.update(Text(f"↓ {what} below · PageDown to read on", style=f"bold {render.NOTICE}"))

@@ -176,6 +176,7 @@ class Transcript(KeyRouter, VerticalScroll):
         self._earlier = Static("", id="earlier")
         self._loading = False
         self._deferred = False  # while loading history: entries get widgets at the end
+        self.unseen = 0  # entries added while the user reads further up ("new below")
         self._history: History | None = None
         self._oldest = 1  # seq of the oldest message read from the store
         self._stored_before = 0  # messages in the store before that one
@@ -213,6 +214,8 @@ class Transcript(KeyRouter, VerticalScroll):
             entry.widget = self._build(entry)
             self.mount(entry.widget)
             self._trim()
+            if not self._following():  # the place the user reads stays; the screen says so
+                self.unseen += 1
         return entry
 
     def _build(self, entry: Entry) -> Widget:
@@ -474,6 +477,8 @@ class Transcript(KeyRouter, VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if self.unseen and self._following():
+            self.unseen = 0
         if new <= 0 and (self._first > 0 or self._stored_before > 0) and not self._loading:
             self._loading = True
             self.call_after_refresh(self._load_earlier)
@@ -502,4 +507,5 @@ class Transcript(KeyRouter, VerticalScroll):
     # Scrolling --------------------------------------------------------------------
 
     def follow(self) -> None:
+        self.unseen = 0
         self.anchor()
