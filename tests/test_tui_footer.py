@@ -45,3 +45,5 @@ async def test_footer_shows_model_effort_context_and_working_time(tmp_path: Path
         await idle(pilot)
         await until(pilot, lambda: not app.activity.display)
         screen = await shows(pilot, "context 2.5k/100.0k (2%)")
+        # What the session has spent: both requests' input and output (2000+5 + 2500+7).
+        screen = await shows(pilot, "session 4.5k tokens")

@@ -643,9 +643,17 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             else ""
         )
         mode = app.gate.modes.get().label
+        u = conv.agent.usage if conv.agent else None
+        spent = u.input + u.output + u.cache_read + u.cache_write if u else 0
         self.status.show(
             Status(
-                model=model, effort=app.models.effort, used=used, window=window, directory=app.cwd, mode=mode
+                model=model,
+                effort=app.models.effort,
+                used=used,
+                window=window,
+                directory=app.cwd,
+                mode=mode,
+                session_tokens=spent,
             )
         )
 

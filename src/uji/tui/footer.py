@@ -23,6 +23,7 @@ class Status:
     directory: str = ""
     session_title: str = ""
     mode: str = ""  # the gate's mode (Shift+Tab), as shown: "ask", "accept edits", "plan"
+    session_tokens: int = 0  # sent and received since the session opened on this screen
 
 
 def tokens(n: int) -> str:
@@ -66,6 +67,8 @@ class StatusBar(Static):
                 )
             else:
                 out.append(f" · context {tokens(status.used)}", style=render.MUTED)
+        if status.session_tokens:
+            out.append(f" · session {tokens(status.session_tokens)} tokens", style=render.MUTED)
         if status.directory:
             out.append(f" · {short_path(status.directory)}", style=render.MUTED)
         if out != self._last:  # the bar is refreshed often; repaint only on change
