@@ -500,7 +500,7 @@ class Agent:
         u = self.usage
         return {
             **u.as_dict(),
-            "total": u.input + u.output + u.cache_read + u.cache_write,
+            "total": u.total,
             "last": self.last_usage.as_dict(),
             "requests": self.requests,
         }

@@ -643,8 +643,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             else ""
         )
         mode = app.gate.modes.get().label
-        u = conv.agent.usage if conv.agent else None
-        spent = u.input + u.output + u.cache_read + u.cache_write if u else 0
+        spent = conv.agent.usage.total if conv.agent else 0
         self.status.show(
             Status(
                 model=model,

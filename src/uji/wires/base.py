@@ -99,6 +99,11 @@ class Usage:
             "cache_write": self.cache_write,
         }
 
+    @property
+    def total(self) -> int:
+        """Every token the calls took: sent, received, read from and written to the cache."""
+        return self.input + self.output + self.cache_read + self.cache_write
+
     def add(self, other: Usage) -> None:
         self.input += other.input
         self.output += other.output
