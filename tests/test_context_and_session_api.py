@@ -17,7 +17,11 @@ def test_context_strings_join_the_system_prompt_and_turn_context_is_hidden(home:
         uji.context.add("gone", function() return "never" end)
         uji.context.add("nothing", function() return nil end, { priority = 1 })
         uji.notify(tostring(uji.context.remove("gone")) .. " " .. tostring(uji.context.remove("gone")))
-        uji.notify(table.concat(uji.context.list(), ","))
+        local names = {}
+        for _, part in ipairs(uji.context.list()) do
+          if part.kind == "context" then names[#names + 1] = part.name end
+        end
+        uji.notify(table.concat(names, ","))
         """
     )
     home.fake.script(text("ok"))

@@ -84,7 +84,7 @@ class App:
         from uji.app_commands import add_app_commands
 
         add_app_commands(self.commands, self.packs, self.diagnostics, ui, self.notice)
-        self.context = PromptContext(self.host.call_function)
+        self.context = PromptContext(self.host.call_function, paths.config)
         self.frontend = Frontend()
         self.mcp = McpServers(self.gate.registry, self.notice)  # uji.mcp.add; the SDK loads on first use
 
@@ -128,7 +128,7 @@ class App:
         api.update(fs.install(host, self.gate))
         api.update(job.install(host, self.gate))
         api.update(http.install(host, self.http))
-        api.update(context.install(host, self.context))
+        api.update(context.install(host, self.context, self.gate))
         api.update(session.install(host, self.frontend, lambda: self.store, self.cwd))
         api.update(mcp_api.install(host, self.mcp, self.cwd))
         # The screen's namespaces talk to the UI port the frontend gave the App.

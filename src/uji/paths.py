@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def _env(name: str) -> str | None:
@@ -59,3 +63,16 @@ def resolve(config_dir: str | None = None, data_dir: str | None = None, db: str 
     else:
         db_path = os.path.join(data, "uji.db")
     return Paths(config=config, data=data, db=db_path)
+
+
+def nearest(start: str, has: Callable[[str], bool]) -> str | None:
+    """`start` or its nearest ancestor for which `has(directory)` holds, or None."""
+    here = start
+    for _ in range(256):  # bounded: no path is that deep
+        if has(here):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    return None

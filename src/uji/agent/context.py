@@ -19,6 +19,11 @@ def image_tokens(image: dict[str, Any]) -> int:
     return min(1600, max(85, len(image.get("data", "")) * 3 // 4 // 750))
 
 
+def tokens(text: str) -> int:
+    """The estimate for a piece of text: characters / 4."""
+    return math.ceil(len(text) / 4)
+
+
 def estimate(message: dict[str, Any]) -> int:
     """Characters / 4, plus tool-call names and arguments, plus images."""
     chars = 0

@@ -1,11 +1,15 @@
 """What `uji.context` configures: the providers of system-prompt text or hidden turn
-context, prompt caching and compaction."""
+context, the instruction files, prompt caching and compaction; and what each part of
+the prompt costs (`uji.context.list`, `/context`)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from uji.agent.context import tokens
+from uji.agent.instructions import Instructions
 
 if TYPE_CHECKING:
     from uji.wires.base import Cache
@@ -20,13 +24,29 @@ class ContextProvider:
     fn: Any
     priority: float
     seq: int
+    tokens: int = 0  # what it gave at its last call
+    at: str | None = None  # where that went: "system" (the prompt) or "turn" (a hidden message)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of what the model is sent besides the conversation."""
+
+    name: str
+    kind: str  # base | tools | instructions | context
+    tokens: int
+    path: str | None = None  # an instruction file's
+    at: str | None = None  # a context provider's: system or turn
+    count: int | None = None  # the tools': how many
 
 
 class PromptContext:
-    def __init__(self, call: CallFunction) -> None:
+    def __init__(self, call: CallFunction, config_dir: str | None = None) -> None:
         self._call = call
         self._providers: dict[str, ContextProvider] = {}
         self._seq = 0
+        # AGENTS.md and friends; the user's own lives in the config directory.
+        self.instructions = Instructions(config_dir)
         self.cache: Cache = "short"  # prompt caching: off | short (5 min) | long (1 h)
         self.compaction: dict[str, Any] = {"enabled": True, "reserve": None, "keep_recent": None}
 
@@ -45,4 +65,32 @@ class PromptContext:
         return sorted(self._providers.values(), key=lambda p: (p.priority, p.seq))
 
     async def call(self, provider: ContextProvider) -> Any:
-        return await self._call(provider.fn)
+        value = await self._call(provider.fn)
+        if isinstance(value, str):
+            provider.tokens, provider.at = tokens(value), "system"
+        elif isinstance(value, dict) and isinstance(value.get("text"), str):
+            provider.tokens, provider.at = tokens(value["text"]), "turn"
+        else:
+            provider.tokens, provider.at = 0, None
+        return value
+
+    def parts(self, cwd: str, tools: list[Any], notice: Callable[[str], None] | None = None) -> list[Part]:
+        """Every part of the prompt and its size in tokens (characters / 4): the base
+        prompt, the tools' schemas as sent, each instruction file as it reads now, and
+        each context provider (in the order added) with what it gave at the last turn."""
+        import json
+
+        from uji.agent import instructions
+        from uji.agent.prompt import system_prompt
+
+        parts = [
+            Part("base prompt", "base", tokens(system_prompt(cwd))),
+            Part("tools", "tools", tokens(json.dumps(tools)), count=len(tools)),
+        ]
+        files = self.instructions.load(cwd, notice)
+        for i, file in enumerate(files):
+            text = instructions.block(file) if i else instructions.section([file])
+            parts.append(Part(file.label, "instructions", tokens(text), path=file.path))
+        for p in sorted(self._providers.values(), key=lambda p: p.seq):
+            parts.append(Part(p.name, "context", p.tokens, at=p.at))
+        return parts

@@ -18,6 +18,7 @@ from uji.agent.approval import (
 )
 from uji.agent.calls import Collector, call_model, describe_failure
 from uji.agent.context import Budget, budget, estimate
+from uji.agent.instructions import section
 from uji.agent.messages import for_model, live
 from uji.agent.prompt import system_prompt
 from uji.agent.tool_calls import ToolCaller
@@ -207,6 +208,10 @@ class Agent:
     async def _system_prompt(self, text: str) -> str:
         system = system_prompt(self.services.cwd)
         context = self.services.context
+        # AGENTS.md and the like, as they read now: text for the model, never run.
+        instructions = section(context.instructions.load(self.services.cwd, self.notice))
+        if instructions:
+            system = f"{system}\n\n{instructions}"
         for provider in context.providers():
             try:
                 value = await context.call(provider)

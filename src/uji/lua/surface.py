@@ -264,6 +264,24 @@ SHAPES: list[Shape] = [
                 "{enabled?: boolean, reserve?: integer, keep_recent?: integer}",
                 "when to compact",
             ),
+            (
+                "instructions?",
+                "string[]|boolean",
+                "instruction file names, the first found per directory wins "
+                '(default {"AGENTS.md", "CLAUDE.md"}); false turns them off',
+            ),
+        ),
+    ),
+    Shape(
+        "uji.ContextPart",
+        "One part of the prompt, from `uji.context.list`.",
+        fields(
+            ("name", "string", 'a provider\'s name, an instruction file\'s path, "base prompt" or "tools"'),
+            ("kind", '"base"|"tools"|"instructions"|"context"'),
+            ("tokens", "integer", "its size, estimated as characters / 4"),
+            ("path?", "string", "an instruction file's absolute path"),
+            ("at?", '"system"|"turn"', "where a provider's text went at the last turn"),
+            ("count?", "integer", "how many tools"),
         ),
     ),
     Shape(
@@ -767,11 +785,17 @@ NAMESPACES: list[Namespace] = [
                 "Removes a provider; true if it existed.",
                 ret=("boolean",),
             ),
-            fn("uji.context.list", "", "The providers' names, in the order they run.", ret=("string[]",)),
+            fn(
+                "uji.context.list",
+                "",
+                "Every part of the prompt with its size: the base prompt, the tools, each instruction "
+                "file, then each provider in the order added (what it gave at the last turn).",
+                ret=("uji.ContextPart[]",),
+            ),
             fn(
                 "uji.context.configure",
                 "opts: uji.ContextConfig",
-                "Sets prompt caching and compaction; raises on unknown keys.",
+                "Sets prompt caching, compaction and the instruction files; raises on unknown keys.",
             ),
         ],
     ),

@@ -184,6 +184,29 @@ async def mcp(tui: UjiApp, args: str) -> None:
     tui.show_notice("\n".join(["MCP servers:", *(f"  {line}" for line in app.mcp.lines())]))
 
 
+async def context(tui: UjiApp, args: str) -> None:
+    """Every part of the prompt with its size in tokens (uji.context.list), and a total."""
+    app = tui.conversation.app
+    assert app is not None
+    problems: list[str] = []
+    tools = [t.schema() for t in app.gate.registry.offered()]
+    parts = app.context.parts(app.gate.cwd, tools, problems.append)
+    rows: list[tuple[str, int, str]] = []
+    for part in parts:
+        if part.kind == "tools":
+            rows.append((f"tools ({part.count})", part.tokens, ""))
+        elif part.kind == "context":
+            where = "hidden turn message" if part.at == "turn" else "" if part.at else "not run yet"
+            rows.append((part.name, part.tokens, f"context provider{', ' + where if where else ''}"))
+        else:
+            rows.append((part.name, part.tokens, "instructions" if part.kind == "instructions" else ""))
+    rows.append(("total", sum(p.tokens for p in parts), ""))
+    width = max(len(name) for name, _, _ in rows)
+    lines = ["Context (tokens, estimated as characters / 4):"]
+    lines += [f"  {name:<{width}}  {tokens:>8,}  {kind}".rstrip() for name, tokens, kind in rows]
+    tui.show_notice("\n".join([*lines, *problems]))
+
+
 async def mode(tui: UjiApp, args: str) -> None:
     """`/mode`: the gate's modes and the policy layer of each; choosing one switches to
     it. `/mode NAME` switches at once."""
@@ -231,6 +254,7 @@ BUILTINS: dict[str, Builtin] = {
     "reload": Builtin("reload the config on the same session", reload),
     "rules": Builtin("see or forget the approvals uji remembers", rules),
     "mcp": Builtin("each MCP server's state and tools", mcp),
+    "context": Builtin("what the prompt is made of, with sizes in tokens", context),
     "mode": Builtin("see the modes' policy layers, or switch: /mode [name]", mode),
     "help": Builtin("list the commands and keys", help_),
     "quit": Builtin("exit uji", quit_),

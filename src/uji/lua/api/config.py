@@ -131,13 +131,7 @@ def _files(folder: str, project: bool) -> list[dict[str, Any]]:
 
 def _project_dir(cwd: str) -> str | None:
     """.uji of the working directory or its nearest ancestor that has one."""
-    here = cwd
-    for _ in range(256):
-        candidate = os.path.join(here, ".uji")
-        if os.path.isdir(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-    return None
+    from uji.paths import nearest
+
+    found = nearest(cwd, lambda d: os.path.isdir(os.path.join(d, ".uji")))
+    return os.path.join(found, ".uji") if found else None

@@ -1,5 +1,6 @@
-"""uji.context: add/remove/list providers of system-prompt text or hidden turn context,
-and configure{cache, compaction}."""
+"""uji.context: add/remove providers of system-prompt text or hidden turn context,
+list every part of the prompt with its size, and configure{cache, compaction,
+instructions}."""
 
 from __future__ import annotations
 
@@ -10,12 +11,33 @@ from uji.lua.runtime import ApiError
 if TYPE_CHECKING:
     from uji.agent.contexts import PromptContext
     from uji.lua.host import LuaHost
+    from uji.tools.gate import Gate
 
 CACHE_MODES = ("off", "short", "long")
 COMPACTION_KEYS = ("enabled", "reserve", "keep_recent")
 
 
-def install(host: LuaHost, context: PromptContext) -> dict[str, Any]:
+def instruction_names(value: Any) -> tuple[str, ...] | None:
+    """`instructions = {"AGENTS.md", ...}` (file names, first found per directory wins),
+    `false` (off) or `true` (the default names)."""
+    from uji.agent.instructions import DEFAULT_NAMES
+
+    if value is False:
+        return None
+    if value is True:
+        return DEFAULT_NAMES
+    if value == {}:
+        return None  # an empty table: no names, nothing to look for
+    where = "uji.context.configure: instructions"
+    if not isinstance(value, list):
+        raise ApiError(f"{where} must be a list of file names, or false, got {type(value).__name__}")
+    for name in value:
+        if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name:
+            raise ApiError(f"{where} must be plain file names such as AGENTS.md, got {name!r}")
+    return tuple(value) or None
+
+
+def install(host: LuaHost, context: PromptContext, gate: Gate) -> dict[str, Any]:
     def context_add(name: str, fn: Any, priority: float) -> None:
         context.add(name, fn, priority)
 
@@ -23,11 +45,16 @@ def install(host: LuaHost, context: PromptContext) -> dict[str, Any]:
         return context.remove(name)
 
     def context_list() -> Any:
-        return host.lua.convert.to_lua([p.name for p in sorted(context.providers(), key=lambda p: p.seq)])
+        tools = [t.schema() for t in gate.registry.offered()]
+        rows = [
+            {k: v for k, v in vars(part).items() if v is not None}
+            for part in context.parts(gate.cwd, tools)  # problems are told at the next turn
+        ]
+        return host.lua.convert.to_lua(rows)
 
     def context_configure(opts: Any) -> None:
         data = host.lua.convert.to_python(opts)
-        unknown = set(data) - {"cache", "compaction"}
+        unknown = set(data) - {"cache", "compaction", "instructions"}
         if unknown:
             raise ApiError(f"uji.context.configure: unknown key(s) {', '.join(sorted(unknown))}")
         if "cache" in data:
@@ -52,6 +79,8 @@ def install(host: LuaHost, context: PromptContext) -> dict[str, Any]:
                         f"uji.context.configure: compaction.{key} must be a whole number of tokens"
                     )
             context.compaction.update(compaction)
+        if "instructions" in data:
+            context.instructions.names = instruction_names(data["instructions"])
 
     return {
         "context_add": context_add,

@@ -75,6 +75,16 @@
 ---@class uji.ContextConfig
 ---@field cache? "off"|"short"|"long" prompt caching for models that support it
 ---@field compaction? {enabled?: boolean, reserve?: integer, keep_recent?: integer} when to compact
+---@field instructions? string[]|boolean instruction file names, the first found per directory wins (default {"AGENTS.md", "CLAUDE.md"}); false turns them off
+
+---One part of the prompt, from `uji.context.list`.
+---@class uji.ContextPart
+---@field name string a provider's name, an instruction file's path, "base prompt" or "tools"
+---@field kind "base"|"tools"|"instructions"|"context"
+---@field tokens integer its size, estimated as characters / 4
+---@field path? string an instruction file's absolute path
+---@field at? "system"|"turn" where a provider's text went at the last turn
+---@field count? integer how many tools
 
 ---Options of `uji.json.decode`.
 ---@class uji.DecodeOptions
@@ -650,11 +660,11 @@ function uji.context.add(name, provide, opts) end
 ---@return boolean
 function uji.context.remove(name) end
 
----The providers' names, in the order they run.
----@return string[]
+---Every part of the prompt with its size: the base prompt, the tools, each instruction file, then each provider in the order added (what it gave at the last turn).
+---@return uji.ContextPart[]
 function uji.context.list() end
 
----Sets prompt caching and compaction; raises on unknown keys.
+---Sets prompt caching, compaction and the instruction files; raises on unknown keys.
 ---@param opts uji.ContextConfig
 function uji.context.configure(opts) end
 
