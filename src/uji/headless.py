@@ -12,7 +12,16 @@ from typing import Any
 from uji.agent.approval import Answer, Question
 from uji.agent.loop import Agent, TurnOptions, TurnResult
 from uji.app import App
-from uji.events.stream import AgentEvent, Done, Event, Notice, SessionCreated, SessionOpened, SessionResumed
+from uji.events.stream import (
+    AgentEvent,
+    Done,
+    Event,
+    MessageSaved,
+    Notice,
+    SessionCreated,
+    SessionOpened,
+    SessionResumed,
+)
 from uji.paths import Paths
 from uji.stdio import UsageError, prompt_from, say, silence, write_all
 from uji.ui.headless import HeadlessUi
@@ -60,7 +69,12 @@ class Printer:
         say(self.err, f"uji: {text}")
 
     def emit(self, event: AgentEvent) -> None:
-        pass
+        if isinstance(event, MessageSaved) and event.message.get("type") == "file":
+            from uji.agent.mentions import line
+
+            label, text = line(dict(event.message))
+            if label != "attached":  # a refused @file mention says so (--json: its `message` line)
+                self.notice(f"{label}: {text}")
 
     def session(self, session_id: str) -> None:
         pass

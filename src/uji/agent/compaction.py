@@ -44,7 +44,7 @@ def cut_index(history: list[dict[str, Any]], start: int, keep_recent: int) -> in
         total += estimate(history[i])
         if total >= keep_recent:
             break
-    while i > start and history[i]["type"] == "tool":
+    while i > start and history[i]["type"] in ("tool", "file"):
         i -= 1
     if i <= start:
         return None
@@ -64,6 +64,8 @@ def _label(message: dict[str, Any]) -> str | None:
         return f"[{message.get('name', 'tool')}]\n{message.get('content', '')}"
     if kind == "compaction":
         return f"[earlier summary]\n{message.get('summary', '')}"
+    if kind == "file" and isinstance(message.get("content"), str):
+        return f"[the user attached {message.get('path', '')}]\n{message['content']}"
     return None
 
 

@@ -152,7 +152,7 @@ class Agent:
     def _queue_changed(self) -> None:
         self._emit(QueueChanged(len(self.queue)))
 
-    def _steer(self) -> bool:
+    async def _steer(self) -> bool:
         """Send one queued message as a user message; True if there was one."""
         if not self.queue:
             return False
@@ -163,7 +163,15 @@ class Agent:
             message["images"] = item["images"]
         self._emit(MessageSubmitted(item["text"]))
         self.save(message)
+        await self._attach(item["text"])
         return True
+
+    async def _attach(self, text: str) -> None:
+        """The files the message mentions (`@path`), each saved as a `file` row after it."""
+        if "@" in text:
+            from uji.agent import mentions
+
+            await mentions.attach(text, self.services.cwd, self.calls, self.save)
 
     # The turn -----------------------------------------------------------------
 
@@ -180,6 +188,7 @@ class Agent:
                 await self.compact(notice=None)
             self._emit(MessageSubmitted(text))
             self.save(user)
+            await self._attach(text)
             self._maybe_title(text)
             if self.services.tools_ready is not None:
                 await self.services.tools_ready()  # MCP servers still connecting: seconds at most
@@ -358,7 +367,7 @@ class Agent:
     async def _loop(self, system: str) -> TurnResult:
         continued = 0
         for _ in range(MAX_ITERATIONS):
-            self._steer()
+            await self._steer()
             if self._over_budget(system):
                 await self.compact(notice=compaction.MID_TURN_NOTICE)
             answer = await self._generate(system)

@@ -4,7 +4,8 @@ Stored types (one JSON row each): user {text, images?}, assistant {text, tool_ca
 reasoning?, replay?}, tool {tool_call_id, name, content, images?, diff?, summary?, subject?}
 (`subject`: what the call was decided on and shown as, for `uji resume`),
 error {text}, compaction {summary, through, files}, context {text}, shell {command,
-output, code}, system {text}, job {...}.
+output, code}, system {text}, job {...}, file {path, content?, summary?, images?, denied?,
+error?} (an `@path` mention, agent/mentions.py: its content goes with the user message).
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def for_model(history: list[Row]) -> list[Message]:
             out.append(user)
         elif kind == "context":
             out.append({"type": "user", "text": m.get("text", "")})
+        elif kind == "file":
+            _attach_file(out, m)
         elif kind == "assistant":
             assistant: AssistantItem = {"type": "assistant", "text": m.get("text", "")}
             if m.get("tool_calls"):
@@ -88,6 +91,23 @@ def for_model(history: list[Row]) -> list[Message]:
                 tool["images"] = m["images"]
             out.append(tool)
     return _answers_after_calls(out)
+
+
+def _attach_file(out: list[Message], row: Row) -> None:
+    """An attached `@path` file joins the user message it follows (alone, if compaction
+    folded that message away); a refused one sends nothing."""
+    from uji.agent.mentions import block
+
+    text = block(row)
+    if text is None:
+        return
+    last = out[-1] if out else None
+    if last is None or last["type"] != "user":
+        last = {"type": "user", "text": ""}
+        out.append(last)
+    last["text"] = f"{last['text']}\n\n{text}" if last["text"] else text
+    if row.get("images"):
+        last["images"] = [*last.get("images", []), *row["images"]]
 
 
 def _answers_after_calls(items: list[Message]) -> list[Message]:

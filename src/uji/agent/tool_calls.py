@@ -144,14 +144,51 @@ class ToolCaller:
             return self._tool_message(call, ToolResult(f"denied: {decision.reason or 'denied'}"), subject)
         self.running = call.id
         self._emit(ToolStarted(call.id, tool.name, subject))
-        result = await self._execute(tool, args, call)
+        result = await self._after_tool(tool, await self._execute(tool, args, call))
+        return self._tool_message(call, result, subject)
+
+    async def _after_tool(self, tool: Tool, result: ToolResult) -> ToolResult:
         if self.hooks.has("after_tool"):
             # The hook sees the result with the secrets cut out, like everything else.
             text = self._redact(result.text)
             result.text, _ = await self.hooks.hook(AfterTool(tool.name, text))
-        return self._tool_message(call, result, subject)
+        return result
 
-    async def _decide(self, tool: Tool, subject: str, args: dict[str, Any]) -> Decision:
+    async def attach(self, path: str) -> dict[str, Any]:
+        """An `@path` mention (agent/mentions.py): decided and read exactly as the model's
+        read_file call of `path` would be, by the built-in read_file; returns the `file`
+        row to save. The approval question, if any, asks to attach the file."""
+        from uji.tools.builtin.read_file import ReadFile
+
+        self._redact = self.gate.redactor()
+        row: dict[str, Any] = {"type": "file", "path": path}
+        tool = self.gate.registry.get("read_file")
+        if not isinstance(tool, ReadFile):  # replaced or removed: the rules for read_file still apply
+            tool = ReadFile(self.gate.sandbox)
+        args = {"path": path}
+        try:
+            decision = await self._decide(tool, path, args, f"Attach {path} to your message?")
+            if not decision.allow:
+                return dict(row, denied=decision.reason or "denied")
+            call = ToolCall("mention", tool.name, json.dumps(args))
+            result = await self._after_tool(tool, await self._execute(tool, args, call))
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            return dict(row, error=describe(e))
+        text = self._redact(result.text)
+        if text.startswith("error: "):
+            return dict(row, error=text.removeprefix("error: "))
+        row["content"] = text
+        if result.summary:
+            row["summary"] = self._redact(result.summary)
+        if result.images:
+            row["images"] = result.images
+        return row
+
+    async def _decide(
+        self, tool: Tool, subject: str, args: dict[str, Any], title: str | None = None
+    ) -> Decision:
         gate = self.gate
         if tool.name in gate.registry.disabled:
             return Decision(False, "disabled", f"{tool.name} is disabled")
@@ -159,7 +196,6 @@ class ToolCaller:
             refusal = gate.sandbox().check(subject)
             if refusal:
                 return Decision(False, "confine", refusal)
-        title = None
         if self.hooks.has("before_tool"):
             from uji.events import HookFailed
 
@@ -176,7 +212,7 @@ class ToolCaller:
                     return Decision(True, "hook", extra=extra)
                 if kind == "deny":
                     return Decision(False, "hook", text, extra=extra)
-                title = text
+                title = text or title
                 return await self._ask(tool, subject, args, title, by_hook=True, extra=extra)
         verdict = policy_verdict(gate, tool, subject, args)
         if verdict.decision == "allow":

@@ -23,7 +23,9 @@ State = Literal["working", "idle"]
 Verdict = Literal["allow", "deny"]
 DecidedBy = Literal["policy", "hook", "disabled", "confine", "user", "auto"]
 PolicyVerdict = Literal["allow", "ask", "deny"]
-MessageType = Literal["user", "assistant", "tool", "system", "shell", "error", "compaction", "context"]
+MessageType = Literal[
+    "user", "assistant", "tool", "system", "shell", "error", "compaction", "context", "file"
+]
 
 
 # What the agent emits during a turn ---------------------------------------------------

@@ -46,6 +46,7 @@ from uji.tui.conversation import Conversation
 from uji.tui.focus import KeyRouter
 from uji.tui.footer import WORKING, Activity, NewBelow, QueueView, Status, StatusBar
 from uji.tui.keys import from_textual
+from uji.tui.mentions import MentionPopup, pick
 from uji.tui.modals import Modal, OutputPanel, PromptPanel, SelectPanel
 from uji.tui.transcript import Entry, History, Transcript
 from uji.ui.keys import Binding, Keymap
@@ -89,6 +90,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.activity = Activity(id="activity")
         self.modals = Vertical(id="modals")
         self.suggestions = Suggestions(id="suggestions")
+        self.mentions = MentionPopup(self._project_dir, id="mentions")  # `@` file completion
         self.composer = Composer(id="composer")
         self.status = StatusBar(id="status")
 
@@ -110,6 +112,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         yield self.activity
         yield self.modals
         yield self.suggestions
+        yield self.mentions
         yield self.composer
         yield self.status
 
@@ -233,6 +236,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     async def ask(self, modal: Modal) -> Any:
         """Show a question above the composer and wait for its answer."""
         self.suggestions.close()
+        self.mentions.close()
         await self.modals.mount(modal)
         modal.focus_field()
         try:
@@ -289,7 +293,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         top = self.top_modal()
         if top is not None:
             return top.mode
-        if self.suggestions.open:
+        if self.suggestions.open or self.mentions.open:
             return "suggest"
         return "normal"
 
@@ -419,6 +423,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.composer.text = ""
         self.composer.placeholder = PLACEHOLDER
         self.suggestions.close()
+        self.mentions.close()
         self.submit_line(text)
 
     def do_clear_input(self) -> None:
@@ -507,6 +512,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         top = self.top_modal()
         if top is not None:
             top.modal_up()
+        elif self.mentions.open:
+            self.mentions.move(-1)
         elif self.suggestions.open:
             self.suggestions.move(-1)
 
@@ -514,6 +521,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         top = self.top_modal()
         if top is not None:
             top.modal_down()
+        elif self.mentions.open:
+            self.mentions.move(1)
         elif self.suggestions.open:
             self.suggestions.move(1)
 
@@ -521,6 +530,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         top = self.top_modal()
         if top is not None:
             top.modal_accept()
+        elif self.mentions.open:
+            if not pick(self.composer, self.mentions):
+                self.do_submit()  # the word already names the file: Enter sends
         elif self.suggestions.open:
             # Keys typed fast reach here before the popup has caught up with them: match
             # what the composer holds now, so Enter runs what was typed.
@@ -534,6 +546,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         top = self.top_modal()
         if top is not None:
             top.modal_cancel()
+        elif self.mentions.open:
+            self.mentions.dismissed_for = self.composer.text
+            self.mentions.close()
         elif self.suggestions.open:
             if self.composer.text == "/":  # a bare `/` given up: what follows is a message
                 self.composer.text = ""
@@ -542,6 +557,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.suggestions.close()
 
     def do_suggest_complete(self) -> None:
+        if self.mentions.open:
+            pick(self.composer, self.mentions)
+            return
         chosen = self.suggestions.current()
         if chosen is not None:
             self.composer.set_text(f"/{chosen.name} ")
@@ -576,6 +594,21 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.composer:
             self._update_suggestions()
+            self._update_mentions()
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        if event.text_area is self.composer and (self.mentions.open or "@" in self.composer.text):
+            self._update_mentions()
+
+    def _project_dir(self) -> str | None:
+        app = self.conversation.app
+        return app.cwd if app is not None else None
+
+    def _update_mentions(self) -> None:
+        """The `@` popup follows the word the cursor is in (tui/mentions.py)."""
+        c = self.composer
+        row, col = c.cursor_location
+        self.mentions.follow(c.text, c.document.get_line(row), col, self._update_mentions)
 
     def _update_suggestions(self) -> None:
         text = self.composer.text

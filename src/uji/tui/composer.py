@@ -293,17 +293,22 @@ class Suggestions(Static):
         return self.items[self.index] if self.items else None
 
     def _draw(self) -> None:
-        first = max(0, min(self.index - SUGGEST_ROWS + 1, len(self.items) - SUGGEST_ROWS))
-        out = Text()
-        for i, item in enumerate(self.items[first : first + SUGGEST_ROWS], first):
-            chosen = i == self.index
-            out.append("› " if chosen else "  ", style=render.ACCENT)
-            out.append(f"/{item.name}", style=f"bold {render.ACCENT}" if chosen else render.TEXT)
-            if item.desc:
-                out.append(f"  {item.desc}", style=render.MUTED)
-            out.append("\n")
-        out.rstrip()
-        self.update(out)
+        self.update(popup_rows([(f"/{i.name}", i.desc) for i in self.items], self.index, SUGGEST_ROWS))
+
+
+def popup_rows(items: list[tuple[str, str]], index: int, rows: int) -> Text:
+    """A popup's (label, description) rows around the chosen one, `rows` at most."""
+    first = max(0, min(index - rows + 1, len(items) - rows))
+    out = Text()
+    for i, (label, desc) in enumerate(items[first : first + rows], first):
+        chosen = i == index
+        out.append("› " if chosen else "  ", style=render.ACCENT)
+        out.append(label, style=f"bold {render.ACCENT}" if chosen else render.TEXT)
+        if desc:
+            out.append(f"  {desc}", style=render.MUTED)
+        out.append("\n")
+    out.rstrip()
+    return out
 
 
 def matching(typed: str, commands: list[Suggestion]) -> list[Suggestion]:

@@ -364,6 +364,11 @@ class Transcript(KeyRouter, VerticalScroll):
             self.add("info", label="compacted", text="earlier messages were summarised")
         elif kind == "context":
             self.add("info", label="context", text=message.get("text", ""))
+        elif kind == "file":
+            from uji.agent.mentions import line
+
+            label, text = line(message)
+            self.add("info", label=label, text=text)
         elif kind == "system":
             self.add("info", label="system", text=message.get("text", ""))
 

@@ -373,7 +373,7 @@
 ---A message was saved to the session.
 ---@class uji.event.message_appended
 ---@field event "message_appended"
----@field type "user"|"assistant"|"tool"|"system"|"shell"|"error"|"compaction"|"context"
+---@field type "user"|"assistant"|"tool"|"system"|"shell"|"error"|"compaction"|"context"|"file"
 ---@field text string the text, or a tool message's content
 
 ---A message typed during a turn was queued, or a queued one was sent.
