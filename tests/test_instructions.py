@@ -40,6 +40,7 @@ def test_files_from_the_root_down_to_the_working_directory_in_order(home: Home) 
     (home.config / "AGENTS.md").write_text("Personal: answer in English.")
     (root / "AGENTS.md").write_text("Root: run pytest before you finish.\n")
     (root / "CLAUDE.md").write_text("ROOT CLAUDE: not read, AGENTS.md is there")
+    (root / "sub" / "AGENTS.md").mkdir()  # a directory of that name is no instruction file
     (root / "sub" / "CLAUDE.md").write_text("Sub: the CLAUDE.md fallback.")
     (deeper / "AGENTS.md").write_text("Deeper: closest to the work.")
     (deeper / "CLAUDE.md").write_text("DEEPER CLAUDE: not read")
@@ -141,7 +142,7 @@ def test_configure_turns_them_off_or_changes_the_names(home: Home) -> None:
     (home.config / "RULES.md").write_text("my rules")
     home.work = root / "sub"
     home.init('uji.context.configure({ instructions = { "RULES.md", "AGENTS.md" } })')
-    home.fake.script(text("ok"), text("ok"))
+    home.fake.script(text("ok"), text("ok"), text("ok"))
     home.run("hi", check=True)
     assert blocks(system_of(home.fake)) == [
         ("~/.config/uji/RULES.md", "my rules"),
@@ -151,6 +152,11 @@ def test_configure_turns_them_off_or_changes_the_names(home: Home) -> None:
     home.init("uji.context.configure({ instructions = false, cache = 'long' })")
     home.run("hi", check=True)
     assert HEADER not in system_of(home.fake, 1) and "agents" not in system_of(home.fake, 1)
+    home.init(
+        "uji.context.configure({ instructions = false }); uji.context.configure({ instructions = true })"
+    )
+    home.run("hi", check=True)
+    assert blocks(system_of(home.fake, 2)) == [("AGENTS.md", "root agents"), ("sub/AGENTS.md", "sub agents")]
 
 
 def test_configure_names_the_bad_key(home: Home) -> None:

@@ -68,7 +68,7 @@ class PromptContext:
         value = await self._call(provider.fn)
         if isinstance(value, str):
             provider.tokens, provider.at = tokens(value), "system"
-        elif isinstance(value, dict) and isinstance(value.get("text"), str):
+        elif isinstance(value, dict) and value.get("at") == "turn" and isinstance(value.get("text"), str):
             provider.tokens, provider.at = tokens(value["text"]), "turn"
         else:
             provider.tokens, provider.at = 0, None

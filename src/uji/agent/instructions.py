@@ -87,24 +87,23 @@ class Instructions:
             return []
         found: list[InstructionFile] = []
         seen: dict[str, _Read] = {}
-        candidates: list[tuple[str, str, str | None]] = []  # (path, label, must stay inside)
+        candidates: list[tuple[str, str, str | None]] = []  # (path, label, the root it must stay in)
         if self.personal_dir:
             path = self._first(self.personal_dir)
             if path is not None:
                 candidates.append((path, _home_label(path), None))
         root, chain = directories(cwd)
-        real_root = os.path.realpath(root)
         for directory in chain:
             path = self._first(directory)
             if path is not None:
-                candidates.append((path, os.path.relpath(path, root), real_root))
-        done: set[str] = set()
+                candidates.append((path, os.path.relpath(path, root), root))
+        done: set[tuple[int, int]] = set()
         for path, label, inside in candidates:
-            real = os.path.realpath(path)
-            if real in done:  # the config directory inside the project, or a link to a file already read
-                continue
-            done.add(real)
-            read = self._get(path, label, real, inside)
+            read = self._get(path, label, inside)
+            if read.key[:2] != (0, 0):  # the config directory inside the project, or two links to one file
+                if read.key[:2] in done:
+                    continue
+                done.add(read.key[:2])
             seen[path] = read
             if read.notice is not None and notice is not None:
                 notice(read.notice)
@@ -115,15 +114,22 @@ class Instructions:
         return found
 
     def _first(self, directory: str) -> str | None:
-        """The first of the names present in `directory` (present: anything but a
-        missing entry, so an unreadable AGENTS.md is reported rather than skipped)."""
+        """The first of the names present in `directory`: anything but a missing entry or
+        a directory, so a broken AGENTS.md is reported rather than passed over. One
+        lstat per name in the usual case (no such file)."""
         for name in self.names or ():
             path = os.path.join(directory, name)
-            if os.path.lexists(path) and not os.path.isdir(path):
-                return path
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode) or (stat.S_ISLNK(st.st_mode) and os.path.isdir(path)):
+                continue
+            return path
         return None
 
-    def _get(self, path: str, label: str, real: str, inside: str | None) -> _Read:
+    def _get(self, path: str, label: str, inside: str | None) -> _Read:
+        """What the file says, read again only when its stat changed."""
         cached = self._read.get(path)
         try:
             st = os.stat(path)
@@ -134,13 +140,15 @@ class Instructions:
         key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         if cached is not None and cached.key == key:
             return cached
-        return _Read(key, *self._read_file(path, label, real, inside, st))
+        return _Read(key, *self._read_file(path, label, inside, st))
 
     def _read_file(
-        self, path: str, label: str, real: str, inside: str | None, st: os.stat_result
+        self, path: str, label: str, inside: str | None, st: os.stat_result
     ) -> tuple[InstructionFile | None, str | None]:
-        if inside is not None and not (real == inside or real.startswith(inside.rstrip("/") + "/")):
-            return None, f"instructions: {label} points outside the project ({real}): left out"
+        if inside is not None:
+            real, root = os.path.realpath(path), os.path.realpath(inside)
+            if not real.startswith(root.rstrip("/") + "/"):
+                return None, f"instructions: {label} points outside the project ({real}): left out"
         if not stat.S_ISREG(st.st_mode):  # a FIFO or a device would block or never end
             return None, f"instructions: {label} is not a regular file: left out"
         try:
