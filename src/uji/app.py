@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from uji.agent.services import TurnServices
     from uji.lua.runtime import Runtime
     from uji.store.sessions import Store
+    from uji.trust import ProjectTrust
     from uji.ui.port import Ui
 
 
@@ -87,6 +88,16 @@ class App:
         self.context = PromptContext(self.host.call_function, paths.config)
         self.frontend = Frontend()
         self.mcp = McpServers(self.gate.registry, self.notice)  # uji.mcp.add; the SDK loads on first use
+        self._trust: ProjectTrust | None = None
+
+    @property
+    def trust(self) -> ProjectTrust:
+        """What the user approved in this project (its .mcp.json, its skills): uji.project."""
+        if self._trust is None:
+            from uji.trust import ProjectTrust
+
+            self._trust = ProjectTrust(self.paths.data, self.cwd, self.ui, self.notice)
+        return self._trust
 
     def _redact(self, text: str) -> str:
         from uji.tools.secrets import known_secrets
@@ -110,6 +121,7 @@ class App:
             http,
             job,
             mode,
+            project,
             provider,
             session,
             tool,
@@ -131,6 +143,7 @@ class App:
         api.update(context.install(host, self.context, self.gate))
         api.update(session.install(host, self.frontend, lambda: self.store, self.cwd))
         api.update(mcp_api.install(host, self.mcp, self.cwd))
+        api.update(project.install(host, lambda: self.trust))
         # The screen's namespaces talk to the UI port the frontend gave the App.
         from uji.lua.api import input, keymap, ui
 
@@ -184,6 +197,8 @@ class App:
     async def load_config(self) -> None:
         self.models.restore_custom()
         await self.host.load_config()
+        # The project's .mcp.json, once the config had its say (uji.mcp.configure{project}).
+        self.mcp.import_project(self.trust, self.cwd, dict(os.environ))
         if self.models.provider_id is None:
             # The config chose no model: the one saved last time (its provider may be
             # one the config just added).
@@ -192,6 +207,8 @@ class App:
 
     async def close(self) -> None:
         self.models.close()
+        if self._trust is not None:
+            self._trust.close()
         await self.mcp.close()
         await self.events.drain()
         from uji.tools.builtin.run_command import remove_spills

@@ -108,6 +108,11 @@ def _parser() -> Any:
         default="allow",
         help="what a call that would ask becomes with nobody to answer (default: allow)",
     )
+    run.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="approve (and remember) what this project brings: its .mcp.json servers, its skills",
+    )
     resume = command("resume", "reopen a session")
     resume.add_argument("--id")
     listing = command("list", "list the sessions of this directory")

@@ -226,6 +226,7 @@ async def run(paths: Paths, opts: Any) -> int:
         return _usage_error(str(e))
     for attempt in range(2):  # uji.reload() from the config: once more, with a fresh Lua
         app = App(paths, notice=printer.notice, ui=HeadlessUi(printer.notice))
+        app.trust.approve_all = bool(getattr(opts, "trust_project", False))  # --trust-project
         printer.on_closed = _stop_on_closed_output(app)
         sigint = Sigint(app)
         try:

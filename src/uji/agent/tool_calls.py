@@ -193,7 +193,7 @@ class ToolCaller:
         if tool.name in gate.registry.disabled:
             return Decision(False, "disabled", f"{tool.name} is disabled")
         if tool.confined and gate.confined:
-            refusal = gate.sandbox().check(subject)
+            refusal = gate.sandbox().check(subject, write=tool.writes)
             if refusal:
                 return Decision(False, "confine", refusal)
         if self.hooks.has("before_tool"):

@@ -357,6 +357,15 @@ SHAPES: list[Shape] = [
         ),
     ),
     Shape(
+        "uji.TrustSpec",
+        "What `uji.project.trust` takes; the decision is kept per project, kind and file content.",
+        fields(
+            ("files", "string[]", "the files it is about, relative to the root (a change asks again)"),
+            ("title?", "string", "the question"),
+            ("body?", "string", "what the user is approving, in full"),
+        ),
+    ),
+    Shape(
         "uji.McpServerRow",
         "One row of `uji.mcp.list`.",
         fields(
@@ -728,6 +737,12 @@ NAMESPACES: list[Namespace] = [
                 "uji.tool.roots",
                 "paths?: string|string[]",
                 "Sets the directories the file tools may reach besides the working one; returns them.",
+                ret=("string[]",),
+            ),
+            fn(
+                "uji.tool.read_roots",
+                "paths?: string|string[]",
+                "Sets the directories the file tools and uji.fs may read (never write); returns them.",
                 ret=("string[]",),
             ),
             fn(
@@ -1177,6 +1192,31 @@ NAMESPACES: list[Namespace] = [
                 ret=("boolean",),
             ),
             fn("uji.mcp.list", "", "Each server's state.", ret=("uji.McpServerRow[]",)),
+            fn(
+                "uji.mcp.configure",
+                "opts: {project?: boolean, wait?: number}",
+                "`project = false`: never read the project's `.mcp.json` (else used once approved); "
+                "`wait`: seconds a turn waits for its servers (5).",
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.project",
+        "The project (the repository's top, else the working directory) and what the user trusts in it.",
+        [
+            fn("uji.project.root", "", "The project's root directory.", ret=("string",)),
+            fn(
+                "uji.project.trusted",
+                "kind: string, files: string[]",
+                "The remembered decision for these files as they are now; nil if never asked or changed.",
+                ret=("boolean?",),
+            ),
+            fn(
+                "uji.project.trust",
+                "kind: string, spec: uji.TrustSpec",
+                "The remembered decision, else asks once (false with a notice when nobody can answer).",
+                waits="boolean",
+            ),
         ],
     ),
     Namespace(

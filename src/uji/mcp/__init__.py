@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from uji.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from uji.tools.registry import Registry
+    from uji.trust import ProjectTrust
 
 # How long a turn (the TUI's or `uji run`'s) waits for servers still connecting.
 TURN_WAIT = 5.0
@@ -167,6 +169,10 @@ class McpServers:
         self.notice = notice
         self.servers: dict[str, Server] = {}
         self._pending: list[Server] = []  # added before an event loop ran
+        self.project = True  # uji.mcp.configure{project = false}: never read .mcp.json
+        self.project_wait = TURN_WAIT  # uji.mcp.configure{wait}: a turn's wait for those servers
+        self.project_state = ""  # what became of the project's .mcp.json, for /mcp
+        self._project_task: asyncio.Task[None] | None = None  # the approval question
 
     def add(self, name: str, config: ServerConfig) -> None:
         old = self.servers.pop(name, None)
@@ -216,13 +222,57 @@ class McpServers:
                 continue  # a user's own tool of that name wins
             self.registry.add(McpTool(server, info, name))
 
+    def import_project(self, trust: ProjectTrust, cwd: str, environ: dict[str, str]) -> None:
+        """The project's `.mcp.json`: its servers are added if the user approved this
+        content for this project; otherwise asked (in the background) or, with nobody
+        to ask, left out with a notice. Nothing in the file runs before that."""
+        if not self.project:
+            return
+        from uji.mcp import project
+
+        path = project.find(cwd, trust.root)
+        if path is None:
+            return
+        servers, problems = project.parse(path)
+        for problem in problems:
+            self.notice(problem)
+        if not servers:
+            return
+        title, body = project.question(path, servers)
+        decision = trust.decide(project.KIND, trust.hash([path]), title, body)
+
+        def settle(allowed: bool) -> None:
+            names = ", ".join(s.name for s in servers)
+            if not allowed:
+                self.project_state = f"project {path}: not approved ({names})"
+                return
+            self.project_state = f"project {path}: approved ({names})"
+            for server in servers:
+                if server.name in self.servers:
+                    self.notice(f"{path}: server {server.name} is also in your config; yours is used")
+                    continue
+                config = server.config(os.path.dirname(path), environ)
+                config.wait = self.project_wait
+                self.add(server.name, config)
+
+        if isinstance(decision, bool):
+            settle(decision)
+            return
+        self.project_state = f"project {path}: waiting for your answer"
+
+        async def wait(answer: Awaitable[bool]) -> None:
+            settle(await answer)
+
+        self._project_task = asyncio.get_running_loop().create_task(wait(decision), name="mcp:project")
+
     def rows(self) -> list[dict[str, Any]]:
         return [s.row() for s in self.servers.values()]
 
     def lines(self) -> list[str]:
+        extra = [self.project_state] if self.project_state else []
         if not self.servers:
-            return ["no MCP servers configured (uji.mcp.add)"]
-        return [f"{s.name}: {s.describe()}" for s in self.servers.values()]
+            return ["no MCP servers configured (uji.mcp.add)", *extra]
+        return [f"{s.name}: {s.describe()}" for s in self.servers.values()] + extra
 
     async def wait_ready(self) -> None:
         """Wait for servers still connecting, each up to its `wait` seconds (5 unless the
@@ -245,6 +295,8 @@ class McpServers:
             self.notice(f"going on without MCP server(s) still connecting: {', '.join(late)} (see /mcp)")
 
     async def close(self) -> None:
+        if self._project_task is not None:
+            self._project_task.cancel()
         servers = list(self.servers.values())
         self.servers.clear()
         await asyncio.gather(*(s.close() for s in servers), return_exceptions=True)

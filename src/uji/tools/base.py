@@ -94,6 +94,7 @@ class Tool(ABC):
     - `path_subject`: the subject is a file path (rules also match its absolute normal
       form, a symlink is followed, the path is checked before the call).
     - `confined`: `uji.tool.confine` applies to the path (the built-in file tools).
+    - `writes`: it changes the file at its path (the read-only roots are not for it).
     - `command_subject`: the subject is a shell command line whose parts are judged.
     - `checks_arguments`: the tool checks its own arguments and explains what is wrong;
       otherwise uji checks them against `parameters` first.
@@ -109,6 +110,7 @@ class Tool(ABC):
     question: str | None
     path_subject: bool = False
     confined: bool = False
+    writes: bool = False
     command_subject: bool = False
     checks_arguments: bool = False
     declares_subject: bool = False

@@ -176,10 +176,14 @@ class _Cursor:
 class Sandbox:
     """Where the file tools may reach, and the only way they open files."""
 
-    def __init__(self, cwd: str, roots: list[str], enabled: bool = True) -> None:
+    def __init__(
+        self, cwd: str, roots: list[str], enabled: bool = True, read_roots: list[str] | None = None
+    ) -> None:
         self.cwd = os.path.abspath(cwd)
         self.roots = list(roots)
         self.enabled = enabled
+        # Directories that may be read but never written (uji.tool.read_roots: skill folders).
+        self.read_roots = list(read_roots or [])
         # Called with the real path of the file each open reached; a text refuses it. The
         # policy is checked again here, at the open, so a symlink swapped in after the
         # decision cannot lead a call to a file its rules deny.
@@ -192,13 +196,22 @@ class Sandbox:
         """The roots as absolute lexical paths (`~/` expanded, relative ones under the cwd)."""
         return [os.path.normpath(os.path.join(self.cwd, expand_user(r))) for r in self.roots]
 
+    def reachable_roots(self, write: bool) -> list[str]:
+        """The roots a read (the read-only roots too) or a write may reach."""
+        extra = (
+            []
+            if write
+            else [os.path.normpath(os.path.join(self.cwd, expand_user(r))) for r in self.read_roots]
+        )
+        return [*self.expanded_roots, *extra]
+
     def abspath(self, path: str) -> str:
         """Lexical absolute normalised path (`~` expanded, `..` folded) for policy and display."""
         return os.path.normpath(os.path.join(self.cwd, expand_user(path)))
 
-    def refusal(self, path: str) -> str:
+    def refusal(self, path: str, write: bool = False) -> str:
         """The message for a path outside the working directory and the roots."""
-        roots = self.expanded_roots
+        roots = self.reachable_roots(write)
         if not roots:
             return (
                 f"{path} is outside the working directory ({self.cwd}); tools can only reach files under it"
@@ -208,34 +221,38 @@ class Sandbox:
             f"({', '.join(roots)}); tools can only reach files under them"
         )
 
-    def check(self, path: str) -> str | None:
-        """The refusal text if confinement forbids `path`, else None.
+    def check(self, path: str, write: bool = False) -> str | None:
+        """The refusal text if confinement forbids `path` (to a tool that writes, if
+        `write`), else None.
 
         OS errors (missing files, permissions) are not refusals: the tool reports them."""
         if not self.enabled:
             return None
         try:
-            with self._locate(path):
+            with self._locate(path, write=write):
                 return None
         except OutsideRoots as e:
             return str(e)
         except OSError:
             return None
 
-    def _bases(self) -> list[_Base]:
+    def _bases(self, write: bool) -> list[_Base]:
         if not self.enabled:
             return [_Base((), ())]
-        dirs = [self.cwd, *self.expanded_roots]
+        dirs = [self.cwd, *self.reachable_roots(write)]
         return [_Base(tuple(_parts(os.path.realpath(d))), tuple(_parts(d))) for d in dirs]
 
     @contextlib.contextmanager
-    def _locate(self, path: str, make_parents: bool = False) -> Iterator[tuple[int, str]]:
-        """Walk to `path` and yield (parent dir fd, final name), the name not a symlink.
+    def _locate(
+        self, path: str, make_parents: bool = False, write: bool = False
+    ) -> Iterator[tuple[int, str]]:
+        """Walk to `path` and yield (parent dir fd, final name), the name not a symlink;
+        a read (not `write`) may also reach the read-only roots.
 
         The final name is "." when the path names a directory through `..` or a base."""
         full = os.path.join(self.cwd, expand_user(path))
-        bases = self._bases()
-        refuse = OutsideRoots(self.refusal(path))
+        bases = self._bases(write)
+        refuse = OutsideRoots(self.refusal(path, write))
         # A lexical pre-check refuses `missing/../../x` before a write creates `missing`.
         if self.enabled:
             folded = _parts(os.path.normpath(full))
@@ -279,7 +296,7 @@ class Sandbox:
 
         A final symlink that stays inside is written through: the link is kept and its
         target replaced."""
-        with self._locate(path, make_parents=make_parents) as (dir_fd, name):
+        with self._locate(path, make_parents=make_parents, write=True) as (dir_fd, name):
             mode = _existing_mode(dir_fd, name)
             _replace(dir_fd, name, data, mode)
             return mode is None

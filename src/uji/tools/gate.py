@@ -43,6 +43,7 @@ class Gate:
         # Provider key variables commands keep (uji.tool.inherit_keys): none, all, or these.
         self.inherit_keys: bool | list[str] = False
         self.roots: list[str] = []
+        self.read_roots: list[str] = []  # uji.tool.read_roots: reads only (skill folders)
         from uji.tools.modes import Modes
 
         self.modes = Modes()  # the policy layer Shift+Tab switches (ask, accept_edits, plan…)
@@ -51,7 +52,7 @@ class Gate:
         """The confinement of a call made now: the cwd, the roots and whether it is on."""
         from uji.tools.confine import Sandbox
 
-        return Sandbox(self.cwd, list(self.roots), self.confined)  # it expands `~/`
+        return Sandbox(self.cwd, list(self.roots), self.confined, list(self.read_roots))  # it expands `~/`
 
     def redactor(self) -> Redactor:
         """The secrets known now: the providers' key variables that are set, and the saved keys."""

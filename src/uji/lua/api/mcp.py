@@ -1,4 +1,4 @@
-"""uji.mcp: add/remove/list MCP servers (uji.mcp does the work; the SDK loads only when
+"""uji.mcp: add/remove/list/configure MCP servers (uji.mcp does the work; the SDK loads only when
 a server is added)."""
 
 from __future__ import annotations
@@ -38,4 +38,15 @@ def install(host: LuaHost, servers: McpServers, cwd: str) -> dict[str, Any]:
     def mcp_list() -> Any:
         return host.lua.convert.to_lua(servers.rows())
 
-    return {"mcp_add": mcp_add, "mcp_remove": mcp_remove, "mcp_list": mcp_list}
+    def mcp_configure(project: bool | None, wait: float | None) -> None:
+        if project is not None:
+            servers.project = project
+        if wait is not None:
+            servers.project_wait = float(wait)
+
+    return {
+        "mcp_add": mcp_add,
+        "mcp_remove": mcp_remove,
+        "mcp_list": mcp_list,
+        "mcp_configure": mcp_configure,
+    }

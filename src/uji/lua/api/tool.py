@@ -1,4 +1,4 @@
-"""uji.tool: add/remove/list/disable/enable/policy/allow/confine/roots/inherit_keys, and
+"""uji.tool: add/remove/list/disable/enable/policy/allow/confine/roots/read_roots/inherit_keys, and
 `LuaTool`, the `Tool` a `uji.tool.add` spec becomes."""
 
 from __future__ import annotations
@@ -82,6 +82,11 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
             gate.roots = [p for p in paths.values()]
         return host.lua.convert.to_lua(list(gate.roots))
 
+    def tool_read_roots(paths: Any) -> Any:
+        if paths is not None:
+            gate.read_roots = [p for p in paths.values()]
+        return host.lua.convert.to_lua(list(gate.read_roots))
+
     def tool_inherit_keys(keep: Any) -> Any:
         if isinstance(keep, bool):
             gate.inherit_keys = keep
@@ -100,6 +105,7 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         "tool_allow": tool_allow,
         "tool_confine": tool_confine,
         "tool_roots": tool_roots,
+        "tool_read_roots": tool_read_roots,
         "tool_inherit_keys": tool_inherit_keys,
     }
 

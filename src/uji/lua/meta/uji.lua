@@ -146,6 +146,12 @@
 ---@field trust_read_only? boolean tools the server marks read-only default to allow, not ask
 ---@field wait? number seconds a turn waits for it while it connects (default 5)
 
+---What `uji.project.trust` takes; the decision is kept per project, kind and file content.
+---@class uji.TrustSpec
+---@field files string[] the files it is about, relative to the root (a change asks again)
+---@field title? string the question
+---@field body? string what the user is approving, in full
+
 ---One row of `uji.mcp.list`.
 ---@class uji.McpServerRow
 ---@field name string
@@ -600,6 +606,11 @@ function uji.tool.confine(enabled) end
 ---@return string[]
 function uji.tool.roots(paths) end
 
+---Sets the directories the file tools and uji.fs may read (never write); returns them.
+---@param paths? string|string[]
+---@return string[]
+function uji.tool.read_roots(paths) end
+
 ---Which provider key variables commands and jobs inherit (false: none); returns it.
 ---@param keep? boolean|string|string[]
 ---@return boolean|string[]
@@ -1041,6 +1052,30 @@ function uji.mcp.remove(name) end
 ---Each server's state.
 ---@return uji.McpServerRow[]
 function uji.mcp.list() end
+
+---`project = false`: never read the project's `.mcp.json` (else used once approved); `wait`: seconds a turn waits for its servers (5).
+---@param opts {project?: boolean, wait?: number}
+function uji.mcp.configure(opts) end
+
+---The project (the repository's top, else the working directory) and what the user trusts in it.
+---@class uji.project
+uji.project = {}
+
+---The project's root directory.
+---@return string
+function uji.project.root() end
+
+---The remembered decision for these files as they are now; nil if never asked or changed.
+---@param kind string
+---@param files string[]
+---@return boolean?
+function uji.project.trusted(kind, files) end
+
+---The remembered decision, else asks once (false with a notice when nobody can answer).
+---@param kind string
+---@param spec uji.TrustSpec
+---@overload fun(kind: string, spec: uji.TrustSpec, cb: fun(result: boolean?, err: string?)): uji.Cancel
+function uji.project.trust(kind, spec) end
 
 ---Background processes for plugins.
 ---@class uji.job

@@ -95,6 +95,7 @@ async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 class WriteFile(BuiltinTool):
     SPEC = SPEC
+    writes = True
 
     def preview(self, args: dict[str, Any]) -> str | None:
         return preview(args, self.sandbox())

@@ -1,4 +1,4 @@
--- uji.mcp: add, remove, list (MCP servers; their tools are `server__tool`).
+-- uji.mcp: add, remove, list, configure (MCP servers; their tools are `server__tool`).
 local uji, host, lib = ...
 local call, check, clean, mark_array = lib.call, lib.check, lib.clean, lib.mark_array
 
@@ -43,5 +43,19 @@ uji.mcp = {
   end,
   list = function()
     return mark_array(host.mcp_list())
+  end,
+  -- configure{project = false}: never read the project's .mcp.json (by default it is
+  -- imported once you approve it for the project); `wait`: how long a turn waits for its
+  -- servers while they connect (seconds, default 5).
+  configure = function(opts)
+    check(type(opts) == "table", "uji.mcp.configure expects a table {project = true|false, wait = seconds}")
+    for k in pairs(opts) do
+      check(k == "project" or k == "wait", "uji.mcp.configure: unknown option `" .. tostring(k) .. "` (project, wait)")
+    end
+    check(opts.project == nil or type(opts.project) == "boolean", "uji.mcp.configure: `project` must be a boolean")
+    local w = opts.wait
+    check(w == nil or (type(w) == "number" and w >= 0 and w < math.huge),
+      "uji.mcp.configure: `wait` must be a number of seconds, 0 or more")
+    call(host.mcp_configure, opts.project, w)
   end,
 }

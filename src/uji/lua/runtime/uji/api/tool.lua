@@ -1,4 +1,4 @@
--- uji.tool: add, remove, list, disable, enable, policy, allow, confine, roots, inherit_keys.
+-- uji.tool: add, remove, list, disable, enable, policy, allow, confine, roots, read_roots, inherit_keys.
 local uji, host, lib = ...
 local call, check, wait, where, clean = lib.call, lib.check, lib.wait, lib.where, lib.clean
 local is_callable, list_of_strings, mark_array = lib.is_callable, lib.list_of_strings, lib.mark_array
@@ -57,6 +57,12 @@ uji.tool = {
   roots = function(paths)
     if paths ~= nil then paths = list_of_strings(paths, "uji.tool.roots") end
     return mark_array(call(host.tool_roots, paths))
+  end,
+  -- Directories the file tools (and uji.fs) may read but not write, besides the working
+  -- one and the roots: skill folders, a library's sources.
+  read_roots = function(paths)
+    if paths ~= nil then paths = list_of_strings(paths, "uji.tool.read_roots") end
+    return mark_array(call(host.tool_read_roots, paths))
   end,
   -- Which provider key variables run_command and uji.job.start pass on: false (the
   -- default) none, true all, or a list of variable names.

@@ -1,0 +1,34 @@
+"""uji.project: the project's root, and per-project trust for what a plugin takes from
+the repository (uji.trust: the same decisions `.mcp.json` uses)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from uji.lua.runtime import Pending
+
+if TYPE_CHECKING:
+    from uji.lua.host import LuaHost
+    from uji.trust import ProjectTrust
+
+
+def install(host: LuaHost, trust: Callable[[], ProjectTrust]) -> dict[str, Any]:
+    def files_of(files: Any) -> list[str]:
+        root = trust().root
+        return [os.path.join(root, str(f)) for f in host.lua.convert.to_python(files) or []]
+
+    def project_root() -> str:
+        return trust().root
+
+    def project_trusted(kind: str, files: Any) -> bool | None:
+        t = trust()
+        return t.remembered(kind, t.hash(files_of(files)))
+
+    def project_trust(kind: str, files: Any, title: str, body: str) -> bool | Pending:
+        t = trust()
+        decision = t.decide(kind, t.hash(files_of(files)), title, body)
+        return decision if isinstance(decision, bool) else Pending(decision)
+
+    return {"project_root": project_root, "project_trusted": project_trusted, "project_trust": project_trust}
