@@ -125,12 +125,13 @@ class Home:
         env: dict[str, str] | None = None,
         check: bool = False,
         stdin: str | None = None,
+        cwd: Path | None = None,
     ) -> Run:
         """Run uji; its stdin is `stdin` through a pipe, else /dev/null (never the test
         runner's own stdin, which may be a terminal or a pipe left open)."""
         proc = subprocess.run(
             self.command(*args),
-            cwd=self.work,
+            cwd=cwd or self.work,
             env=self.env(**(env or {})),
             capture_output=True,
             text=True,

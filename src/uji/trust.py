@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 TRUST_FILE = "trusted-projects.json"
 MAX_DEPTH = 256  # directories walked up looking for the repository's root
 MAX_HASHED = 4 * 1024 * 1024  # bytes of each file that count in the hash
+MAX_FILES = 2000  # files of the folders given that count in the hash
 HOW_TO_APPROVE = "start `uji` here to be asked, or approve it with `uji run --trust-project ...`"
 
 
@@ -48,11 +49,29 @@ def project_root(cwd: str) -> str:
     return os.path.abspath(cwd)
 
 
+def _expand(paths: list[str]) -> list[str]:
+    """The files given, and the files in the folders given (links to folders not
+    followed), at most MAX_FILES in all."""
+    out: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            out.append(path)
+            continue
+        for folder, dirs, names in os.walk(path):
+            dirs.sort()
+            out.extend(os.path.join(folder, n) for n in sorted(names))
+            if len(out) >= MAX_FILES:
+                return out[:MAX_FILES]
+    return out[:MAX_FILES]
+
+
 def digest(root: str, files: list[str]) -> str:
-    """sha256 over each file's path (relative to `root`) and content, in sorted order; a
-    missing file counts as missing, so creating it changes the hash too."""
+    """sha256 over each file's path (relative to `root`) and content, in sorted order (a
+    folder stands for the files in it); a missing file counts as missing, so creating it
+    changes the hash too."""
     h = hashlib.sha256()
-    for path in sorted({os.path.normpath(os.path.join(root, f)) for f in files}):
+    given = sorted({os.path.normpath(os.path.join(root, f)) for f in files})
+    for path in _expand(given):
         h.update(os.path.relpath(path, root).encode("utf-8", "surrogateescape") + b"\0")
         try:
             with open(path, "rb") as f:

@@ -360,9 +360,13 @@ SHAPES: list[Shape] = [
         "uji.TrustSpec",
         "What `uji.project.trust` takes; the decision is kept per project, kind and file content.",
         fields(
-            ("files", "string[]", "the files it is about, relative to the root (a change asks again)"),
+            (
+                "files",
+                "string[]",
+                "files or folders, relative to the root; a change asks again, none there: false",
+            ),
             ("title?", "string", "the question"),
-            ("body?", "string", "what the user is approving, in full"),
+            ("body?", "string", "what the user is approving; the files (and what the folders hold) follow"),
         ),
     ),
     Shape(

@@ -28,7 +28,28 @@ def install(host: LuaHost, trust: Callable[[], ProjectTrust]) -> dict[str, Any]:
 
     def project_trust(kind: str, files: Any, title: str, body: str) -> bool | Pending:
         t = trust()
-        decision = t.decide(kind, t.hash(files_of(files)), title, body)
+        paths = files_of(files)
+        there = [p for p in paths if os.path.lexists(p)]
+        if not there:  # nothing to approve
+            return False
+        body = "\n".join([body, *(shown(t.root, p) for p in there)]).strip()
+        decision = t.decide(kind, t.hash(paths), title, body)
         return decision if isinstance(decision, bool) else Pending(decision)
 
     return {"project_root": project_root, "project_trusted": project_trusted, "project_trust": project_trust}
+
+
+MAX_SHOWN = 20
+
+
+def shown(root: str, path: str) -> str:
+    """A line for the question: the path, and for a folder what is in it."""
+    rel = os.path.relpath(path, root)
+    if not os.path.isdir(path):
+        return f"  {rel}"
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as e:
+        return f"  {rel}/ ({e.strerror})"
+    more = f", … ({len(names) - MAX_SHOWN} more)" if len(names) > MAX_SHOWN else ""
+    return f"  {rel}/: {', '.join(names[:MAX_SHOWN])}{more}"

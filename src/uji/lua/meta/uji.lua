@@ -148,9 +148,9 @@
 
 ---What `uji.project.trust` takes; the decision is kept per project, kind and file content.
 ---@class uji.TrustSpec
----@field files string[] the files it is about, relative to the root (a change asks again)
+---@field files string[] files or folders, relative to the root; a change asks again, none there: false
 ---@field title? string the question
----@field body? string what the user is approving, in full
+---@field body? string what the user is approving; the files (and what the folders hold) follow
 
 ---One row of `uji.mcp.list`.
 ---@class uji.McpServerRow
