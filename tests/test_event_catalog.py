@@ -69,7 +69,10 @@ def test_lua_payloads_have_exactly_the_declared_fields(home: Home) -> None:
     home.fake.script(text("again"))
     second = home.run("more", "--session", first.session_id)
     assert second.rc == 0, second.stderr
-    seen = [n for n in first.notices + second.notices if n.startswith("payload ")]
+    home.fake.script(tool_call("read_file", {"path": "a.txt"}))
+    third = home.run("read it", "--max-steps", "1")  # a budget stops it
+    assert third.rc == 3, third.stderr
+    seen = [n for n in first.notices + second.notices + third.notices if n.startswith("payload ")]
     names_seen = {line.split(" ")[1] for line in seen}
     # A `uji run` reaches all but these: compaction and the screen's `!` commands are
     # below; before_quit (no fields) is in test_tui_interrupt.py.

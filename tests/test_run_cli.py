@@ -352,25 +352,6 @@ def test_a_stalled_stream_fails_and_is_retried(home: Home) -> None:
     assert home.fake.wait_for_drops(1)
 
 
-def test_the_iteration_cap(home: Home) -> None:
-    home.init('uji.tool.add("again", { policy = "allow", run = function() return "again" end })')
-    home.fake.script(*[tool_call("again", {}, id=f"c{i}") for i in range(101)])
-    run = home.run("loop forever", timeout=120)
-    assert run.rc == 1
-    assert run.done["error"] == "stopped after 100 tool iterations without a final answer"
-    assert len(home.fake.turn_requests) == 100
-    # Each of the 100 steps called the tool and got its answer; the 101st was never asked for.
-    assert [c["id"] for c in run.calls] == [f"c{i}" for i in range(100)]
-    assert [(t["tool_call_id"], t["content"]) for t in run.tool_results()] == [
-        (f"c{i}", "again") for i in range(100)
-    ]
-    last = home.fake.turn_requests[-1].body["messages"]
-    assert [m["tool_call_id"] for m in last if m["role"] == "tool"] == [f"c{i}" for i in range(99)]
-    saved = home.db_messages(run.session_id)
-    assert [m["type"] for m in saved].count("tool") == 100
-    assert saved[-1] == {"type": "error", "text": "stopped after 100 tool iterations without a final answer"}
-
-
 def test_blank_call_ids_are_filled(home: Home) -> None:
     home.init("")
     home.fake.script(tool_call("read_file", {"path": "x"}, id=None), text("ok"))

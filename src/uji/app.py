@@ -22,6 +22,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from uji.agent.contexts import PromptContext
+from uji.agent.limits import Limits
 from uji.commands import Commands
 from uji.events import Events
 from uji.frontend import Frontend
@@ -86,6 +87,7 @@ class App:
 
         add_app_commands(self.commands, self.packs, self.diagnostics, ui, self.notice)
         self.context = PromptContext(self.host.call_function, paths.config)
+        self.limits = Limits()  # the budgets of a turn (uji.session.configure, --max-steps)
         self.frontend = Frontend()
         self.mcp = McpServers(self.gate.registry, self.notice)  # uji.mcp.add; the SDK loads on first use
         self._trust: ProjectTrust | None = None
@@ -141,7 +143,7 @@ class App:
         api.update(job.install(host, self.gate))
         api.update(http.install(host, self.http))
         api.update(context.install(host, self.context, self.gate))
-        api.update(session.install(host, self.frontend, lambda: self.store, self.cwd))
+        api.update(session.install(host, self.frontend, lambda: self.store, self.cwd, self.limits))
         api.update(mcp_api.install(host, self.mcp, self.cwd))
         api.update(project.install(host, lambda: self.trust))
         # The screen's namespaces talk to the UI port the frontend gave the App.
@@ -189,7 +191,14 @@ class App:
             notice=self.notice,
             tools_ready=self.mcp.wait_ready,
             choose_model=self.ui.choose_model,
+            limits=self.limits,
+            ask_continue=self._ask_continue,
         )
+
+    async def _ask_continue(self, title: str, go_on: str) -> bool:
+        """At a budget: the frontend's question; no screen (None) stops the turn."""
+        answer = self.ui.select(title, [go_on, "Stop the turn"], 0)
+        return answer is not None and await answer == 0
 
     def set_notice_sink(self, sink: Notice) -> None:
         self.notice.set_sink(sink)

@@ -50,10 +50,34 @@ RUN_EXAMPLES = """examples:
 With no PROMPT (stdin not a terminal) or PROMPT `-`, stdin is the prompt. With a PROMPT
 and stdin a pipe or file, stdin is appended to it. Calls that would ask for approval are
 allowed, as nobody is there to answer; --on-ask deny refuses them.
+
+--max-steps and --max-cost override uji.session.configure. At a budget the run stops with
+exit code 3 and says which budget on stderr.
+
+exit codes: 0 answered, 1 the turn failed, 2 bad usage, 3 a budget stopped the turn,
+130 interrupted, 141 stdout's reader went away
 """
 
 EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 GLOBAL_OPTIONS = ("--config-dir", "--data-dir", "--db")
+
+
+def _positive(kind: Any) -> Any:
+    """An argparse type: a number of `kind` above 0."""
+
+    def parse(text: str) -> Any:
+        import argparse
+
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not value > 0 or value == float("inf"):
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"expects {what} > 0, got {text!r}")
+        return value
+
+    return parse
 
 
 def _parser() -> Any:
@@ -102,6 +126,18 @@ def _parser() -> Any:
     run.add_argument("--title", help="the session title (default: the prompt's first line)")
     run.add_argument("--parent", help="save the run as a child of this session")
     run.add_argument("--session", help="continue this session instead of starting one")
+    run.add_argument(
+        "--max-steps",
+        type=_positive(int),
+        metavar="N",
+        help="model calls the turn may make (default 100, or uji.session.configure{max_steps})",
+    )
+    run.add_argument(
+        "--max-cost",
+        type=_positive(float),
+        metavar="DOLLARS",
+        help="dollars the turn may spend (counted for models with prices)",
+    )
     run.add_argument(
         "--on-ask",
         choices=("allow", "deny"),

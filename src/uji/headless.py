@@ -27,6 +27,7 @@ from uji.stdio import UsageError, prompt_from, say, silence, write_all
 from uji.ui.headless import HeadlessUi
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BUDGET = 3  # a budget (--max-steps, --max-cost, uji.session.configure) stopped the turn
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
 RELOAD = -1  # _run: read the config again (uji.reload() while it loaded)
 HEADLESS_ASK = "calls that would ask are allowed (headless); --on-ask deny refuses them"
@@ -81,9 +82,22 @@ class Printer:
 
     def done(self, result: TurnResult) -> None:
         if result.error is not None:
-            say(self.err, f"uji: error: {result.error}")
+            self.error(result)
         elif result.text:
             self.write(result.text if result.text.endswith("\n") else result.text + "\n")
+
+    def error(self, result: TurnResult) -> None:
+        """The line on stderr that says why the turn ended without an answer."""
+        if result.budget is not None:
+            flag = {"max_steps": " --max-steps N or", "max_cost": " --max-cost DOLLARS or"}.get(
+                result.budget, ""
+            )
+            say(
+                self.err,
+                f"uji: {result.error}; raise it with{flag} uji.session.configure{{{result.budget}=...}}",
+            )
+        else:
+            say(self.err, f"uji: error: {result.error}")
 
 
 class JsonPrinter(Printer):
@@ -106,9 +120,9 @@ class JsonPrinter(Printer):
         self._line(SessionOpened(session_id))
 
     def done(self, result: TurnResult) -> None:
-        self._line(Done(result.text, result.error, result.usage))
+        self._line(Done(result.text, result.error, result.usage, result.cost, result.budget))
         if result.error is not None and not self.closed:
-            say(self.err, f"uji: error: {result.error}")
+            self.error(result)
 
 
 def auto_approver(on_ask: str) -> Any:
@@ -283,6 +297,10 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
         printer.notice(HEADLESS_ASK)  # --json: each such call shows as `call` with by = "auto"
     if printer.closed:
         return EXIT_PIPE
+    if opts.max_steps is not None:  # the command line wins over the config
+        app.limits.max_steps = opts.max_steps
+    if opts.max_cost is not None:
+        app.limits.max_cost = opts.max_cost
     agent = Agent(
         app.turn_services(),
         session_id,
@@ -297,6 +315,8 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
         return EXIT_PIPE
     if result.interrupted:
         return EXIT_INTERRUPTED
+    if result.budget is not None:
+        return EXIT_BUDGET
     return EXIT_FAILED if result.error is not None else EXIT_OK
 
 

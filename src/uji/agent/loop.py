@@ -19,6 +19,7 @@ from uji.agent.approval import (
 from uji.agent.calls import Collector, call_model, describe_failure
 from uji.agent.context import Budget, budget, estimate
 from uji.agent.instructions import section
+from uji.agent.limits import Reached, Spend
 from uji.agent.messages import for_model, live
 from uji.agent.prompt import system_prompt
 from uji.agent.tool_calls import ToolCaller
@@ -26,6 +27,7 @@ from uji.events.stream import (
     AgentEvent,
     BeforeStop,
     BeforeTurn,
+    BudgetReached,
     MessageSaved,
     MessageSubmitted,
     QueueChanged,
@@ -41,7 +43,6 @@ from uji.wires.base import STALL_SECONDS, Answer, Failure, ToolCall, Usage, Wire
 if TYPE_CHECKING:
     from uji.agent.services import TurnServices
 
-MAX_ITERATIONS = 100
 # What a provider answers when a model cannot take images (reference internals §4).
 TEXT_ONLY_STATUSES = frozenset({400, 413, 415, 422})
 INTERRUPTED_RUNNING = "error: interrupted by the user while this tool ran"
@@ -58,6 +59,8 @@ class TurnResult:
     error: str | None = None
     interrupted: bool = False
     usage: Usage = field(default_factory=Usage)
+    cost: float | None = None  # dollars, when the model's prices are known
+    budget: str | None = None  # the budget that stopped the turn (max_steps, ...)
 
 
 @dataclass
@@ -87,11 +90,16 @@ class Agent:
         self._frontend = emit
         self.options = options or TurnOptions()
         self.usage = Usage()
+        self.cost: float | None = None  # dollars, once a request of a priced model counted
         self.last_usage = Usage()
         self.requests = 0
+        self._totals: dict[str, float] | None = None  # the session's, as stored
+        self._spend: Spend | None = None  # the running turn against its budgets
+        self._unpriced_notice = False
         # What an interrupt must answer: the calls of the step in flight.
         self._pending_calls: list[ToolCall] = []
         self.calls = ToolCaller(services, self._emit, approver, self.options.tools)
+        self.calls.spent = self.add_usage  # ctx.usage: a child session's spending counts here
         self._partial: Collector | None = None
         # Messages typed during a turn: one is steered in per model call.
         self.queue: list[dict[str, Any]] = []
@@ -182,6 +190,8 @@ class Agent:
         self.running = True
         self._compaction_failed = False
         self.started_at = asyncio.get_running_loop().time()
+        self._spend = Spend(self.services.limits, self.started_at)
+        self._unpriced_notice = False
         self._emit(StatusChanged("working"))
         try:
             if self._over_budget():
@@ -203,14 +213,15 @@ class Agent:
                 self._title_task.cancel()
                 await asyncio.wait({self._title_task}, timeout=5)  # let it finish cancelling
             self._after_interrupt()
-            return TurnResult(error="interrupted", interrupted=True, usage=self.usage)
+            return TurnResult(error="interrupted", interrupted=True, usage=self.usage, cost=self.cost)
         except (TurnFailed, Failure) as e:
             text = describe_failure(e) if isinstance(e, Failure) else str(e)
             self.save({"type": "error", "text": text})
-            return TurnResult(error=text, usage=self.usage)
+            return TurnResult(error=text, usage=self.usage, cost=self.cost)
         finally:
             self.running = False
             self.started_at = None
+            self._spend = None
             self._emit(TurnFinished())
             self._emit(StatusChanged("idle"))
 
@@ -366,7 +377,10 @@ class Agent:
 
     async def _loop(self, system: str) -> TurnResult:
         continued = 0
-        for _ in range(MAX_ITERATIONS):
+        while True:  # bounded by the turn's budgets: max_steps is always set
+            stopped = await self._check_budgets()
+            if stopped is not None:
+                return stopped
             await self._steer()
             if self._over_budget(system):
                 await self.compact(notice=compaction.MID_TURN_NOTICE)
@@ -391,7 +405,7 @@ class Agent:
                     continue  # the next iteration steers the queued message in
                 more = await self._before_stop(answer.text, continued)
                 if more is None:
-                    return TurnResult(text=answer.text, usage=self.usage)
+                    return TurnResult(text=answer.text, usage=self.usage, cost=self.cost)
                 continued += 1
                 self.save({"type": "context", "text": more})
                 continue
@@ -402,7 +416,32 @@ class Agent:
                 self.calls.running = None
                 self.calls.subjects.pop(call.id, None)
                 self.save(result)
-        raise TurnFailed(f"stopped after {MAX_ITERATIONS} tool iterations without a final answer")
+
+    async def _check_budgets(self) -> TurnResult | None:
+        """Before a model call: at a budget, ask whether to go on; the result that ends
+        the turn if not."""
+        spend = self._spend
+        if spend is None:
+            return None
+        loop = asyncio.get_running_loop()
+        reached = spend.reached(loop.time())
+        if reached is None:
+            return None
+        self._emit(BudgetReached(reached.limit, reached.value, reached.used, reached.text))
+        if await self._ask_continue(reached):
+            spend.go_on(reached)
+            return None
+        text = f"{reached.text}; the turn stopped"
+        self.save({"type": "error", "text": text})
+        return TurnResult(error=text, usage=self.usage, cost=self.cost, budget=reached.limit)
+
+    async def _ask_continue(self, reached: Reached) -> bool:
+        ask = self.services.ask_continue
+        if ask is None:
+            return False
+        return await ask(
+            f"{reached.text[0].upper()}{reached.text[1:]}", f"Continue: {reached.amount(reached.base)} more"
+        )
 
     async def _before_stop(self, text: str, continued: int) -> str | None:
         if not self.hooks.has("before_stop"):
@@ -479,6 +518,8 @@ class Agent:
         return request, wire, provider.idle or STALL_SECONDS
 
     async def _generate(self, system: str) -> Answer:
+        if self._spend is not None:
+            self._spend.steps += 1  # a step of the turn: titles and summaries are not
         await self.models.ready_model()
         request, wire, idle = self._request(system)
         self._anchor_pending = self._last_seq
@@ -506,18 +547,62 @@ class Agent:
         return provider.hint if provider else None
 
     def _count(self, usage: Usage) -> None:
-        self.usage.add(usage)
+        """One model request's usage, priced by the current model's list prices."""
         self.last_usage = usage
         self.requests += 1
+        prices = None
+        provider = self.models.provider()
+        model = provider.model(self.models.model_id) if provider and self.models.model_id else None
+        if model is not None:
+            prices = model.cost
+        if prices is None and not self._unpriced_notice and self.services.limits.max_cost is not None:
+            self._unpriced_notice = True
+            self.notice(f"max_cost is set, but {self.models.model_id} has no prices: its cost is not counted")
+        self._spent(usage, prices.of(usage) if prices is not None else None, requests=1)
+
+    def add_usage(self, usage: Usage, cost: float | None) -> None:
+        """Usage spent on the session's behalf outside its own requests (a child session,
+        reported by a tool through ctx.usage): it counts toward the session's totals and
+        the turn's budgets."""
+        self._spent(usage, cost, requests=0)
+
+    def _spent(self, usage: Usage, cost: float | None, requests: int) -> None:
+        self.usage.add(usage)
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
+        spend = self._spend
+        if spend is not None:
+            spend.tokens += usage.total
+            spend.cost += cost or 0.0
+        row: dict[str, float] = {**usage.as_dict(), "requests": requests}
+        if cost is not None:
+            row["cost"] = cost
+        try:
+            self._totals = self.store.add_usage(self.session_id, row)
+        except KeyError:  # the session was deleted meanwhile: nothing to add to
+            pass
+
+    def totals(self) -> dict[str, float]:
+        """What the session has spent in all its runs: `input`, `output`, `cache_read`,
+        `cache_write`, `requests`, and `cost` once a priced request counted."""
+        if self._totals is None:
+            self._totals = self.store.usage(self.session_id)
+        return self._totals
 
     def usage_report(self) -> dict[str, Any]:
         u = self.usage
-        return {
+        report: dict[str, Any] = {
             **u.as_dict(),
             "total": u.total,
             "last": self.last_usage.as_dict(),
             "requests": self.requests,
         }
+        if self.cost is not None:
+            report["cost"] = self.cost
+        session = dict(self.totals())
+        session["total"] = sum(session.get(k, 0) for k in ("input", "output", "cache_read", "cache_write"))
+        report["session"] = session
+        return report
 
     def elapsed(self) -> float | None:
         if self.started_at is None:

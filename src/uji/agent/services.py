@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from uji.agent.limits import Limits
 
 if TYPE_CHECKING:
     from uji.agent.contexts import PromptContext
@@ -28,6 +30,10 @@ class TurnServices:
     tools_ready: Callable[[], Awaitable[None]] | None = None
     # How this frontend's user picks a model (the end of the no-model error).
     choose_model: str = "pass uji run --model PROVIDER/MODEL"
+    limits: Limits = field(default_factory=Limits)  # the budgets of a turn
+    # At a budget: asks the user (title, the label of going on) whether the turn goes on;
+    # None, or an answer of False, stops it.
+    ask_continue: Callable[[str, str], Awaitable[bool]] | None = None
 
     @property
     def cwd(self) -> str:

@@ -25,9 +25,11 @@ from uji.events.stream import AfterTool, BeforeTool, CallDecided, CallSubject, P
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.secrets import Redactor
 from uji.tools.validate import check_arguments
-from uji.wires.base import ToolCall
+from uji.wires.base import ToolCall, Usage
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from uji.agent.services import TurnServices
     from uji.tools.base import Tool
 
@@ -71,6 +73,7 @@ class ToolCaller:
         self.running: str | None = None  # the id of the call whose tool is running
         self._redact: Redactor = Redactor({})  # the secrets known when the call began
         self.subjects: dict[str, str] = {}  # call id -> subject, for the turn's interrupt answers
+        self.spent: Callable[[Usage, float | None], None] | None = None  # ctx.usage (the agent's)
 
     def notice(self, text: str) -> None:
         self.services.notice(text)
@@ -291,6 +294,8 @@ class ToolCaller:
                 redact=self._redact,
                 notice=self.notice,
             )
+            if self.spent is not None:
+                ctx.usage = self.spent
             result = await tool.run(args, ctx)
             return result if isinstance(result, ToolResult) else ToolResult(str(result))
         except asyncio.CancelledError:

@@ -123,6 +123,19 @@ NOTIFICATIONS: tuple[Spec, ...] = (
         "notify",
         "The agent started or stopped working (plugins emit it too, as a redraw trigger).",
     ),
+    Spec(
+        "budget_reached",
+        s.BudgetReached,
+        _f(
+            ("limit", "max_steps, max_cost, max_tokens or max_minutes"),
+            ("value", "the budget for this turn"),
+            ("used", "steps, dollars, tokens or minutes used in this turn"),
+            ("text", "one line saying so"),
+        ),
+        "notify",
+        "A turn reached a budget (`uji.session.configure`); the user is asked whether it goes on "
+        "(`uji run` stops).",
+    ),
     Spec("before_quit", s.BeforeQuit, (), "notify", "uji is about to quit (handlers get 5 seconds)."),
 )
 

@@ -1,8 +1,9 @@
 """`uji run --json`: the JSON line of each event that has one.
 
 `session {id}`, `message {message}` (the saved form), `call {id, name, subject, verb,
-decision, by, ...}`, `progress {tool, id, line}`, `notice {text}` and last
-`done {text | error, usage}`; every other event has no line.
+decision, by, ...}`, `progress {tool, id, line}`, `notice {text}`, `budget {limit, value,
+used, text}` (a budget stopped the turn) and last `done {text | error, usage, cost?,
+budget?}`; every other event has no line.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any, assert_never
 
 from uji.events.stream import (
     BeforeQuit,
+    BudgetReached,
     CallDecided,
     CallSubject,
     Delta,
@@ -89,7 +91,20 @@ def json_line(event: Event) -> dict[str, Any] | None:
             else:
                 out["text"] = event.text or ""
             out["usage"] = event.usage.as_dict()
+            if event.cost is not None:
+                out["cost"] = round(event.cost, 10)
+            if event.budget is not None:
+                out["budget"] = event.budget
             return out
+        case BudgetReached():
+            used = round(event.used, 10)
+            return {
+                "type": "budget",
+                "limit": event.limit,
+                "value": event.value,
+                "used": used,
+                "text": event.text,
+            }
         case (
             Delta()
             | StreamCleared()

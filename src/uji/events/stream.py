@@ -171,6 +171,17 @@ class Progress:
     line: str
 
 
+@dataclass(frozen=True)
+class BudgetReached:
+    """A turn reached one of its budgets (`uji.session.configure`); it goes on only if
+    the user says so."""
+
+    limit: str  # max_steps, max_cost, max_tokens or max_minutes
+    value: float  # the budget for this turn
+    used: float  # steps, dollars, tokens or minutes used in this turn
+    text: str  # one line saying so
+
+
 AgentEvent = (
     Delta
     | StreamCleared
@@ -185,6 +196,7 @@ AgentEvent = (
     | CallDecided
     | ToolStarted
     | Progress
+    | BudgetReached
 )
 Sink = Callable[[AgentEvent], None]
 
@@ -249,6 +261,8 @@ class Done:
     text: str | None
     error: str | None
     usage: Usage
+    cost: float | None = None  # dollars, when the model's prices are known
+    budget: str | None = None  # the budget that stopped the turn
 
 
 Event = (

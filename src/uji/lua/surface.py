@@ -216,6 +216,13 @@ SHAPES: list[Shape] = [
                 "gives the result of a call that returned nothing",
             ),
             ("progress", "fun(line: string)", "shows a line under the running tool"),
+            (
+                "usage",
+                "fun(spent: {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, "
+                "cost?: number})",
+                "adds tokens and dollars spent for the session elsewhere (a child session's) to its totals "
+                "and budgets",
+            ),
         ),
     ),
     Shape(
@@ -484,6 +491,18 @@ SHAPES: list[Shape] = [
             ("images?", "boolean"),
             ("efforts?", "uji.Effort[]"),
             ("wire?", "string", "another wire for this model"),
+            ("cost?", "uji.ModelCost", "list prices, for the cost shown and max_cost"),
+        ),
+    ),
+    Shape(
+        "uji.ModelCost",
+        "A model's prices in dollars per million tokens (the models.dev shape); a cache "
+        "price left out is charged as input.",
+        fields(
+            ("input", "number"),
+            ("output", "number"),
+            ("cache_read?", "number"),
+            ("cache_write?", "number"),
         ),
     ),
     Shape(
@@ -576,6 +595,18 @@ SHAPES: list[Shape] = [
             ("total", "integer"),
             ("last", "table", "the last request's counts"),
             ("requests", "integer"),
+            ("cost?", "number", "dollars, when the model's prices are known"),
+            ("session", "table", "the session's totals over all its runs (the same keys, no last)"),
+        ),
+    ),
+    Shape(
+        "uji.SessionBudgets",
+        "What `uji.session.configure` takes: the budgets of one turn, each a number > 0.",
+        fields(
+            ("max_steps?", "integer", "model calls (default 100)"),
+            ("max_cost?", "number", "dollars (counted for models with prices)"),
+            ("max_tokens?", "integer", "tokens: input, output and cache"),
+            ("max_minutes?", "number", "minutes, checked between steps"),
         ),
     ),
     Shape(
@@ -917,7 +948,13 @@ NAMESPACES: list[Namespace] = [
                 "The session's messages, oldest first, read from the store (all, or a page).",
                 ret=("uji.SessionMessage[]",),
             ),
-            fn("uji.session.usage", "", "The tokens spent so far.", ret=("uji.Usage?",)),
+            fn("uji.session.usage", "", "The tokens and dollars spent so far.", ret=("uji.Usage?",)),
+            fn(
+                "uji.session.configure",
+                "opts: uji.SessionBudgets",
+                "Sets the budgets of a turn; at one the user is asked whether to go on. Raises on "
+                "unknown keys or bad values.",
+            ),
             fn("uji.session.context", "", "How full the context window is.", ret=("uji.ContextUse?",)),
             fn("uji.session.queue", "", "The messages waiting for the turn to end.", ret=("string[]",)),
             fn("uji.session.state", "", "Whether a turn is running.", ret=('"working"|"idle"',)),

@@ -480,6 +480,130 @@ OPENCODE_GO_MODELS = [
     _m("minimax-m2.5", 204_800, 131_072, name="MiniMax M2.5", reasoning=True, images=False, efforts=["high"]),
 ]
 
+# List prices in dollars per million tokens: (input, output, cache read, cache write), as
+# the providers' pricing pages listed them in early 2026 (models.dev carries the same
+# figures); None where a provider has no separate price (such tokens are charged as
+# input). They are list prices, not what an account with discounts or a plan pays, and
+# prices change: a config corrects one with `uji.provider.add{id=..., models={{id=...,
+# cost={...}}}}`. The lowest tier is given where a price rises with the prompt's length
+# (Gemini 2.5 Pro above 200k tokens). Hosts whose price depends on the route or the
+# plan (Together, Hugging Face, Baseten, GitHub Models, NVIDIA, OpenCode Go) carry none,
+# and their cost is shown as unknown.
+Price = tuple[float, float, float | None, float | None]
+CLAUDE_SONNET: Price = (3.0, 15.0, 0.30, 3.75)
+CLAUDE_OPUS: Price = (5.0, 25.0, 0.50, 6.25)
+CLAUDE_HAIKU: Price = (1.0, 5.0, 0.10, 1.25)
+GPT_5: Price = (1.25, 10.0, 0.125, None)
+GEMINI_25_PRO: Price = (1.25, 10.0, 0.125, None)
+PRICES: dict[str, dict[str, Price]] = {
+    "anthropic": {
+        "claude-sonnet-4-5": CLAUDE_SONNET,
+        "claude-opus-4-6": CLAUDE_OPUS,
+        "claude-sonnet-4-6": CLAUDE_SONNET,
+        "claude-opus-4-5": CLAUDE_OPUS,
+        "claude-haiku-4-5": CLAUDE_HAIKU,
+        "claude-opus-4-1": (15.0, 75.0, 1.50, 18.75),
+        "claude-sonnet-4-0": CLAUDE_SONNET,
+    },
+    "openai": {
+        "gpt-5": GPT_5,
+        "gpt-5.2": (1.75, 14.0, 0.175, None),
+        "gpt-5.1": GPT_5,
+        "gpt-5-mini": (0.25, 2.0, 0.025, None),
+        "gpt-5-nano": (0.05, 0.40, 0.005, None),
+        "gpt-4.1": (2.0, 8.0, 0.50, None),
+        "gpt-4.1-mini": (0.40, 1.60, 0.10, None),
+        "o3": (2.0, 8.0, 0.50, None),
+        "o4-mini": (1.10, 4.40, 0.275, None),
+    },
+    "google": {
+        "gemini-2.5-pro": GEMINI_25_PRO,
+        "gemini-2.5-flash": (0.30, 2.50, 0.03, None),
+        "gemini-2.5-flash-lite": (0.10, 0.40, 0.01, None),
+        "gemini-3-pro-preview": (2.0, 12.0, 0.20, None),
+        "gemini-3-flash-preview": (0.50, 3.0, 0.05, None),
+    },
+    "xai": {
+        "grok-4": (3.0, 15.0, 0.75, None),
+        "grok-code-fast-1": (0.20, 1.50, 0.02, None),
+        "grok-3-mini": (0.30, 0.50, 0.075, None),
+    },
+    "deepseek": {
+        "deepseek-chat": (0.28, 0.42, 0.028, None),
+        "deepseek-reasoner": (0.28, 0.42, 0.028, None),
+    },
+    "mistral": {
+        "mistral-medium-latest": (0.40, 2.0, None, None),
+        "mistral-large-latest": (0.50, 1.50, None, None),
+        "devstral-medium-latest": (0.40, 2.0, None, None),
+        "codestral-latest": (0.30, 0.90, None, None),
+        "magistral-medium-latest": (2.0, 5.0, None, None),
+    },
+    "groq": {
+        "openai/gpt-oss-120b": (0.15, 0.60, None, None),
+        "openai/gpt-oss-20b": (0.075, 0.30, None, None),
+        "llama-3.3-70b-versatile": (0.59, 0.79, None, None),
+        "moonshotai/kimi-k2-instruct-0905": (1.0, 3.0, None, None),
+    },
+    "cerebras": {
+        "gpt-oss-120b": (0.35, 0.75, None, None),
+        "zai-glm-4.6": (2.25, 2.75, None, None),
+        "qwen-3-235b-a22b-instruct-2507": (0.60, 1.20, None, None),
+        "llama-3.3-70b": (0.85, 1.20, None, None),
+    },
+    "fireworks": {
+        "accounts/fireworks/models/kimi-k2-instruct-0905": (0.60, 2.50, None, None),
+        "accounts/fireworks/models/qwen3-coder-480b-a35b-instruct": (0.45, 1.80, None, None),
+        "accounts/fireworks/models/deepseek-v3p1": (0.56, 1.68, None, None),
+        "accounts/fireworks/models/glm-4p6": (0.55, 2.19, None, None),
+        "accounts/fireworks/models/gpt-oss-120b": (0.15, 0.60, None, None),
+    },
+    # OpenRouter passes the first-party price on.
+    "openrouter": {
+        "anthropic/claude-sonnet-4.5": CLAUDE_SONNET,
+        "openai/gpt-5": GPT_5,
+        "google/gemini-2.5-pro": GEMINI_25_PRO,
+    },
+    # Per-request search fees come on top of these.
+    "perplexity": {
+        "sonar-pro": (3.0, 15.0, None, None),
+        "sonar": (1.0, 1.0, None, None),
+        "sonar-reasoning-pro": (2.0, 8.0, None, None),
+    },
+    "moonshotai": {
+        "kimi-k2-0905-preview": (0.60, 2.50, 0.15, None),
+        "kimi-k2-turbo-preview": (1.15, 8.0, 0.15, None),
+        "kimi-k2-thinking": (0.60, 2.50, 0.15, None),
+    },
+    # Z.ai's dollar prices (bigmodel.cn bills the same models in yuan).
+    "zhipuai": {
+        "glm-4.6": (0.60, 2.20, 0.11, None),
+        "glm-4.5": (0.60, 2.20, 0.11, None),
+        "glm-4.5-air": (0.20, 1.10, 0.03, None),
+        "glm-4.5v": (0.60, 1.80, 0.11, None),
+    },
+    "opencode-zen": {
+        "qwen3-coder": (0.45, 1.80, None, None),
+        "kimi-k2": (0.60, 2.50, None, None),
+        "glm-4.6": (0.60, 2.20, 0.10, None),
+        "claude-sonnet-4-5": CLAUDE_SONNET,
+        "claude-haiku-4-5": CLAUDE_HAIKU,
+    },
+}
+
+
+def _priced(provider_id: str, models: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`models` with the list prices of `PRICES` as their `cost`."""
+    table = PRICES.get(provider_id, {})
+    out = []
+    for spec in models:
+        price = table.get(spec["id"])
+        if price is not None:
+            names = ("input", "output", "cache_read", "cache_write")
+            spec = dict(spec, cost={k: v for k, v in zip(names, price, strict=True) if v is not None})
+        out.append(spec)
+    return out
+
 
 def _p(
     id: str,
@@ -493,7 +617,7 @@ def _p(
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {"id": id, "name": name, "wire": wire, "base_url": base_url, "auth_env": auth_env}
     if models is not None:
-        spec["models"] = models
+        spec["models"] = _priced(id, models)
     return spec | extra
 
 

@@ -14,9 +14,12 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.providers.efforts import DEFAULT_EFFORTS, EFFORTS
+
+if TYPE_CHECKING:
+    from uji.wires.base import Usage
 
 __all__ = [
     "DEFAULT_EFFORTS",
@@ -25,6 +28,7 @@ __all__ = [
     "Catalog",
     "CatalogError",
     "Model",
+    "Prices",
     "Provider",
 ]
 
@@ -33,6 +37,66 @@ STATES = (IDLE, LOADING, LOADED, FAILED)
 
 # Fetches a lazy provider's model specs (a list of ids or tables); raises on failure.
 Fetch = Callable[["Provider"], Awaitable[Any]]
+
+
+PRICE_FIELDS = ("input", "output", "cache_read", "cache_write")
+
+
+@dataclass(frozen=True)
+class Prices:
+    """A model's list prices in dollars per million tokens, the shape models.dev uses.
+    A cache price left out is charged as input (a provider without a separate price for
+    it bills those tokens as input)."""
+
+    input: float
+    output: float
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+    def of(self, usage: Usage) -> float:
+        """What `usage` cost, in dollars."""
+        read = self.input if self.cache_read is None else self.cache_read
+        write = self.input if self.cache_write is None else self.cache_write
+        return (
+            usage.input * self.input
+            + usage.output * self.output
+            + usage.cache_read * read
+            + usage.cache_write * write
+        ) / 1_000_000
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: v for k in PRICE_FIELDS if (v := getattr(self, k)) is not None}
+
+
+def parse_prices(spec: Any, where: str) -> Prices:
+    """`cost = { input, output, cache_read?, cache_write? }`, checked; raises CatalogError."""
+    if not isinstance(spec, dict) or not spec:
+        raise CatalogError(
+            f"{where}: cost must be a table {{input=, output=, cache_read=, cache_write=}} "
+            "in dollars per million tokens"
+        )
+    unknown = set(spec) - set(PRICE_FIELDS)
+    if unknown:
+        raise CatalogError(
+            f"{where}: unknown cost field(s) {', '.join(sorted(map(str, unknown)))} "
+            f"(known: {', '.join(PRICE_FIELDS)})"
+        )
+    for key in PRICE_FIELDS:
+        value = spec.get(key)
+        if key in ("input", "output") and value is None:
+            raise CatalogError(f"{where}: cost.{key} is required (dollars per million tokens)")
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0
+        ):
+            raise CatalogError(
+                f"{where}: cost.{key} must be a number >= 0 (dollars per million tokens), got {value!r}"
+            )
+    return Prices(
+        input=float(spec["input"]),
+        output=float(spec["output"]),
+        cache_read=None if spec.get("cache_read") is None else float(spec["cache_read"]),
+        cache_write=None if spec.get("cache_write") is None else float(spec["cache_write"]),
+    )
 
 
 @dataclass
@@ -46,9 +110,13 @@ class Model:
     efforts: list[str] | None = None
     name: str | None = None
     wire: str | None = None  # overrides the provider's wire for this model
+    cost: Prices | None = None  # list prices, when known
 
     def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        row = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        if self.cost is not None:
+            row["cost"] = self.cost.as_dict()
+        return row
 
 
 @dataclass
@@ -151,7 +219,7 @@ FIELDS = {
 }
 # Set only by the built-in table.
 BUILTIN_FIELDS = {"discover", "hint"}
-MODEL_FIELDS = {"id", "name", "context", "output", "reasoning", "cache", "images", "efforts", "wire"}
+MODEL_FIELDS = {"id", "name", "context", "output", "reasoning", "cache", "images", "efforts", "wire", "cost"}
 
 
 def _model(spec: Any, where: str) -> Model:
@@ -172,6 +240,8 @@ def _model(spec: Any, where: str) -> Model:
         raise CatalogError(f"{where}: model name must be a string")
     if spec.get("wire") is not None and (not isinstance(spec["wire"], str) or not spec["wire"]):
         raise CatalogError(f"{where}: model wire must be a wire name")
+    cost = spec.get("cost")
+    prices = parse_prices(cost, f"{where} model {spec['id']}") if cost is not None else None
     return Model(
         id=spec["id"],
         context=spec.get("context"),
@@ -182,6 +252,7 @@ def _model(spec: Any, where: str) -> Model:
         efforts=list(efforts) if efforts is not None else None,
         name=spec.get("name"),
         wire=spec.get("wire"),
+        cost=prices,
     )
 
 

@@ -129,7 +129,13 @@ def _migration_3(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[_Migration] = [_migration_1, _migration_2, _migration_3]
+def _migration_4(db: sqlite3.Connection) -> None:
+    # What the session's requests spent, summed (JSON: tokens, requests and dollars), so
+    # that a resumed session goes on counting where it stopped.
+    db.execute("ALTER TABLE sessions ADD COLUMN usage TEXT")
+
+
+MIGRATIONS: list[_Migration] = [_migration_1, _migration_2, _migration_3, _migration_4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -139,6 +145,17 @@ SCHEMA_VERSION = len(MIGRATIONS)
 def _dumps(data: dict[str, Any]) -> str:
     # Compact and UTF-8 as is: smaller rows, and the file stays greppable.
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _usage(text: str | None) -> dict[str, float]:
+    """A session's usage column, read leniently: what is not a number is left out."""
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
 def _session_dict(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -289,6 +306,26 @@ class Store:
             {"id": sid, "title": title, "directory": d, "updated": updated}
             for sid, title, d, updated in self._db.execute(sql, args).fetchall()
         ]
+
+    def usage(self, session_id: str) -> dict[str, float]:
+        """What the session has spent so far: `input`, `output`, `cache_read`,
+        `cache_write`, `requests`, and `cost` in dollars once a priced request counted;
+        {} for a session that spent nothing (or an unknown one)."""
+        row = self._db.execute("SELECT usage FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return _usage(row[0] if row else None)
+
+    def add_usage(self, session_id: str, spent: dict[str, float]) -> dict[str, float]:
+        """Add `spent` (keys as `usage` returns them) to the session's totals, in one
+        write transaction (a child run may add to the same row); returns the new totals."""
+        with self._write() as db:
+            row = db.execute("SELECT usage FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise KeyError(f"unknown session {session_id!r}")
+            totals = _usage(row[0])
+            for key, value in spent.items():
+                totals[key] = totals.get(key, 0) + value
+            db.execute("UPDATE sessions SET usage = ? WHERE id = ?", (_dumps(totals), session_id))
+        return totals
 
     def delete_session(self, session_id: str) -> bool:
         """Delete a session; its children and all their messages go with it (FK cascade)."""

@@ -12,10 +12,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
-    from uji.wires.base import ToolSpec
+    from uji.wires.base import ToolSpec, Usage
 
 
 def _ignore(line: str) -> None:
+    pass
+
+
+def _unspent(usage: Usage, cost: float | None) -> None:
     pass
 
 
@@ -46,6 +50,7 @@ class ToolContext:
         env: dict[str, str] | None = None,
         redact: Redactor | None = None,
         notice: Callable[[str], None] = _ignore,
+        usage: Callable[[Usage, float | None], None] = _unspent,
         *,
         find_images: Callable[[], bool | None] | None = None,
         find_env: Callable[[], dict[str, str]] | None = None,
@@ -57,6 +62,9 @@ class ToolContext:
         self.redact = redact
         # A line for the user (not the model), such as a Lua tool's failed cancel function.
         self.notice = notice
+        # Tokens and dollars spent for the session outside its own requests (a child
+        # session run by the tool): added to the session's totals and the turn's budgets.
+        self.usage = usage
         self._images, self._find_images = images, find_images
         self._env, self._find_env = env, find_env
 

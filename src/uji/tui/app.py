@@ -24,6 +24,7 @@ from uji.agent.approval import Answer, Question
 from uji.commands import parse as parse_command
 from uji.events.stream import (
     AgentEvent,
+    BudgetReached,
     CallDecided,
     CallSubject,
     Delta,
@@ -184,6 +185,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 self.queue_view.show(self.conversation.queued())
             case MessageSubmitted() | StatusChanged() | TurnFinished() | SessionTitled() | SessionCompacted():
                 pass  # for Lua handlers; the conversation redraws the state itself
+            case BudgetReached():
+                pass  # the question that follows says it (and a stop is saved as an error)
             case _:
                 assert_never(event)  # a new kind of event: mypy asks what the screen does with it
 
@@ -676,7 +679,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             else ""
         )
         mode = app.gate.modes.get().label
-        spent = conv.agent.usage.total if conv.agent else 0
+        totals = conv.agent.totals() if conv.agent else {}
+        spent = int(sum(totals.get(k, 0) for k in ("input", "output", "cache_read", "cache_write")))
         self.status.show(
             Status(
                 model=model,
@@ -686,6 +690,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 directory=app.cwd,
                 mode=mode,
                 session_tokens=spent,
+                session_cost=totals.get("cost"),
             )
         )
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from uji.agent.limits import dollars
 from uji.tui import render
 
 WORKING = "Working ({}s)"
@@ -23,7 +24,8 @@ class Status:
     directory: str = ""
     session_title: str = ""
     mode: str = ""  # the gate's mode (Shift+Tab), as shown: "ask", "accept edits", "plan"
-    session_tokens: int = 0  # sent and received since the session opened on this screen
+    session_tokens: int = 0  # sent and received in the session, over all its runs
+    session_cost: float | None = None  # dollars, when the model's prices are known
 
 
 def tokens(n: int) -> str:
@@ -69,6 +71,8 @@ class StatusBar(Static):
                 out.append(f" · context {tokens(status.used)}", style=render.MUTED)
         if status.session_tokens:
             out.append(f" · session {tokens(status.session_tokens)} tokens", style=render.MUTED)
+            if status.session_cost is not None:
+                out.append(f" · {dollars(status.session_cost)}", style=render.MUTED)
         if status.directory:
             out.append(f" · {short_path(status.directory)}", style=render.MUTED)
         if out != self._last:  # the bar is refreshed often; repaint only on change

@@ -11,6 +11,7 @@ from uji.lua.runtime import ApiError, Pending
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from uji.agent.limits import Limits
     from uji.frontend import Frontend
     from uji.lua.host import LuaHost
     from uji.store.sessions import Store
@@ -23,7 +24,9 @@ def short_directory(path: str) -> str:
     return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
 
 
-def install(host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: str) -> dict[str, Any]:
+def install(
+    host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: str, limits: Limits
+) -> dict[str, Any]:
     def to_lua(value: Any) -> Any:
         return host.lua.convert.to_lua(value, json_null=False)
 
@@ -66,6 +69,15 @@ def install(host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: 
     def session_usage() -> Any:
         a = agent()
         return to_lua(a.usage_report() if a else None)
+
+    def session_configure(opts: Any) -> None:
+        from uji.agent.limits import LimitError
+
+        data = host.lua.convert.to_python(opts)
+        try:
+            limits.configure(data if isinstance(data, dict) else {}, "uji.session.configure")
+        except LimitError as e:
+            raise ApiError(str(e)) from None
 
     def session_context() -> Any:
         a = agent()
@@ -134,6 +146,7 @@ def install(host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: 
         "session_info": session_info,
         "session_messages": session_messages,
         "session_usage": session_usage,
+        "session_configure": session_configure,
         "session_context": session_context,
         "session_queue": session_queue,
         "session_state": session_state,

@@ -11,6 +11,7 @@ from uji.lua.runtime import ApiError, LuaError
 from uji.tools.base import Tool, ToolContext, ToolResult
 from uji.tools.registry import normalize_schema
 from uji.tools.results import from_value
+from uji.wires.base import Usage
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
@@ -183,7 +184,15 @@ class LuaTool(Tool):
             reported[:] = [text]
             progress(text)
 
-        lua_ctx = rt.make_ctx(done, on_progress)
+        def on_usage(spent: Any) -> None:
+            data = rt.convert.to_python(spent)
+            if not isinstance(data, dict):
+                data = {}  # an empty table: nothing spent
+            tokens = {k: int(data.get(k, 0)) for k in ("input", "output", "cache_read", "cache_write")}
+            cost = data.get("cost")
+            ctx.usage(Usage(**tokens), None if cost is None else float(cost))
+
+        lua_ctx = rt.make_ctx(done, on_progress, on_usage)
         try:
             values = await rt.call(self.fn, rt.convert.to_lua(args), lua_ctx)
         except LuaError as e:

@@ -44,6 +44,7 @@
 ---@class uji.ToolContext
 ---@field done fun(result: string|uji.ToolResult) gives the result of a call that returned nothing
 ---@field progress fun(line: string) shows a line under the running tool
+---@field usage fun(spent: {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, cost?: number}) adds tokens and dollars spent for the session elsewhere (a child session's) to its totals and budgets
 
 ---A tool result with images.
 ---@class uji.ToolResult
@@ -231,6 +232,14 @@
 ---@field images? boolean
 ---@field efforts? uji.Effort[]
 ---@field wire? string another wire for this model
+---@field cost? uji.ModelCost list prices, for the cost shown and max_cost
+
+---A model's prices in dollars per million tokens (the models.dev shape); a cache price left out is charged as input.
+---@class uji.ModelCost
+---@field input number
+---@field output number
+---@field cache_read? number
+---@field cache_write? number
 
 ---What `uji.provider.add` takes; an existing id is merged into.
 ---@class uji.ProviderSpec
@@ -305,6 +314,15 @@
 ---@field total integer
 ---@field last table the last request's counts
 ---@field requests integer
+---@field cost? number dollars, when the model's prices are known
+---@field session table the session's totals over all its runs (the same keys, no last)
+
+---What `uji.session.configure` takes: the budgets of one turn, each a number > 0.
+---@class uji.SessionBudgets
+---@field max_steps? integer model calls (default 100)
+---@field max_cost? number dollars (counted for models with prices)
+---@field max_tokens? integer tokens: input, output and cache
+---@field max_minutes? number minutes, checked between steps
 
 ---What `uji.session.context` gives.
 ---@class uji.ContextUse
@@ -418,6 +436,14 @@
 ---@field event "status_changed"
 ---@field state "working"|"idle"
 
+---A turn reached a budget (`uji.session.configure`); the user is asked whether it goes on (`uji run` stops).
+---@class uji.event.budget_reached
+---@field event "budget_reached"
+---@field limit string max_steps, max_cost, max_tokens or max_minutes
+---@field value number the budget for this turn
+---@field used number steps, dollars, tokens or minutes used in this turn
+---@field text string one line saying so
+
 ---uji is about to quit (handlers get 5 seconds).
 ---@class uji.event.before_quit
 ---@field event "before_quit"
@@ -470,6 +496,7 @@
 ---| "turn_finished" # A turn ended: answered, failed or interrupted.
 ---| "model_changed" # Another model was chosen.
 ---| "status_changed" # The agent started or stopped working (plugins emit it too, as a redraw trigger).
+---| "budget_reached" # A turn reached a budget (`uji.session.configure`); the user is asked whether it goes on (`uji run` stops).
 ---| "before_quit" # uji is about to quit (handlers get 5 seconds).
 ---| "before_turn" # Before a turn's first model call: return a string to replace the system prompt.
 ---| "before_tool" # Before a tool call is decided: a decision here skips the policy ({allow=true}, {deny=reason}, {ask=true} or {ask=title}).
@@ -509,6 +536,7 @@ function uji.defer(seconds, fn) end
 ---@overload fun(event: "turn_finished", handler: fun(e: uji.event.turn_finished), opts?: uji.OnOptions): string
 ---@overload fun(event: "model_changed", handler: fun(e: uji.event.model_changed), opts?: uji.OnOptions): string
 ---@overload fun(event: "status_changed", handler: fun(e: uji.event.status_changed), opts?: uji.OnOptions): string
+---@overload fun(event: "budget_reached", handler: fun(e: uji.event.budget_reached), opts?: uji.OnOptions): string
 ---@overload fun(event: "before_quit", handler: fun(e: uji.event.before_quit), opts?: uji.OnOptions): string
 ---@overload fun(event: "before_turn", handler: fun(e: uji.event.before_turn): string?, opts?: uji.OnOptions): string
 ---@overload fun(event: "before_tool", handler: fun(e: uji.event.before_tool): uji.ToolDecision?, opts?: uji.OnOptions): string
@@ -775,9 +803,13 @@ function uji.session.info() end
 ---@return uji.SessionMessage[]
 function uji.session.messages(opts) end
 
----The tokens spent so far.
+---The tokens and dollars spent so far.
 ---@return uji.Usage?
 function uji.session.usage() end
+
+---Sets the budgets of a turn; at one the user is asked whether to go on. Raises on unknown keys or bad values.
+---@param opts uji.SessionBudgets
+function uji.session.configure(opts) end
 
 ---How full the context window is.
 ---@return uji.ContextUse?

@@ -166,10 +166,32 @@ function M.step(id, ...)
 end
 
 -- The ctx table a Lua tool's run receives.
-function M.make_ctx(done, progress)
+local USAGE_FIELDS = { input = true, output = true, cache_read = true, cache_write = true, cost = true }
+local USAGE_SHAPE = "{input=, output=, cache_read=, cache_write=, cost=}"
+
+function M.make_ctx(done, progress, usage)
   return {
     done = function(v) done(clean(v)) end,
     progress = function(line) progress(clean(line == nil and "" or tostring(line))) end,
+    -- usage{input, output, cache_read, cache_write, cost}: tokens and dollars spent for
+    -- the session outside its own requests (a child session), added to its totals.
+    usage = function(spent)
+      if type(spent) ~= "table" then error("ctx.usage: expects a table " .. USAGE_SHAPE, 2) end
+      local out = {}
+      for k, v in pairs(spent) do
+        if not USAGE_FIELDS[k] then
+          error("ctx.usage: unknown field " .. tostring(k) .. " (known: input, output, cache_read, cache_write, cost)", 2)
+        end
+        if type(v) ~= "number" or v ~= v or v < 0 or v >= 2 ^ 53 then
+          error("ctx.usage: " .. k .. " must be a number >= 0, got " .. tostring(v), 2)
+        end
+        if k ~= "cost" and v ~= math.floor(v) then
+          error("ctx.usage: " .. k .. " must be a whole number of tokens, got " .. tostring(v), 2)
+        end
+        out[k] = v
+      end
+      usage(out)
+    end,
   }
 end
 

@@ -15,6 +15,10 @@ uji.session = {
     return mark_array(host.session_messages(before, limit))
   end,
   usage = function() return host.session_usage() end,
+  configure = function(opts)
+    check(type(opts) == "table", "uji.session.configure: expects a table {max_steps=, max_cost=, max_tokens=, max_minutes=}")
+    call(host.session_configure, opts)
+  end,
   context = function() return host.session_context() end,
   queue = function() return mark_array(host.session_queue()) end,
   state = function() return host.session_state() end,
