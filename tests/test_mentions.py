@@ -4,11 +4,16 @@ says why; `@` words that name no file stay text."""
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.conftest import Home
 from tests.fakes.openai_server import text
+from tests.test_wires_e2e import APIS, KEY, configure
 from uji.tools.builtin.read_file import MAX_PAGE_BYTES
 
 
@@ -165,3 +170,59 @@ def test_a_disabled_read_file_and_a_binary_file_attach_nothing(home: Home) -> No
     assert (
         all("<file" not in str(r.body) for r in home.fake.turn_requests) and len(home.fake.turn_requests) == 2
     )
+
+
+def user_text_sent(wire: str, body: dict[str, Any]) -> str:
+    """All the user text of a request, read in the API's own shape."""
+    if wire == "openai-chat":
+        return "".join(str(m["content"]) for m in body["messages"] if m["role"] == "user")
+    if wire == "anthropic":
+        return "".join(
+            b["text"] if isinstance(b, dict) else str(b)
+            for m in body["messages"]
+            if m["role"] == "user"
+            for b in (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}])
+        )
+    if wire == "responses":
+        return "".join(
+            p.get("text", "") if isinstance(p, dict) else str(p)
+            for i in body["input"]
+            if i.get("role") == "user"
+            for p in (i["content"] if isinstance(i["content"], list) else [{"text": i["content"]}])
+        )
+    return "".join(p.get("text", "") for c in body["contents"] if c["role"] == "user" for p in c["parts"])
+
+
+@pytest.mark.parametrize("wire", list(APIS))
+def test_every_wire_carries_the_file_in_the_user_message(home: Home, wire: str) -> None:
+    api = APIS[wire]
+    (home.work / "a.py").write_text("ALPHA = 1\n")
+    (home.work / "secret.txt").write_text("SECRET\n")
+    with api.server() as server:
+        server.script(api.fakes.text("ok"))
+        configure(home, api, server)
+        with (home.config / "init.lua").open("a") as f:
+            f.write('uji.tool.policy({ read_file = { deny = { "secret.txt" } } })\n')
+        run = home.run("explain @a.py, not @secret.txt", env={"UJI_E2E_KEY": KEY})
+        assert run.rc == 0, run.stderr
+        sent = user_text_sent(wire, server.turn_requests[0].body)
+    assert sent == 'explain @a.py, not @secret.txt\n\n<file path="a.py">\n    1| ALPHA = 1\n</file>'
+
+
+def test_a_mentioned_image_goes_as_an_image_of_the_user_message(home: Home) -> None:
+    from tests.test_builtin_tools import png
+
+    data = png(3, 2)
+    (home.work / "shot.png").write_bytes(data)
+    home.init("")
+    home.fake.script(text("a red picture"))
+    run = home.run("what is @shot.png")
+    assert run.rc == 0, run.stderr
+    content = home.fake.turn_requests[0].body["messages"][-1]["content"]
+    assert isinstance(content, list)
+    texts = [p["text"] for p in content if p["type"] == "text"]
+    urls = [p["image_url"]["url"] for p in content if p["type"] == "image_url"]
+    assert "".join(texts).endswith(
+        '<file path="shot.png">\nshot.png is a 3x2 image/png image, attached here.\n</file>'
+    )
+    assert urls == ["data:image/png;base64," + base64.b64encode(data).decode()]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.fakes.openai_server import FakeOpenAI, text
+from tests.fakes.openai_server import FakeOpenAI, text, tool_call
 from tests.test_tui_support import (
     SIZE,
     answerable,
@@ -138,3 +138,43 @@ async def test_an_ask_rule_asks_before_attaching(tmp_path: Path, fake: FakeOpenA
         await pilot.press("y")
         await idle(pilot)
         assert fake.turn_requests[1].body["messages"][-1]["content"].endswith("    1| PLAN\n</file>")
+
+
+async def test_a_message_queued_during_a_turn_gets_its_file_when_steered_in(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(tool_call("run_command", {"command": "sh wait.sh"}), text("ran it"), text("got it"))
+    app = make_app(tmp_path, fake, 'uji.tool.policy({ run_command = { default = "allow" } })\n')
+    work = tmp_path / "work"
+    (work / "wait.sh").write_text(
+        "i=0; while [ ! -e go ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n"
+    )
+    (work / "extra.txt").write_text("EXTRA\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "wait")
+        await shows(pilot, "⏺ Ran sh wait.sh")
+        await type_text(pilot, "and @extra.txt ")  # the space ends the word: the popup closes
+        await pilot.press("enter")
+        await shows(pilot, "queued > and @extra.txt")
+        (work / "go").touch()
+        await idle(pilot)
+        steered = fake.turn_requests[1].body["messages"][-1]
+        assert steered == {
+            "role": "user",
+            "content": 'and @extra.txt \n\n<file path="extra.txt">\n    1| EXTRA\n</file>',
+        }
+
+
+def test_the_listing_stops_at_its_cap_with_git_and_without(tmp_path: Path) -> None:
+    from uji.tui.mentions import list_files
+
+    for i in range(30):
+        (tmp_path / f"d{i % 3}").mkdir(exist_ok=True)
+        (tmp_path / f"d{i % 3}" / f"f{i}.txt").write_text("x\n")
+    walked = list_files(str(tmp_path), cap=7)
+    assert len(walked) == 7 and all((tmp_path / f).is_file() for f in walked)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert len(list_files(str(tmp_path))) == 30  # untracked, not ignored: listed by git
+    listed = list_files(str(tmp_path), cap=7)
+    assert len(listed) == 7 and all((tmp_path / f).is_file() for f in listed)

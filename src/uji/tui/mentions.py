@@ -103,23 +103,35 @@ def _walk(cwd: str, cap: int) -> list[str]:
 
 
 def rank(query: str, files: list[str], limit: int = MAX_SHOWN) -> list[str]:
-    """The files matching `query` fuzzily (its characters in order, any case), best first:
-    a file name starting with it, then containing it, then a path containing it, then
-    the rest; shorter paths first within each."""
+    """The files matching `query` fuzzily (its characters in order, any case), best first."""
+    return best(query, matching(query, files) if query else files, limit)
+
+
+def best(query: str, matched: list[str], limit: int = MAX_SHOWN) -> list[str]:
+    """The `limit` best of the files that match `query`: a file name starting with it,
+    then containing it, then a path containing it, then the rest; shorter paths first
+    within each (with no query: the shallowest, by name)."""
+    import heapq
+
     if not query:
-        return sorted(files, key=lambda f: (f.count("/"), f))[:limit]
+        return heapq.nsmallest(limit, matched, key=lambda f: (f.count("/"), f))
     q = query.lower()
-    pattern = re.compile(".*?".join(re.escape(c) for c in q))
     scored: list[tuple[int, int, str]] = []
-    for path in files:
+    for path in matched:
         low = path.lower()
-        if not pattern.search(low):
-            continue
-        name = low.rsplit("/", 1)[-1]
+        name = low[low.rfind("/") + 1 :]
         score = 0 if name.startswith(q) else 1 if q in name else 2 if q in low else 3
         scored.append((score, len(path), path))
-    scored.sort()
-    return [path for _, _, path in scored[:limit]]
+    return [path for _, _, path in heapq.nsmallest(limit, scored)]
+
+
+def matching(query: str, files: list[str]) -> list[str]:
+    """The files whose path holds the characters of `query` in order, any case."""
+    # c1[^c2]*c2[^c3]*c3…: each character's first place after the last, no backtracking.
+    chars = [re.escape(c) for c in query]
+    pattern = chars[0] + "".join(f"[^{c}]*{c}" for c in chars[1:]) if chars else ""
+    search = re.compile(pattern, re.IGNORECASE).search
+    return [f for f in files if search(f)]
 
 
 @dataclass
@@ -198,6 +210,7 @@ class MentionPopup(Static):
         self.dismissed_for: str | None = None  # Esc closes it until the text changes
         self._query: str | None = None
         self._ranked: tuple[str, list[str] | None] | None = None  # what `items` were ranked from
+        self._pool: tuple[str, list[str], list[str]] | None = None  # (query, files, its matches)
 
     @property
     def open(self) -> bool:
@@ -220,11 +233,19 @@ class MentionPopup(Static):
             self._query = typed.query
             self.index = 0
         if self._ranked is None or self._ranked[0] != ranked[0] or self._ranked[1] is not files:
-            self.items = rank(typed.query, files) if files is not None else []
+            self.items = self._rank(typed.query, files or [])
             self._ranked = ranked
         self.index = min(self.index, max(0, len(self.items) - 1))
         self.display = True
         self._draw(listing=files is None)
+
+    def _rank(self, query: str, files: list[str]) -> list[str]:
+        """`rank`, narrowing the last query's matches when the query grew (typing on)."""
+        pool = self._pool
+        base = pool[2] if pool is not None and pool[1] is files and query.startswith(pool[0]) else files
+        matched = matching(query, base) if query else files
+        self._pool = (query, files, matched)
+        return best(query, matched)
 
     def close(self) -> None:
         self.typed = None
