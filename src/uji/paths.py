@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from uji.record import Record
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,8 +26,7 @@ def _pick(flag: str | None, uji_var: str, xdg_var: str, default: str) -> str:
     return os.path.join(os.path.expanduser("~"), default, "uji")
 
 
-@dataclass(frozen=True)
-class Paths:
+class Paths(Record):
     config: str
     data: str
     db: str

@@ -8,11 +8,11 @@ LuaLS definitions from it.
 
 `uji.on` also takes any other name: a custom event that plugins fire with `uji.emit`.
 
-To add a notification: a frozen dataclass in `uji.events.stream` (in `AgentEvent` if the
+To add a notification: a `Record` (a cheap frozen dataclass) in `uji.events.stream` (in `AgentEvent` if the
 agent emits it), emitted once where it happens (`Agent._emit`, or `Events.publish`
 outside the agent); a `Spec` here naming the fields Lua sees; mypy then asks the screen
 (`UjiApp.agent_event`) and `uji run --json` (`uji.events.jsonl`) what they do with it.
-Run `python -m uji.devtools.gen_docs`. A hook is the same with a payload dataclass, a
+Run `python -m uji.devtools.gen_docs`. A hook is the same with a payload record, a
 fold other than "notify", and a call of `Events.hook` where it decides something.
 """
 
@@ -21,10 +21,11 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any, Literal
 
 from uji.events import stream as s
+from uji.record import Record, record_fields
 
 Fold = Literal["notify", "first", "chain", "strict"]
 
@@ -36,14 +37,12 @@ FOLDS: dict[Fold, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Record):
     name: str
     doc: str = ""
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(Record):
     name: str
     source: type  # the dataclass the payload's fields are read from
     fields: tuple[Field, ...]
@@ -185,7 +184,8 @@ BY_SOURCE: Mapping[type, Spec] = {spec.source: spec for spec in CATALOG}
 
 def python_type(cls: type, name: str) -> Any:
     """The annotated type of a dataclass field or a property of `cls`."""
-    if any(f.name == name for f in fields(cls)):
+    names = record_fields(cls) if issubclass(cls, Record) else [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    if name in names:
         return typing.get_type_hints(cls)[name]
     prop = getattr(cls, name, None)
     if isinstance(prop, property) and prop.fget is not None:

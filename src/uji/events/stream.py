@@ -1,11 +1,11 @@
-"""The events of a session, one frozen dataclass each.
+"""The events of a session, one frozen record (`uji.record.Record`) each.
 
 The agent emits each event once, into one sink. Adapters derive what each frontend sees
 from the same object: the JSON lines of `uji run --json` (`uji.events.jsonl`), the
 screen (`uji.tui.app.UjiApp.agent_event`) and the Lua notifications (`Events.publish`,
 whose payloads the catalog in `uji.events.catalog` declares).
 
-Hook payloads are dataclasses too (`BeforeTurn`, `BeforeTool`, `AfterTool`,
+Hook payloads are records too (`BeforeTurn`, `BeforeTool`, `AfterTool`,
 `BeforeStop`); `Events.hook` runs them and folds the handlers' results as the catalog
 says.
 """
@@ -13,9 +13,9 @@ says.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, cast
 
+from uji.record import Record
 from uji.wires.base import Usage
 
 DeltaKind = Literal["text", "reasoning"]
@@ -31,21 +31,18 @@ MessageType = Literal[
 # What the agent emits during a turn ---------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Delta:
+class Delta(Record):
     """A piece of the answer (or of its reasoning) as it streams."""
 
     kind: DeltaKind
     text: str
 
 
-@dataclass(frozen=True)
-class StreamCleared:
+class StreamCleared(Record):
     """A model call failed and is retried: what streamed so far is void."""
 
 
-@dataclass(frozen=True)
-class MessageSaved:
+class MessageSaved(Record):
     """A message was saved to the session; `message` is its saved form (with `seq`)."""
 
     message: Mapping[str, Any]
@@ -62,48 +59,41 @@ class MessageSaved:
         return value if isinstance(value, str) else ""
 
 
-@dataclass(frozen=True)
-class MessageSubmitted:
+class MessageSubmitted(Record):
     """A user message starts a turn or is steered into one."""
 
     text: str
 
 
-@dataclass(frozen=True)
-class QueueChanged:
+class QueueChanged(Record):
     """Messages typed during a turn: how many wait."""
 
     count: int
 
 
-@dataclass(frozen=True)
-class StatusChanged:
+class StatusChanged(Record):
     """The agent started or stopped working."""
 
     state: State
 
 
-@dataclass(frozen=True)
-class TurnFinished:
+class TurnFinished(Record):
     """A turn ended: answered, failed or interrupted."""
 
 
-@dataclass(frozen=True)
-class SessionTitled:
+class SessionTitled(Record):
     """The session got a title."""
 
     title: str
 
 
-@dataclass(frozen=True)
-class SessionCompacted:
+class SessionCompacted(Record):
     """Older messages were folded into a summary."""
 
     count: int
 
 
-@dataclass(frozen=True)
-class CallSubject:
+class CallSubject(Record):
     """A tool call's subject is known; it is being decided (maybe asked about)."""
 
     id: str
@@ -112,16 +102,14 @@ class CallSubject:
     verb: str | None
 
 
-@dataclass(frozen=True)
-class HookRef:
+class HookRef(Record):
     """The `before_tool` handler that decided a call."""
 
     name: str
     origin: str | None
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Record):
     """What decided a tool call and how (the policy's verdict, a hook, the user)."""
 
     decision: Verdict
@@ -142,8 +130,7 @@ class Outcome:
     remember: str | None = None  # the scope of an approval the user asked to remember
 
 
-@dataclass(frozen=True)
-class CallDecided:
+class CallDecided(Record):
     """A tool call was decided (allowed or denied)."""
 
     id: str
@@ -153,8 +140,7 @@ class CallDecided:
     outcome: Outcome
 
 
-@dataclass(frozen=True)
-class ToolStarted:
+class ToolStarted(Record):
     """An allowed call's tool starts to run."""
 
     id: str
@@ -162,8 +148,7 @@ class ToolStarted:
     subject: str
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(Record):
     """A running tool's live line (`ctx.progress`)."""
 
     tool: str
@@ -208,54 +193,45 @@ def discard(event: AgentEvent) -> None:
 # What happens around the agent -----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SessionCreated:
+class SessionCreated(Record):
     session_id: str
 
 
-@dataclass(frozen=True)
-class SessionResumed:
+class SessionResumed(Record):
     session_id: str
 
 
-@dataclass(frozen=True)
-class ModelChanged:
+class ModelChanged(Record):
     provider: str
     model: str
 
 
-@dataclass(frozen=True)
-class ShellStarted:
+class ShellStarted(Record):
     command: str
 
 
-@dataclass(frozen=True)
-class ShellFinished:
+class ShellFinished(Record):
     command: str
     code: int
 
 
-@dataclass(frozen=True)
-class BeforeQuit:
+class BeforeQuit(Record):
     pass
 
 
-@dataclass(frozen=True)
-class Notice:
+class Notice(Record):
     """A notice for the user (`uji.notify`, a failed handler, a retry)."""
 
     text: str
 
 
-@dataclass(frozen=True)
-class SessionOpened:
+class SessionOpened(Record):
     """`uji run`: the session the run is saved in."""
 
     id: str
 
 
-@dataclass(frozen=True)
-class Done:
+class Done(Record):
     """`uji run`: the turn ended with an answer or an error."""
 
     text: str | None
@@ -282,26 +258,22 @@ Event = (
 # Hook payloads ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BeforeTurn:
+class BeforeTurn(Record):
     text: str
     system: str
 
 
-@dataclass(frozen=True)
-class BeforeTool:
+class BeforeTool(Record):
     name: str
     arguments: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
-class AfterTool:
+class AfterTool(Record):
     name: str
     content: str
 
 
-@dataclass(frozen=True)
-class BeforeStop:
+class BeforeStop(Record):
     text: str
     continued: int
 

@@ -31,6 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from uji.record import Record
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -87,8 +89,7 @@ RISKY_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_")
 HARMLESS_PAGERS = frozenset({"", "cat", "less", "more", "true", "less -R", "less -FRX"})
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(Record):
     """One simple command the line could run, in normal form."""
 
     text: str

@@ -11,6 +11,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal, Required, TypedDict
 
+from uji.record import Record
+
 MODES = ("normal", "suggest", "select", "prompt", "confirm", "overlay")
 
 ACTIONS = frozenset(
@@ -95,8 +97,7 @@ class KeyError_(ValueError):
     """An unparseable key (the name avoids shadowing the builtin KeyError)."""
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(Record):
     mods: frozenset[str]
     base: str  # a Textual key name ("enter", "f5") or one character
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.api.fs import Anchor, later
 from uji.lua.runtime import ApiError, LuaError, Pending
+from uji.record import Record
 
 if TYPE_CHECKING:
     import httpx2
@@ -37,8 +37,7 @@ class HttpError(ApiError):
     """A request that got no response; Lua receives `nil, str(e)`."""
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(Record):
     url: str
     method: str
     headers: list[tuple[str, str]]
