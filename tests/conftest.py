@@ -17,6 +17,10 @@ from typing import Any
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAI
+from tests.zygote import Zygote
+
+# Real `uji` processes forked from one that imported uji already (see tests/zygote.py).
+ZYGOTE = Zygote()
 
 # A "test" provider pointed at the fake server from init.lua.
 PROVIDER_LUA = """
@@ -24,6 +28,10 @@ uji.provider.add({{ id = "test", name = "Test", wire = "openai-chat", base_url =
   models = {{ {{ id = "m", context = 100000, images = true }} }} }})
 uji.model.use({{ provider = "test", model = "m" }})
 """
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    ZYGOTE.close()
 
 
 def unmeasured(env: dict[str, str] | None = None) -> dict[str, str]:
@@ -126,19 +134,27 @@ class Home:
         check: bool = False,
         stdin: str | None = None,
         cwd: Path | None = None,
+        fresh: bool = False,
     ) -> Run:
         """Run uji; its stdin is `stdin` through a pipe, else /dev/null (never the test
-        runner's own stdin, which may be a terminal or a pipe left open)."""
-        proc = subprocess.run(
-            self.command(*args),
-            cwd=cwd or self.work,
-            env=self.env(**(env or {})),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            input=stdin,
-            stdin=subprocess.DEVNULL if stdin is None else None,
-        )
+        runner's own stdin, which may be a terminal or a pipe left open). `fresh`: a new
+        interpreter exec'd for this run (so /proc/PID/environ is the run's), not a process
+        forked from the zygote."""
+        run_env = self.env(**(env or {}))
+        where = str(cwd or self.work)
+        forked = not fresh and ZYGOTE.usable(run_env)
+        proc = ZYGOTE.run(list(args), where, run_env, stdin, timeout) if forked else None
+        if proc is None:
+            proc = subprocess.run(
+                self.command(*args),
+                cwd=where,
+                env=run_env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                input=stdin,
+                stdin=subprocess.DEVNULL if stdin is None else None,
+            )
         events = []
         for line in proc.stdout.splitlines():
             if line.startswith("{"):

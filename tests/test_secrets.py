@@ -339,7 +339,8 @@ def test_keys_never_leak_through_tool_results(home: Home) -> None:
         ),
         text("done"),
     )
-    run = home.run("leak it", "--on-ask", "allow", env=env)
+    # fresh: /proc/PID/environ shows the environment uji was exec'd with.
+    run = home.run("leak it", "--on-ask", "allow", env=env, fresh=True)
     assert run.rc == 0, run.stderr
     results = [m["content"] for m in run.tool_results()]
     assert results[0] == "(no output, exit code 0)"  # the variable is not even there

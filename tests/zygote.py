@@ -1,0 +1,267 @@
+"""Real `uji` processes without paying Python's start-up in each: a fork server.
+
+Most tests run `python -m uji ...` as a subprocess, and most of each run's time is the
+interpreter starting and importing uji (about 0.1 s, more on a loaded machine). The
+zygote is a Python process, one per test worker, that imported uji once and then forks a
+child per run. The child is a real, separate process: its own pid, stdin/stdout/stderr
+(pipes the test made, passed over a Unix socket), environment, working directory and exit
+status; it runs uji's `__main__` as `python -m uji` would and exits the normal way.
+
+Each run forks twice (zygote → waiter → uji), so no process here ever has a thread, and
+the waiter reports the exit status (as `subprocess` would give it) on a socket of the run's
+own. A run whose environment would change how Python itself starts (any `PYTHON*` variable
+but the ones the zygote started with), or that is measured by coverage, goes through
+`subprocess` instead, as does everything when the zygote can't start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+LAST_CPU = [0.0]  # the last run's CPU seconds (user + system), for measuring this module
+ROOT = Path(__file__).resolve().parent.parent
+# What every run shares with the zygote: the variables Python reads when it starts (the
+# test process's own, and the one `Home.env` adds).
+START_ENV = {k: v for k, v in os.environ.items() if k.startswith("PYTHON")} | {"PYTHONUNBUFFERED": "1"}
+
+
+# The server ------------------------------------------------------------------------------
+
+
+def serve(control: socket.socket) -> None:
+    # Everything a run imports before its first request, loaded once.
+    import uji.app
+    import uji.cli
+    import uji.headless
+    import uji.wires.anthropic
+    import uji.wires.gemini
+    import uji.wires.openai_chat
+    import uji.wires.responses  # noqa: F401
+
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # waiters are reaped by the kernel
+    control.sendall(b"ready\n")
+    while True:
+        header, fds = _receive(control)
+        if header is None:
+            return  # the test worker went away
+        if os.fork() == 0:
+            control.close()
+            _waiter(header, fds)  # never returns
+        for fd in fds:
+            os.close(fd)
+
+
+def _receive(control: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
+    data, fds, _flags, _addr = socket.recv_fds(control, 1 << 20, 4)
+    if not data:
+        return None, []
+    return json.loads(data), list(fds)
+
+
+def _waiter(header: dict[str, Any], fds: list[int]) -> None:
+    stdin, stdout, stderr, reply_fd = fds
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    reply = socket.socket(fileno=reply_fd)
+    pid = os.fork()
+    if pid == 0:
+        reply.close()
+        _child(header, stdin, stdout, stderr)
+    for fd in (stdin, stdout, stderr):
+        os.close(fd)
+    reply.sendall(f"pid {pid}\n".encode())
+    _, status, usage = os.wait4(pid, 0)
+    reply.sendall(f"cpu {usage.ru_utime + usage.ru_stime}\n".encode())
+    reply.sendall(f"exit {os.waitstatus_to_exitcode(status)}\n".encode())
+    os._exit(0)
+
+
+def _child(header: dict[str, Any], stdin: int, stdout: int, stderr: int) -> None:
+    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(header["cwd"])
+    os.environ.clear()
+    os.environ.update(header["env"])
+    import runpy
+
+    import uji
+
+    # As `python -m uji ARGV` started in cwd: argv[0] the module's file, cwd first on the path.
+    sys.argv = [os.path.join(os.path.dirname(uji.__file__), "__main__.py"), *header["argv"]]
+    sys.path[0] = header["cwd"]
+    runpy.run_module("uji", run_name="__main__", alter_sys=True)
+    raise SystemExit(0)
+
+
+# The client ------------------------------------------------------------------------------
+
+
+class Zygote:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._control: socket.socket | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._failed = False
+
+    def _start(self) -> socket.socket | None:
+        if self._control is not None or self._failed:
+            return self._control
+        ours, theirs = socket.socketpair()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "COVERAGE_"))}
+        env.update(START_ENV)
+        self._proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tests import zygote; "
+                f"import socket; zygote.serve(socket.socket(fileno={theirs.fileno()}))",
+            ],
+            pass_fds=[theirs.fileno()],
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+        theirs.close()
+        ours.settimeout(60)
+        try:
+            ready = ours.recv(16)
+        except OSError:
+            ready = b""
+        if ready != b"ready\n":
+            self._failed = True
+            ours.close()
+            return None
+        ours.settimeout(None)
+        self._control = ours
+        return ours
+
+    def usable(self, env: dict[str, str]) -> bool:
+        if os.environ.get("UJI_TEST_FORK") == "0" or any(k.startswith("COVERAGE_") for k in os.environ):
+            return False  # `./test --cov` measures each uji process from its start
+        python = {k: v for k, v in env.items() if k.startswith("PYTHON")}
+        return python == START_ENV
+
+    def run(
+        self, argv: list[str], cwd: str, env: dict[str, str], stdin: str | None, timeout: float
+    ) -> subprocess.CompletedProcess[str] | None:
+        """Run `python -m uji ARGV` in a child of the zygote; None when it can't."""
+        with self._lock:
+            control = self._start()
+            if control is None:
+                return None
+            in_r, in_w = os.pipe() if stdin is not None else (os.open(os.devnull, os.O_RDONLY), -1)
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            reply, reply_theirs = socket.socketpair()
+            header = json.dumps({"argv": argv, "cwd": cwd, "env": env}).encode()
+            socket.send_fds(control, [header], [in_r, out_w, err_w, reply_theirs.fileno()])
+            for fd in (in_r, out_w, err_w):
+                os.close(fd)
+            reply_theirs.close()
+        return _collect(reply, in_w, out_r, err_r, stdin, timeout, argv)
+
+    def close(self) -> None:
+        if self._control is not None:
+            self._control.close()
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+
+
+def _collect(
+    reply: socket.socket,
+    in_w: int,
+    out_r: int,
+    err_r: int,
+    stdin: str | None,
+    timeout: float,
+    argv: list[str],
+) -> subprocess.CompletedProcess[str]:
+    import time
+
+    if stdin is not None:
+        data = stdin.encode()
+
+        def feed() -> None:
+            try:
+                os.write(in_w, data) if len(data) < 65536 else _write_all(in_w, data)
+            except OSError:
+                pass
+            finally:
+                os.close(in_w)
+
+        threading.Thread(target=feed, daemon=True).start()
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    status = b""
+    pid = None
+    code: int | None = None
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as sel:
+        sel.register(out_r, selectors.EVENT_READ)
+        sel.register(err_r, selectors.EVENT_READ)
+        sel.register(reply, selectors.EVENT_READ)
+        open_fds = 3
+        while open_fds:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if pid is not None:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                for fd in (out_r, err_r):
+                    os.close(fd)
+                reply.close()
+                raise subprocess.TimeoutExpired(argv, timeout)
+            for key, _ in sel.select(min(left, 1.0)):
+                if key.fileobj is reply:
+                    piece = reply.recv(4096)
+                    if not piece:
+                        sel.unregister(reply)
+                        open_fds -= 1
+                        continue
+                    status += piece
+                    for line in status.decode().splitlines():
+                        word, _, value = line.partition(" ")
+                        if word == "pid":
+                            pid = int(value)
+                        elif word == "cpu":
+                            LAST_CPU[0] = float(value)
+                        elif word == "exit":
+                            code = int(value)
+                else:
+                    fd = key.fileobj
+                    assert isinstance(fd, int)
+                    piece = os.read(fd, 65536)
+                    if piece:
+                        chunks[fd].append(piece)
+                    else:
+                        sel.unregister(fd)
+                        open_fds -= 1
+    for fd in (out_r, err_r):
+        os.close(fd)
+    reply.close()
+    if code is None:
+        raise RuntimeError(f"the zygote lost a run of {argv}")
+    return subprocess.CompletedProcess(argv, code, _text(chunks[out_r]), _text(chunks[err_r]))
+
+
+def _text(chunks: list[bytes]) -> str:
+    """As `subprocess.run(text=True)` decodes: UTF-8 here, universal newlines."""
+    return b"".join(chunks).decode().replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
