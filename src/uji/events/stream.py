@@ -156,8 +156,7 @@ class Progress(Record):
     line: str
 
 
-@dataclass(frozen=True)
-class BudgetReached:
+class BudgetReached(Record):
     """A turn reached one of its budgets (`uji.session.configure`); it goes on only if
     the user says so."""
 
