@@ -196,6 +196,86 @@ SHAPES: list[Shape] = [
             ("policy?", "uji.Policy", "the fallback when no rule matches"),
             ("display?", "uji.ToolDisplay", "how the transcript and the approval show a call"),
             ("timeout?", "number", "seconds to wait for ctx.done (default 600)"),
+            (
+                "command?",
+                "boolean",
+                "the subject is a shell command line: rules judge each part of it, as run_command's",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.ToolHandle",
+        "What `uji.tool.get` gives: the tool registered at the time, which a wrapper that "
+        "replaces it can still call.",
+        fields(
+            ("name", "string"),
+            ("description", "string"),
+            ("parameters", "table"),
+            ("policy?", "uji.Policy", "the policy it declares"),
+            (
+                "run",
+                "fun(args: table, ctx: uji.ToolContext): uji.ToolResult",
+                "runs a call with the ctx of the call running now (no policy check: that call had "
+                "its own); waits",
+            ),
+            (
+                "start?",
+                "fun(args: table, ctx: uji.ToolContext): uji.Process|nil, string?",
+                "run_command only: starts the command as `run` would and returns at once; waits "
+                "for the start. nil and the error result when it could not start",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.Process",
+        "A command started with `start`; it runs until it ends or is stopped, and uji kills "
+        "its process group when the session ends (even if uji is killed). "
+        "`p.wait(x)` and `p:wait(x)` both work.",
+        fields(
+            ("pid", "integer", "the process id, which leads its process group"),
+            (
+                "wait",
+                "fun(seconds?: number, ctx?: uji.ToolContext): uji.ToolResult|nil",
+                "its result (as `run` gives it) once it ends, or nil if it still runs after "
+                "`seconds`; `ctx` shows its last line meanwhile; an interrupt of the wait kills it",
+            ),
+            ("status", "fun(): uji.ProcessStatus"),
+            (
+                "output",
+                "fun(): string",
+                "its output so far, as `run` would show it (the last 2000 lines or 50 KB)",
+            ),
+            (
+                "read",
+                "fun(since?: integer): uji.ProcessOutput",
+                "the output after line `since` (default: after the previous read)",
+            ),
+            ("stop", "fun(): boolean", "kills its process group; false if it had ended"),
+        ),
+    ),
+    Shape(
+        "uji.ProcessStatus",
+        "What `process:status()` gives.",
+        fields(
+            ("running", "boolean"),
+            ("code?", "integer", "the exit code once it ended (128 + N for signal N)"),
+            ("seconds", "number", "how long it has run (or ran)"),
+            ("stopped", "boolean", "stop() ended it"),
+            ("pid", "integer"),
+        ),
+    ),
+    Shape(
+        "uji.ProcessOutput",
+        "What `process:read()` gives. The whole output is kept in a log file of at most 8 MB; "
+        "over that, older lines are dropped.",
+        fields(
+            ("text", "string", "at most the last 2000 lines or 50 KB of what was asked for"),
+            ("first", "integer", "the number of the first line in `text`"),
+            ("last", "integer", "the number of the last complete line in `text`"),
+            ("skipped", "integer", "lines asked for but left out of `text` by the size limit"),
+            ("dropped", "integer", "lines asked for that the log no longer holds"),
+            ("path", "string", "the log file (deleted when the session ends)"),
+            ("cap", "string", 'the log\'s cap, such as "8.0MB"'),
         ),
     ),
     Shape(
@@ -743,6 +823,12 @@ NAMESPACES: list[Namespace] = [
                 "uji.tool.add",
                 "name: string, spec: uji.ToolSpec",
                 "Registers a tool, or replaces the tool of that name.",
+            ),
+            fn(
+                "uji.tool.get",
+                "name: string",
+                "The tool registered now under `name` (nil if none), to call from a tool that replaces it.",
+                ret=("uji.ToolHandle?",),
             ),
             fn("uji.tool.remove", "name: string", "Removes a tool; true if it existed.", ret=("boolean",)),
             fn("uji.tool.list", "", "The names of every registered tool.", ret=("string[]",)),

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError, LuaError
+from uji.lua.runtime import ApiError, LuaError, Pending
 from uji.tools.base import Tool, ToolContext, ToolResult
 from uji.tools.registry import normalize_schema
 from uji.tools.results import from_value
@@ -16,6 +16,7 @@ from uji.wires.base import Usage
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
     from uji.lua.runtime import Runtime
+    from uji.tools.builtin.process import Process
     from uji.tools.gate import Gate
 
 
@@ -47,6 +48,7 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
                 question=question,
                 origin=origin,
                 timeout=float(spec.timeout) if spec.timeout is not None else None,
+                command=spec.command is True,
             )
         )
 
@@ -96,7 +98,70 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         now = gate.inherit_keys
         return host.lua.convert.to_lua(list(now)) if isinstance(now, list) else now
 
+    def tool_get(name: str) -> Any:
+        """The tool now registered under `name` (kept by the handle, so a wrapper that
+        replaces it still reaches it), and what Lua shows of it."""
+        tool = gate.registry.get(name)
+        if tool is None:
+            return None
+        info = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+            "policy": tool.policy,
+            "starts": _starts(tool),
+        }
+        return tool, host.lua.convert.to_lua(info, json_null=False)
+
+    def call_of(ctx: Any, fname: str) -> ToolContext:
+        if not isinstance(ctx, ToolContext):
+            raise ApiError(f"{fname}: `ctx` must be the ctx of the tool call that is running")
+        return ctx
+
+    def tool_run(tool: Tool, args: Any, ctx: Any) -> Pending:
+        call = call_of(ctx, f"uji.tool.get(...).run ({tool.name})")
+        data = host.lua.convert.to_python(args) if args is not None else {}
+        if not isinstance(data, dict):
+            raise ApiError(f"{tool.name}.run: `args` must be a table")
+
+        async def run() -> Any:
+            try:
+                result = await tool.run(data, call)
+            except Exception as e:  # as the agent reports a failing tool
+                result = ToolResult(f"error: {e}")
+            return host.lua.convert.to_lua(_result_table(result), json_null=False)
+
+        return Pending(run())
+
+    def tool_start(tool: Tool, args: Any, ctx: Any) -> Pending:
+        call = call_of(ctx, f"uji.tool.get(...).start ({tool.name})")
+        if not _starts(tool):
+            raise ApiError(f"{tool.name} cannot start in the background")
+        from uji.tools.builtin.process import start
+        data = host.lua.convert.to_python(args) if args is not None else {}
+        if not isinstance(data, dict):
+            raise ApiError(f"{tool.name}.start: `args` must be a table")
+        if not watching:
+            from uji.tools.builtin.process import close_all
+
+            host.on_close.append(close_all)  # the session's end ends every process started
+            watching.append(True)
+
+        async def run() -> Any:
+            started = await start(data, call)
+            if isinstance(started, ToolResult):  # the wait gives nil and this text
+                raise ApiError(started.text)
+            return started
+
+        return Pending(run())
+
+    watching: list[bool] = []
+
     return {
+        "tool_get": tool_get,
+        "tool_run": tool_run,
+        "tool_start": tool_start,
+        **process_api(host),
         "tool_add": tool_add,
         "tool_remove": tool_remove,
         "tool_list": tool_list,
@@ -136,6 +201,7 @@ class LuaTool(Tool):
         question: str | None = None,
         origin: str | None = None,
         timeout: float | None = None,
+        command: bool = False,
     ) -> None:
         super().__init__(
             name, description=description, parameters=parameters, policy=policy, verb=verb, question=question
@@ -146,6 +212,8 @@ class LuaTool(Tool):
         self.declares_subject = subject is not None
         self.origin = origin  # file:line of the uji.tool.add call
         self.timeout = timeout  # how long to wait for ctx.done (seconds)
+        # `command = true`: the subject is a shell line, judged part by part like run_command's.
+        self.command_subject = command
 
     def subject(self, args: dict[str, Any]) -> str:
         """Its string, or what its function returns for the args (the name for nil)."""
@@ -192,7 +260,7 @@ class LuaTool(Tool):
             cost = data.get("cost")
             ctx.usage(Usage(**tokens), None if cost is None else float(cost))
 
-        lua_ctx = rt.make_ctx(done, on_progress, on_usage)
+        lua_ctx = rt.make_ctx(done, on_progress, on_usage, ctx)
         try:
             values = await rt.call(self.fn, rt.convert.to_lua(args), lua_ctx)
         except LuaError as e:
@@ -253,3 +321,63 @@ def _as_result(value: Any) -> ToolResult:
         return ToolResult("")
     result = from_value(value)
     return result if isinstance(result, ToolResult) else ToolResult(result)
+
+
+def _starts(tool: Tool) -> bool:
+    """Whether `uji.tool.get(...).start` can run the tool's calls past their end: the
+    built-in run_command (uji.tools.builtin.process)."""
+    from uji.tools.builtin.run_command import RunCommand
+
+    return isinstance(tool, RunCommand)
+
+
+def _result_table(result: ToolResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"text": result.text}
+    if result.images:
+        out["images"] = result.images
+    if result.summary is not None:
+        out["summary"] = result.summary
+    if result.diff is not None:
+        out["diff"] = result.diff
+    return out
+
+
+def process_api(host: LuaHost) -> dict[str, Any]:
+    """The methods of what `start` returns (a uji.Process)."""
+
+    def process_wait(p: Process, seconds: float | None, ctx: Any) -> Pending:
+        call = ctx if isinstance(ctx, ToolContext) else None
+
+        async def run() -> Any:
+            result = await p.wait(seconds, call)
+            return None if result is None else host.lua.convert.to_lua(_result_table(result), json_null=False)
+
+        return Pending(run())
+
+    def process_status(p: Process) -> Any:
+        info: dict[str, Any] = {
+            "running": p.running,
+            "seconds": p.seconds,
+            "pid": p.pid,
+            "stopped": p.stopped,
+        }
+        if p.code is not None:
+            info["code"] = 128 - p.code if p.code < 0 else p.code
+        return host.lua.convert.to_lua(info, json_null=False)
+
+    def process_output(p: Process) -> str:
+        return p.output.render()
+
+    def process_read(p: Process, since: int | None) -> Any:
+        return host.lua.convert.to_lua(p.read(since), json_null=False)
+
+    def process_stop(p: Process) -> bool:
+        return p.stop()
+
+    return {
+        "process_wait": process_wait,
+        "process_status": process_status,
+        "process_output": process_output,
+        "process_read": process_read,
+        "process_stop": process_stop,
+    }

@@ -34,6 +34,43 @@
 ---@field policy? uji.Policy the fallback when no rule matches
 ---@field display? uji.ToolDisplay how the transcript and the approval show a call
 ---@field timeout? number seconds to wait for ctx.done (default 600)
+---@field command? boolean the subject is a shell command line: rules judge each part of it, as run_command's
+
+---What `uji.tool.get` gives: the tool registered at the time, which a wrapper that replaces it can still call.
+---@class uji.ToolHandle
+---@field name string
+---@field description string
+---@field parameters table
+---@field policy? uji.Policy the policy it declares
+---@field run fun(args: table, ctx: uji.ToolContext): uji.ToolResult runs a call with the ctx of the call running now (no policy check: that call had its own); waits
+---@field start? fun(args: table, ctx: uji.ToolContext): uji.Process|nil, string? run_command only: starts the command as `run` would and returns at once; waits for the start. nil and the error result when it could not start
+
+---A command started with `start`; it runs until it ends or is stopped, and uji kills its process group when the session ends (even if uji is killed). `p.wait(x)` and `p:wait(x)` both work.
+---@class uji.Process
+---@field pid integer the process id, which leads its process group
+---@field wait fun(seconds?: number, ctx?: uji.ToolContext): uji.ToolResult|nil its result (as `run` gives it) once it ends, or nil if it still runs after `seconds`; `ctx` shows its last line meanwhile; an interrupt of the wait kills it
+---@field status fun(): uji.ProcessStatus
+---@field output fun(): string its output so far, as `run` would show it (the last 2000 lines or 50 KB)
+---@field read fun(since?: integer): uji.ProcessOutput the output after line `since` (default: after the previous read)
+---@field stop fun(): boolean kills its process group; false if it had ended
+
+---What `process:status()` gives.
+---@class uji.ProcessStatus
+---@field running boolean
+---@field code? integer the exit code once it ended (128 + N for signal N)
+---@field seconds number how long it has run (or ran)
+---@field stopped boolean stop() ended it
+---@field pid integer
+
+---What `process:read()` gives. The whole output is kept in a log file of at most 8 MB; over that, older lines are dropped.
+---@class uji.ProcessOutput
+---@field text string at most the last 2000 lines or 50 KB of what was asked for
+---@field first integer the number of the first line in `text`
+---@field last integer the number of the last complete line in `text`
+---@field skipped integer lines asked for but left out of `text` by the size limit
+---@field dropped integer lines asked for that the log no longer holds
+---@field path string the log file (deleted when the session ends)
+---@field cap string the log's cap, such as "8.0MB"
 
 ---How a tool's calls are shown.
 ---@class uji.ToolDisplay
@@ -597,6 +634,11 @@ uji.tool = {}
 ---@param name string
 ---@param spec uji.ToolSpec
 function uji.tool.add(name, spec) end
+
+---The tool registered now under `name` (nil if none), to call from a tool that replaces it.
+---@param name string
+---@return uji.ToolHandle?
+function uji.tool.get(name) end
 
 ---Removes a tool; true if it existed.
 ---@param name string

@@ -128,6 +128,8 @@ class Output:
     Until something is dropped, every byte is still in memory (`_raw`), so the spill file
     starts complete; after that, chunks go straight to the file."""
 
+    spill_cap = SPILL_CAP  # what the note says the spill file keeps
+
     def __init__(self) -> None:
         self._lines: deque[tuple[bytes, int]] = deque()  # (kept bytes, full length)
         self._kept = 0  # bytes in _lines, one newline each included
@@ -185,7 +187,7 @@ class Output:
 
     def _note(self, kept: list[tuple[bytes, int]]) -> str:
         where = (
-            f"Full output (its last {_size(SPILL_CAP)}, kept until uji exits): {self.spill_path}"
+            f"Full output (its last {_size(self.spill_cap)}, kept until uji exits): {self.spill_path}"
             if self.spill_path
             else f"Full output lost: {self._spill_error}"
         )

@@ -165,12 +165,14 @@ function M.step(id, ...)
   return "yield", r[2]
 end
 
--- The ctx table a Lua tool's run receives.
+-- The ctx table a Lua tool's run receives. `call` (the call's context on the Python side)
+-- stays out of reach of Lua code; `uji.tool.get(name).run(args, ctx)` finds it again.
 local USAGE_FIELDS = { input = true, output = true, cache_read = true, cache_write = true, cost = true }
 local USAGE_SHAPE = "{input=, output=, cache_read=, cache_write=, cost=}"
+local ctx_calls = setmetatable({}, { __mode = "k" })
 
-function M.make_ctx(done, progress, usage)
-  return {
+function M.make_ctx(done, progress, usage, call)
+  local ctx = {
     done = function(v) done(clean(v)) end,
     progress = function(line) progress(clean(line == nil and "" or tostring(line))) end,
     -- usage{input, output, cache_read, cache_write, cost}: tokens and dollars spent for
@@ -193,6 +195,12 @@ function M.make_ctx(done, progress, usage)
       usage(out)
     end,
   }
+  ctx_calls[ctx] = call
+  return ctx
+end
+
+local function ctx_call(ctx)
+  return type(ctx) == "table" and ctx_calls[ctx] or nil
 end
 
 -- The reply table a Lua wire's stream receives.
@@ -293,7 +301,7 @@ M.uji = uji
 M.lib = {
   call = call, check = check, wait = wait, where = where, fail = fail, clean = clean,
   is_callable = is_callable, list_of_strings = list_of_strings, mark_array = M.mark_array,
-  null = NULL, ARRAY = ARRAY, pack = pack, unpack = unpack,
+  null = NULL, ARRAY = ARRAY, pack = pack, unpack = unpack, ctx_call = ctx_call,
 }
 
 -- `require("uji")` gives the same table; the defaults module is loaded once.

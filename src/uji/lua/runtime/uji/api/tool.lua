@@ -2,6 +2,64 @@
 local uji, host, lib = ...
 local call, check, wait, where, clean = lib.call, lib.check, lib.wait, lib.where, lib.clean
 local is_callable, list_of_strings, mark_array = lib.is_callable, lib.list_of_strings, lib.mark_array
+local ctx_call = lib.ctx_call
+
+-- What `start` returns: a command running past its call (see uji.tool.get).
+local function process_handle(p)
+  local handle = {}
+  local function method(fn)
+    return function(first, ...)
+      if first == handle then return fn(...) end
+      return fn(first, ...)
+    end
+  end
+  handle.pid = host.process_status(p).pid
+  -- wait(seconds?, ctx?): its result once it ends, or nil if it still runs after `seconds`.
+  handle.wait = method(function(seconds, ctx)
+    check(seconds == nil or (type(seconds) == "number" and seconds >= 0),
+      "process.wait: `seconds` must be a number >= 0")
+    if seconds == math.huge then seconds = nil end
+    return wait(host.process_wait(p, seconds, ctx_call(ctx)))
+  end)
+  handle.status = method(function() return host.process_status(p) end)
+  handle.output = method(function() return host.process_output(p) end)
+  handle.read = method(function(since)
+    check(since == nil or (type(since) == "number" and since >= 0 and since % 1 == 0),
+      "process.read: `since` must be a line number >= 0")
+    return host.process_read(p, since)
+  end)
+  handle.stop = method(function() return host.process_stop(p) end)
+  return handle
+end
+
+local function tool_handle(tool, info)
+  local function running_ctx(ctx, what)
+    local owner = ctx_call(ctx)
+    check(owner ~= nil, "uji.tool.get(\"" .. info.name .. "\")." .. what
+      .. ": `ctx` must be the ctx of the tool call that is running")
+    return owner
+  end
+  local handle = {
+    name = info.name, description = info.description, parameters = info.parameters, policy = info.policy,
+  }
+  -- run(args, ctx): the tool's own run, with the ctx of the call running now (no policy
+  -- check: that call was checked). Returns {text, images?, summary?}.
+  handle.run = function(args, ctx)
+    check(type(args) == "table", "uji.tool.get(\"" .. info.name .. "\").run: `args` must be a table")
+    return wait(call(host.tool_run, tool, clean(args), running_ctx(ctx, "run")))
+  end
+  if info.starts then
+    -- start(args, ctx): starts the call and returns at once a process handle, or nil and
+    -- the error the call would give.
+    handle.start = function(args, ctx)
+      check(type(args) == "table", "uji.tool.get(\"" .. info.name .. "\").start: `args` must be a table")
+      local p, err = wait(call(host.tool_start, tool, clean(args), running_ctx(ctx, "start")))
+      if p == nil then return nil, err end
+      return process_handle(p)
+    end
+  end
+  return handle
+end
 
 local POLICIES = { allow = true, ask = true, deny = true }
 
@@ -19,10 +77,18 @@ uji.tool = {
     check(spec.parameters == nil or type(spec.parameters) == "table",
       "uji.tool.add: `parameters` must be a table (a JSON Schema)")
     check(spec.display == nil or type(spec.display) == "table", "uji.tool.add: `display` must be a table")
+    check(spec.command == nil or type(spec.command) == "boolean", "uji.tool.add: `command` must be a boolean")
     local t = spec.timeout
     check(t == nil or (type(t) == "number" and t > 0 and t < math.huge),
       "uji.tool.add: `timeout` must be a number of seconds above 0, got " .. tostring(t))
     call(host.tool_add, clean(name), clean(spec), where())
+  end,
+  -- get(name): the tool registered now, to call from a tool that replaces it.
+  get = function(name)
+    check(type(name) == "string", "uji.tool.get expects a tool name")
+    local tool, info = host.tool_get(name)
+    if tool == nil then return nil end
+    return tool_handle(tool, info)
   end,
   remove = function(name)
     check(type(name) == "string", "uji.tool.remove expects a tool name")
