@@ -137,13 +137,12 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         call = call_of(ctx, f"uji.tool.get(...).start ({tool.name})")
         if not _starts(tool):
             raise ApiError(f"{tool.name} cannot start in the background")
-        from uji.tools.builtin.process import start
+        from uji.tools.builtin.process import close_all, start
+
         data = host.lua.convert.to_python(args) if args is not None else {}
         if not isinstance(data, dict):
             raise ApiError(f"{tool.name}.start: `args` must be a table")
         if not watching:
-            from uji.tools.builtin.process import close_all
-
             host.on_close.append(close_all)  # the session's end ends every process started
             watching.append(True)
 

@@ -128,7 +128,7 @@ class Output:
     Until something is dropped, every byte is still in memory (`_raw`), so the spill file
     starts complete; after that, chunks go straight to the file."""
 
-    spill_cap = SPILL_CAP  # what the note says the spill file keeps
+    spill_cap: int | None = None  # what the note says the spill file keeps (None: SPILL_CAP)
 
     def __init__(self) -> None:
         self._lines: deque[tuple[bytes, int]] = deque()  # (kept bytes, full length)
@@ -187,7 +187,7 @@ class Output:
 
     def _note(self, kept: list[tuple[bytes, int]]) -> str:
         where = (
-            f"Full output (its last {_size(self.spill_cap)}, kept until uji exits): {self.spill_path}"
+            f"Full output (its last {_size(self.spill_cap or SPILL_CAP)}, kept until uji exits): {self.spill_path}"
             if self.spill_path
             else f"Full output lost: {self._spill_error}"
         )
