@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Home
+from tests.conftest import Home, tool_schemas
 from tests.fakes.openai_server import FakeCall, text, tool_call, tool_calls
 from tests.waiting import alive, until
 
@@ -81,6 +81,11 @@ def test_a_server_in_the_background_is_queried_stopped_and_gone(home: Home) -> N
     )
     run = home.run("serve")
     assert run.rc == 0, run.stderr
+    tools = tool_schemas(home.fake.turn_requests[0].body)
+    assert sorted(tools) == ["edit_file", "job_output", "read_file", "run_command", "stop_job", "write_file"]
+    assert tools["run_command"]["parameters"]["properties"]["run_in_background"]["type"] == "boolean"
+    assert [c["policy"] for c in run.calls if c["name"] != "run_command"] == ["allow", "allow"]
+    assert [c["subject"] for c in run.calls if c["name"] != "run_command"] == ["job 1", "job 1"]
     results = [r["content"] for r in run.tool_results()]
     assert results[0].startswith("Started in the background as job 1")
     assert results[1] == "status 200"
@@ -170,6 +175,19 @@ def test_a_deny_rule_blocks_a_background_command(home: Home) -> None:
     assert run.rc == 0
     assert [c["decision"] for c in run.calls] == ["deny", "deny"]
     assert all("denied" in r["content"] for r in run.tool_results()) and len(run.tool_results()) == 2
+    assert not marker.exists()
+
+
+def test_an_unanswered_question_denies_a_background_command(home: Home) -> None:
+    marker = home.root / "ran"
+    home.init(SETUP)
+    home.fake.script(
+        tool_call("run_command", {"command": f"touch {marker}", "run_in_background": True}),
+        text("ok"),
+    )
+    run = home.run("go", "--on-ask", "deny")
+    assert (run.calls[0]["decision"], run.calls[0]["policy"]) == ("deny", "ask")
+    assert run.tool_results()[0]["content"].startswith("denied")
     assert not marker.exists()
 
 
