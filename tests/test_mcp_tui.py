@@ -25,8 +25,8 @@ async def test_mcp_shows_each_servers_state(tmp_path: Path, fake: FakeOpenAI) ->
         await send(pilot, "/mcp")
         screen = await shows(pilot, "mute: connecting")
         assert "MCP servers:" in screen
-        await shows(pilot, "gone: failed: command not found: /nonexistent/mcp-server")
         assert uji is not None
         await until(pilot, lambda: uji.mcp.servers["good"].state != "connecting", what="good connected")
         await send(pilot, "/mcp")
         await shows(pilot, "good: ready with 6 tools")
+        await shows(pilot, "gone: failed: command not found: /nonexistent/mcp-server")

@@ -9,6 +9,7 @@ registry as `server__tool` (`McpTool`), so they pass the same gate as every tool
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import os
@@ -30,6 +31,8 @@ TURN_WAIT = 5.0
 CALL_WAIT = 30.0
 # How long closing a server waits for its connection to close.
 STOP_WAIT = 3.0
+# How long servers wait, at most, for the screen to be ready for input (McpServers.hold).
+HOLD_WAIT = 10.0
 
 
 @dataclass
@@ -78,6 +81,10 @@ class Server:
 
     async def _run(self) -> None:
         try:
+            held = self.service.held
+            if held is not None:  # the screen is getting ready: the SDK's import would slow it
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(held.wait(), HOLD_WAIT)
             client = await _import_client()
             await client.serve(self)
             if self.state == "ready":  # not a died() call, which said why
@@ -173,6 +180,18 @@ class McpServers:
         self.project_wait = TURN_WAIT  # uji.mcp.configure{wait}: a turn's wait for those servers
         self.project_state = ""  # what became of the project's .mcp.json, for /mcp
         self._project_task: asyncio.Task[None] | None = None  # the approval question
+        self.held: asyncio.Event | None = None  # set by release(): servers may start connecting
+
+    def hold(self) -> None:
+        """Servers wait before connecting until `release()`: the SDK's import (in a thread,
+        but holding the GIL much of the time) would slow the screen getting ready for input."""
+        if self.held is None:
+            self.held = asyncio.Event()
+
+    def release(self) -> None:
+        if self.held is not None:
+            self.held.set()
+            self.held = None
 
     def add(self, name: str, config: ServerConfig) -> None:
         old = self.servers.pop(name, None)
@@ -277,6 +296,7 @@ class McpServers:
     async def wait_ready(self) -> None:
         """Wait for servers still connecting, each up to its `wait` seconds (5 unless the
         config says); a notice names those a turn goes on without."""
+        self.release()
         self.start_pending()
         waiting = [s for s in self.servers.values() if s.state == "connecting"]
         if not waiting:

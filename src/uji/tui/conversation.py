@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from uji.tui.transcript import Entry, History
 
 BUSY = "finish or interrupt the turn first (Esc)"
+# How long after the screen is ready for input MCP servers start connecting (seconds).
+MCP_AFTER_READY = 0.5
 
 
 class View(Surface, Protocol):
@@ -86,6 +88,13 @@ class Conversation:
         else:
             self._open(self._create_session(), resumed=False)
         self.ready.set()
+        self._release_mcp(self.app)
+
+    def _release_mcp(self, app: App) -> None:
+        """MCP servers, held by _make_app, connect once the screen has drawn itself ready
+        for input: the SDK's import in a thread would slow those frames (it holds the GIL
+        much of the time). A turn sent before then releases them at once."""
+        asyncio.get_running_loop().call_later(MCP_AFTER_READY, app.mcp.release)
 
     async def _make_app(self) -> App:
         # Notices from loading the config are held back and shown after the session,
@@ -96,6 +105,7 @@ class Conversation:
             self.paths, self.cwd, notice=held.append, ui=ScreenUi(self.view, lambda text: app.notice(text))
         )
         self._loading = app
+        app.mcp.hold()  # MCP servers connect once the screen takes input (start, reload)
         try:
             await app.load_config()
         finally:
@@ -326,6 +336,7 @@ class Conversation:
             if rule.scope == "session":
                 self.app.gate.policy.remembered.add(rule.tool, rule.subject, rule.scope, rule.origin)
         self._open(session_id, resumed=True)
+        self._release_mcp(self.app)
         self.view.show_notice("reloaded the config")
         return None
 
