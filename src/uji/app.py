@@ -38,6 +38,7 @@ from uji.wires.http import Http
 from uji.wires.registry import Wires
 
 if TYPE_CHECKING:
+    from uji.agent.checkpointing import TurnCheckpoints
     from uji.agent.services import TurnServices
     from uji.lua.runtime import Runtime
     from uji.store.sessions import Store
@@ -58,6 +59,7 @@ class App:
             ui = HeadlessUi(self.notice)
         self.ui = ui  # what uji.keymap, uji.ui and uji.input talk to
         self._store: Store | None = None
+        self._checkpoints: TurnCheckpoints | None = None
         from uji.diagnostics import Diagnostics
         from uji.packs import Packs
 
@@ -170,6 +172,17 @@ class App:
         return self._store
 
     @property
+    def checkpoints(self) -> TurnCheckpoints:
+        """The files' checkpoints before each turn (the shadow repository opens on first use)."""
+        if self._checkpoints is None:
+            from uji.agent.checkpointing import TurnCheckpoints
+            from uji.store.checkpoints import Checkpoints
+
+            data, cwd = self.paths.data, self.cwd
+            self._checkpoints = TurnCheckpoints(lambda: Checkpoints(data, cwd), self.notice)
+        return self._checkpoints
+
+    @property
     def lua(self) -> Runtime:
         return self.host.lua
 
@@ -193,6 +206,7 @@ class App:
             choose_model=self.ui.choose_model,
             limits=self.limits,
             ask_continue=self._ask_continue,
+            checkpoints=self.checkpoints,
         )
 
     async def _ask_continue(self, title: str, go_on: str) -> bool:

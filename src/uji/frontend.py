@@ -15,3 +15,6 @@ class Frontend:
         self.agent: Agent | None = None
         self.on_submit: Callable[[str], None] | None = None
         self.on_interrupt: Callable[[], bool] | None = None
+        # After uji.session.rewind: the screen shows the session again (the prompt of the
+        # rewound turn when the conversation went back, else None).
+        self.on_rewound: Callable[[str | None], None] | None = None

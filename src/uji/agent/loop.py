@@ -146,6 +146,14 @@ class Agent:
         self._emit(MessageSaved(saved))
         return saved
 
+    def truncate(self, since: int) -> int:
+        """Drop the messages from seq `since` on (a rewind); read the history afresh."""
+        dropped = self.store.truncate(self.session_id, since)
+        self._history = None
+        self._anchor_tokens = None
+        self._last_seq = 0
+        return dropped
+
     def notice(self, text: str) -> None:
         self.services.notice(text)
 
@@ -197,7 +205,9 @@ class Agent:
             if self._over_budget():
                 await self.compact(notice=None)
             self._emit(MessageSubmitted(text))
-            self.save(user)
+            seq = self.save(user)["seq"]
+            if self.services.checkpoints is not None:  # the files as they are before the turn
+                self.services.checkpoints.begin(self.session_id, seq)
             await self._attach(text)
             self._maybe_title(text)
             if self.services.tools_ready is not None:
@@ -219,6 +229,8 @@ class Agent:
             self.save({"type": "error", "text": text})
             return TurnResult(error=text, usage=self.usage, cost=self.cost)
         finally:
+            if self.services.checkpoints is not None:
+                await self.services.checkpoints.end()
             self.running = False
             self.started_at = None
             self._spend = None

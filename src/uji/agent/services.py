@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from uji.agent.limits import Limits
 
 if TYPE_CHECKING:
+    from uji.agent.checkpointing import TurnCheckpoints
     from uji.agent.contexts import PromptContext
     from uji.events import Events
     from uji.providers.selection import ModelSelection
@@ -34,6 +35,8 @@ class TurnServices:
     # At a budget: asks the user (title, the label of going on) whether the turn goes on;
     # None, or an answer of False, stops it.
     ask_continue: Callable[[str, str], Awaitable[bool]] | None = None
+    # Checkpoints of the files before each turn, for /rewind (None: none taken).
+    checkpoints: TurnCheckpoints | None = None
 
     @property
     def cwd(self) -> str:

@@ -145,6 +145,8 @@ class ToolCaller:
         self._call_event(call, tool, subject, decision)
         if not decision.allow:
             return self._tool_message(call, ToolResult(f"denied: {decision.reason or 'denied'}"), subject)
+        if self.services.checkpoints is not None:  # the turn's checkpoint, a file's pre-image
+            await self.services.checkpoints.before_tool(tool, subject, gate.sandbox().abspath)
         self.running = call.id
         self._emit(ToolStarted(call.id, tool.name, subject))
         result = await self._after_tool(tool, await self._execute(tool, args, call))

@@ -695,6 +695,29 @@ SHAPES: list[Shape] = [
         fields(("used", "integer", "an estimate"), ("window?", "integer")),
     ),
     Shape(
+        "uji.RewindOptions",
+        "Options of `uji.session.rewind`.",
+        fields(
+            ("files?", "boolean", "restore the files as they were before the turn (default true)"),
+            (
+                "conversation?",
+                "boolean",
+                "drop the turn and what followed from the conversation (default true)",
+            ),
+            ("force?", "boolean", "overwrite files changed outside uji since the checkpoint (default false)"),
+        ),
+    ),
+    Shape(
+        "uji.Rewound",
+        "What `uji.session.rewind` did.",
+        fields(
+            ("text", "string", "the prompt of the turn rewound"),
+            ("restored", "string[]", "files written back, relative to the project"),
+            ("removed", "string[]", "files the turns had created, deleted"),
+            ("messages", "integer", "conversation messages dropped"),
+        ),
+    ),
+    Shape(
         "uji.SessionRow",
         "One session of `uji.session.list`.",
         fields(("id", "string"), ("title", "string"), ("directory", "string"), ("updated", "integer", "ms")),
@@ -1063,6 +1086,15 @@ NAMESPACES: list[Namespace] = [
                 "Summarises older messages now; true, or false and the reason.",
                 ret=("boolean ok", "string? why"),
                 waits="boolean",
+            ),
+            fn(
+                "uji.session.rewind",
+                "n?: integer, opts?: uji.RewindOptions",
+                "Back to before the `n`-th last turn (default 1): its files as they were, and "
+                "the conversation without it; true and what it did, or nil, why, and the files "
+                "changed outside uji that refused it.",
+                ret=("true?", "uji.Rewound|string", "string[]?"),
+                waits="uji.Rewound",
             ),
             fn(
                 "uji.session.list",

@@ -388,6 +388,26 @@ class Store:
             rows.reverse()
         return [{"type": mtype, **loads(data), "seq": seq} for seq, mtype, data in rows]
 
+    def user_messages(self, session_id: str, limit: int) -> list[tuple[int, str]]:
+        """(seq, text) of the session's last `limit` user messages, newest first."""
+        rows = self._db.execute(
+            "SELECT seq, data FROM messages WHERE session_id = ? AND type = 'user' ORDER BY seq DESC LIMIT ?",
+            (session_id, max(limit, 0)),
+        ).fetchall()
+        out: list[tuple[int, str]] = []
+        for seq, data in rows:
+            text = json.loads(data).get("text")
+            out.append((int(seq), text if isinstance(text, str) else ""))
+        return out
+
+    def truncate(self, session_id: str, since: int) -> int:
+        """Delete the session's messages from seq `since` on (a rewind); how many went.
+        A compaction among them goes too, so the live part is again what it was then."""
+        with self._write() as db:
+            cur = db.execute("DELETE FROM messages WHERE session_id = ? AND seq >= ?", (session_id, since))
+            db.execute("UPDATE sessions SET time_updated = ? WHERE id = ?", (self._clock(), session_id))
+        return cur.rowcount
+
     def checkpoint(self, session_id: str) -> int:
         """The seq the session's live part starts at: the first message its latest
         compaction did not fold (1 when it has none). What the model is sent, and what

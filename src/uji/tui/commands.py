@@ -93,6 +93,72 @@ async def compact(tui: UjiApp, args: str) -> None:
     tui.state_changed()
 
 
+async def rewind(tui: UjiApp, args: str) -> None:
+    """The last turns with the files each changed; the chosen one is undone: its files,
+    its conversation, or both, back to before it."""
+    from uji.agent.rewind import RewindRefused, points
+    from uji.agent.rewind import rewind as go_back
+
+    conv = tui.conversation
+    agent = conv.agent
+    if agent is None:
+        tui.show_notice("/rewind: no session is open")
+        return
+    problem = conv.refusal()
+    if problem:
+        tui.show_notice(f"/rewind: {problem}")
+        return
+    turns = points(agent)
+    if not turns:
+        tui.show_notice("nothing to rewind yet: no turn in this session")
+        return
+    labels = []
+    for turn in turns:
+        prompt = " ".join(turn.text.split())
+        prompt = prompt if len(prompt) <= 24 else prompt[:23] + "…"
+        if turn.files is None:
+            files = "files: no checkpoint"
+        elif not turn.files:
+            files = "no file changed"
+        else:
+            shown = ", ".join(f.stat() for f in turn.files[:3])
+            more = f" and {len(turn.files) - 3} more" if len(turn.files) > 3 else ""
+            files = f"{len(turn.files)} file(s): {shown}{more}"
+        when = _ago(int(turn.time * 1000)) if turn.time is not None else ""
+        labels.append(f"{prompt:<24} {when:>8}  {files}")
+    index = await tui.select("Rewind to before which turn? (newest first)", labels)
+    if index is None:
+        return
+    chosen = turns[index]
+    actions = [("Restore the files and the conversation", True, True)] if chosen.has_files else []
+    actions.append(("Restore the conversation only", False, True))
+    if chosen.has_files:
+        actions.append(("Restore the files only", True, False))
+    pick = await tui.select(f"Back to before “{labels[index][:24].strip()}”", [a[0] for a in actions])
+    if pick is None:
+        return
+    _, restore_files, conversation = actions[pick]
+    try:
+        done = await go_back(agent, chosen.seq, files=restore_files, conversation=conversation)
+    except RewindRefused as e:
+        answer = await tui.select(f"{e}. Overwrite them?", ["Cancel", "Overwrite them"])
+        if answer != 1:
+            tui.show_notice("rewind cancelled: nothing changed")
+            return
+        try:
+            done = await go_back(
+                agent, chosen.seq, files=restore_files, conversation=conversation, force=True
+            )
+        except (RewindRefused, ValueError) as e2:
+            tui.show_notice(f"/rewind: {e2}")
+            return
+    except ValueError as e:
+        tui.show_notice(f"/rewind: {e}")
+        return
+    conv.rewound(done.text if conversation else None)
+    tui.show_notice(f"rewound to before “{labels[index][:24].strip()}”: {done.summary()}")
+
+
 async def new(tui: UjiApp, args: str) -> None:
     problem = tui.conversation.new_session()
     if problem:
@@ -250,6 +316,7 @@ BUILTINS: dict[str, Builtin] = {
     "thinking": Builtin("show or hide the model's reasoning", thinking),
     "compact": Builtin("summarise older messages now", compact),
     "new": Builtin("start a fresh session (keeps the draft)", new),
+    "rewind": Builtin("undo turns: their files, the conversation, or both", rewind),
     "sessions": Builtin("resume or delete a session of this directory", sessions),
     "reload": Builtin("reload the config on the same session", reload),
     "rules": Builtin("see or forget the approvals uji remembers", rules),

@@ -115,6 +115,7 @@ class Conversation:
         # uji.session.submit and interrupt: as if typed, and as Esc.
         app.frontend.on_submit = self.view.submit_line
         app.frontend.on_interrupt = self.interrupt
+        app.frontend.on_rewound = self.rewound
         if app.models.provider_id is None:  # no model chosen: a local server, if one runs
             self._probe = asyncio.get_running_loop().create_task(self._find_local_server(app))
         return app
@@ -134,15 +135,11 @@ class Conversation:
     def _open(self, session_id: str, resumed: bool) -> None:
         app = self.app
         assert app is not None
-        from uji.tui.transcript import OPEN_MESSAGES, History
+        from uji.tui.transcript import OPEN_MESSAGES
 
         messages: list[dict[str, Any]] = []
         store = app.store
-        # The screen reads the newest messages now and older ones when scrolled to.
-        history = History(
-            page=lambda before, limit: store.messages(session_id, before=before, limit=limit),
-            count=lambda before: store.count(session_id, before=before),
-        )
+        history = self._history(session_id)
         if resumed:
             store.repair(session_id)  # answer calls a crash left open
             messages = history.read(None, OPEN_MESSAGES)
@@ -158,6 +155,30 @@ class Conversation:
         held, self._held = self._held, []
         for text in held:
             self.view.show_notice(text)
+        self.view.state_changed()
+
+    def _history(self, session_id: str) -> History:
+        """The screen reads the newest messages now and older ones when scrolled to."""
+        from uji.tui.transcript import History
+
+        assert self.app is not None
+        store = self.app.store
+        return History(
+            page=lambda before, limit: store.messages(session_id, before=before, limit=limit),
+            count=lambda before: store.count(session_id, before=before),
+        )
+
+    def rewound(self, prompt: str | None) -> None:
+        """After a rewind: the transcript read again; the rewound prompt back in the
+        composer when the conversation went back and the draft is empty."""
+        from uji.tui.transcript import OPEN_MESSAGES
+
+        if self.session_id is None:
+            return
+        history = self._history(self.session_id)
+        self.view.show_session(history.read(None, OPEN_MESSAGES), history)
+        if prompt and self.app is not None and not self.app.ui.input_get():
+            self.app.ui.input_set(prompt)
         self.view.state_changed()
 
     # State ----------------------------------------------------------------------

@@ -123,6 +123,33 @@ def install(
 
         return Pending(run())
 
+    def session_rewind(n: float, files: bool, conversation: bool, force: bool) -> Pending:
+        """Back `n` turns: the files and/or the conversation as before the n-th last turn."""
+
+        async def run() -> Any:
+            from uji.agent.rewind import RewindRefused, points, rewind
+
+            a = agent()
+            if a is None:
+                return to_lua({"ok": False, "why": "no session is open"})
+            turns = points(a, limit=int(n))
+            if len(turns) < int(n):
+                have = f"only {len(turns)}" if turns else "no"
+                return to_lua({"ok": False, "why": f"the session has {have} turn(s) to rewind"})
+            try:
+                done = await rewind(a, turns[-1].seq, files=files, conversation=conversation, force=force)
+            except RewindRefused as e:
+                return to_lua({"ok": False, "why": f"{e} (force=true overwrites them)", "files": e.paths})
+            except ValueError as e:
+                return to_lua({"ok": False, "why": str(e)})
+            report: dict[str, Any] = {"text": done.text, "restored": done.written, "removed": done.deleted}
+            report["messages"] = done.messages
+            if frontend.on_rewound is not None:
+                frontend.on_rewound(done.text if conversation else None)
+            return to_lua({"ok": True, "report": report})
+
+        return Pending(run())
+
     def session_list(directory: str | None) -> Any:
         rows = store().list_sessions(directory)
         return to_lua(
@@ -156,5 +183,6 @@ def install(
         "session_interrupt": session_interrupt,
         "session_compact": session_compact,
         "session_list": session_list,
+        "session_rewind": session_rewind,
         "session_delete": session_delete,
     }

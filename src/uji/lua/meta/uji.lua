@@ -366,6 +366,19 @@
 ---@field used integer an estimate
 ---@field window? integer
 
+---Options of `uji.session.rewind`.
+---@class uji.RewindOptions
+---@field files? boolean restore the files as they were before the turn (default true)
+---@field conversation? boolean drop the turn and what followed from the conversation (default true)
+---@field force? boolean overwrite files changed outside uji since the checkpoint (default false)
+
+---What `uji.session.rewind` did.
+---@class uji.Rewound
+---@field text string the prompt of the turn rewound
+---@field restored string[] files written back, relative to the project
+---@field removed string[] files the turns had created, deleted
+---@field messages integer conversation messages dropped
+
 ---One session of `uji.session.list`.
 ---@class uji.SessionRow
 ---@field id string
@@ -886,6 +899,15 @@ function uji.session.interrupt() end
 ---@return string? why
 ---@overload fun(cb: fun(result: boolean?, err: string?)): uji.Cancel
 function uji.session.compact() end
+
+---Back to before the `n`-th last turn (default 1): its files as they were, and the conversation without it; true and what it did, or nil, why, and the files changed outside uji that refused it.
+---@param n? integer
+---@param opts? uji.RewindOptions
+---@return true?
+---@return uji.Rewound|string
+---@return string[]?
+---@overload fun(n?: integer, opts?: uji.RewindOptions, cb: fun(result: uji.Rewound?, err: string?)): uji.Cancel
+function uji.session.rewind(n, opts) end
 
 ---The directory's sessions, newest first (child sessions left out).
 ---@param opts? uji.SessionListOptions

@@ -39,6 +39,39 @@ uji.session = {
     if cb then return r end
     return r.ok, r.why
   end,
+  -- rewind(n?, {files?, conversation?, force?}, cb?) -> true, report; or nil, why (and the
+  -- paths changed outside uji). Waits for the files to be restored.
+  rewind = function(n, opts, cb)
+    if type(n) == "table" and opts == nil then n, opts = nil, n end
+    if type(opts) == "function" and cb == nil then opts, cb = nil, opts end
+    n = n == nil and 1 or n
+    check(type(n) == "number" and n == math.floor(n) and n >= 1 and n < 2^31,
+      "uji.session.rewind: n must be a whole number of turns >= 1")
+    check(opts == nil or type(opts) == "table", "uji.session.rewind: options must be a table")
+    opts = opts or {}
+    for _, k in ipairs({ "files", "conversation", "force" }) do
+      check(opts[k] == nil or type(opts[k]) == "boolean", "uji.session.rewind: " .. k .. " must be a boolean")
+    end
+    check(opts.files ~= false or opts.conversation ~= false,
+      "uji.session.rewind: files and conversation are both false: nothing to rewind")
+    local pending = host.session_rewind(n, opts.files ~= false, opts.conversation ~= false, opts.force == true)
+    local function out(r)
+      if r.ok then
+        mark_array(r.report.restored)
+        mark_array(r.report.removed)
+        return true, r.report
+      end
+      if r.files then mark_array(r.files) end
+      return nil, r.why, r.files
+    end
+    local cb2 = cb and function(r)
+      local ok, report, files = out(r)
+      if ok then cb(report) else cb(nil, report, files) end
+    end or nil
+    local r = wait(pending, cb2)
+    if cb then return r end
+    return out(r)
+  end,
   list = function(opts)
     check(opts == nil or type(opts) == "table", "uji.session.list: options must be a table")
     local directory = opts and opts.directory

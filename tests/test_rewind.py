@@ -1,0 +1,200 @@
+"""Undo of every change (issue 13 part 2): checkpoints of the files before each turn in a
+shadow git repository, and `uji.session.rewind` putting files and conversation back —
+through `uji run` against the fake server, with real git and real files."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+from tests.conftest import Home
+from tests.fakes.openai_server import text, tool_call
+
+# `/undo [force]` in `uji run`: rewinds one turn and says what happened as a notice.
+UNDO_LUA = """
+uji.command.add("undo", function(args)
+  local opts = { force = args == "force" }
+  if args == "files" then opts.conversation = false end
+  local ok, r, files = uji.session.rewind(1, opts)
+  if ok then
+    uji.notify("rewound: restored=" .. table.concat(r.restored, ",") .. " removed=" .. table.concat(r.removed, ",")
+      .. " messages=" .. r.messages .. " text=" .. r.text)
+  else
+    uji.notify("refused: " .. r .. " files=" .. table.concat(files or {}, ","))
+  end
+end)
+"""
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(work: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_ENV, HOME=str(work.parent))
+    return subprocess.run(
+        ["git", *args], cwd=work, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def user_repo_state(work: Path) -> dict[str, str]:
+    """A hash of each file of the user's .git that says where it stands: its index,
+    HEAD, refs (the stash among them), logs, config and hooks."""
+    dot = work / ".git"
+    found: dict[str, str] = {}
+    for path in sorted(dot.rglob("*")):
+        rel = path.relative_to(dot).as_posix()
+        if path.is_file() and (
+            rel in ("index", "HEAD", "config", "packed-refs", "ORIG_HEAD")
+            or rel.startswith(("refs/", "logs/", "hooks/", "info/"))
+        ):
+            found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def make_repo(work: Path) -> None:
+    (work / ".gitignore").write_text("ignored.log\n")
+    (work / "a.txt").write_text("one\n")
+    (work / "b.txt").write_text("alpha\n")
+    (work / "ignored.log").write_text("keep\n")
+    git(work, "init", "-q")
+    git(work, "add", ".")
+    git(work, "commit", "-qm", "init")
+    (work / "a.txt").write_text("stashed change\n")
+    git(work, "stash", "-q")  # the user's stash must survive untouched
+    (work / "staged.txt").write_text("staged\n")
+    git(work, "add", "staged.txt")  # and so must their index
+
+
+def the_turn(home: Home) -> None:
+    """A turn that writes a.txt, edits b.txt with `sed -i`, appends to an ignored file
+    and creates new/c.txt."""
+    home.fake.script(
+        tool_call("write_file", {"path": "a.txt", "content": "changed by write_file\n"}, id="c1"),
+        tool_call(
+            "run_command", {"command": "sed -i s/alpha/beta/ b.txt && echo more >> ignored.log"}, id="c2"
+        ),
+        tool_call("write_file", {"path": "new/c.txt", "content": "created\n"}, id="c3"),
+        text("done"),
+    )
+
+
+def test_rewind_restores_write_file_and_sed_and_the_conversation(home: Home) -> None:
+    work = home.work
+    make_repo(work)
+    before = user_repo_state(work)
+    home.init(UNDO_LUA)
+    home.fake.script(text("first answer"))
+    first = home.run("first question")
+    assert first.rc == 0, first.stderr
+    session = first.session_id
+    the_turn(home)
+    second = home.run("second question", "--session", session)
+    assert second.rc == 0, second.stderr
+    assert (work / "a.txt").read_text() == "changed by write_file\n"
+    assert (work / "b.txt").read_text() == "beta\n"
+    assert (work / "new" / "c.txt").exists()
+
+    undo = home.run("/undo", "--session", session)
+    assert undo.rc == 0, undo.stderr
+    said = [n for n in undo.notices if n.startswith(("rewound", "refused"))]
+    assert said == ["rewound: restored=a.txt,b.txt removed=new/c.txt messages=8 text=second question"], (
+        undo.notices
+    )
+    assert (work / "a.txt").read_text() == "one\n"
+    assert (work / "b.txt").read_text() == "alpha\n"
+    assert not (work / "new").exists()  # the file the turn created, and its folder
+    assert (work / "ignored.log").read_text() == "keep\nmore\n"  # ignored: untouched
+    assert (work / "staged.txt").read_text() == "staged\n"
+    # The user's repository: index, HEAD, refs, stash, logs, hooks, config as they were.
+    assert user_repo_state(work) == before
+    assert git(work, "stash", "list").count("\n") == 1
+    assert git(work, "diff", "--cached", "--name-only") == "staged.txt\n"
+
+    # The conversation went back too: the next request has no trace of the second turn.
+    home.fake.script(text("third answer"))
+    third = home.run("third question", "--session", session)
+    assert third.rc == 0, third.stderr
+    sent = home.fake.turn_requests[-1].body["messages"]
+    contents = [m.get("content") for m in sent if m["role"] != "system"]
+    assert contents == ["first question", "first answer", "third question"]
+    assert [m["type"] for m in home.db_messages(session)] == ["user", "assistant", "user", "assistant"]
+    # Nothing of uji's in the project: the shadow repository is under the data dir.
+    assert sorted(p.name for p in work.iterdir()) == [
+        ".git",
+        ".gitignore",
+        "a.txt",
+        "b.txt",
+        "ignored.log",
+        "staged.txt",
+    ]
+    assert any((home.data / "checkpoints").iterdir())
+
+
+def test_a_file_changed_outside_uji_is_not_overwritten_unless_forced(home: Home) -> None:
+    work = home.work
+    make_repo(work)
+    home.init(UNDO_LUA)
+    the_turn(home)
+    run = home.run("change things")
+    assert run.rc == 0, run.stderr
+    (work / "b.txt").write_text("the user's own edit\n")
+
+    refused = home.run("/undo", "--session", run.session_id)
+    said = [n for n in refused.notices if n.startswith(("rewound", "refused"))]
+    assert len(said) == 1 and said[0].startswith("refused: 1 file(s) changed outside uji"), refused.notices
+    assert "b.txt" in said[0] and said[0].endswith("files=b.txt")
+    # Nothing changed: neither the files nor the conversation.
+    assert (work / "b.txt").read_text() == "the user's own edit\n"
+    assert (work / "a.txt").read_text() == "changed by write_file\n"
+    assert len(home.db_messages(run.session_id)) == 8
+
+    forced = home.run("/undo force", "--session", run.session_id)
+    assert any(n.startswith("rewound: restored=a.txt,b.txt") for n in forced.notices), forced.notices
+    assert (work / "b.txt").read_text() == "alpha\n"
+    assert (work / "a.txt").read_text() == "one\n"
+
+
+def test_outside_a_git_repository_the_file_tools_writes_are_undone(home: Home) -> None:
+    work = home.work
+    assert not any((p / ".git").exists() for p in [work, *work.parents])
+    (work / "x.txt").write_text("x before\n")
+    (work / "z.txt").write_text("z before\n")
+    home.init(UNDO_LUA)
+    home.fake.script(
+        tool_call("edit_file", {"path": "x.txt", "old_string": "before", "new_string": "after"}, id="c1"),
+        tool_call("write_file", {"path": "y.txt", "content": "new file\n"}, id="c2"),
+        tool_call("write_file", {"path": "x.txt", "content": "x written twice\n"}, id="c3"),
+        tool_call("run_command", {"command": "echo changed > z.txt"}, id="c4"),
+        text("done"),
+    )
+    run = home.run("edit")
+    assert run.rc == 0, run.stderr
+    assert (work / "x.txt").read_text() == "x written twice\n"
+    undo = home.run("/undo files", "--session", run.session_id)
+    assert any(n == "rewound: restored=x.txt removed=y.txt messages=0 text=edit" for n in undo.notices), (
+        undo.notices
+    )
+    assert (work / "x.txt").read_text() == "x before\n"
+    assert not (work / "y.txt").exists()
+    # Outside git only what the file tools wrote is kept: run_command's change stays.
+    assert (work / "z.txt").read_text() == "changed\n"
+    assert sorted(p.name for p in work.iterdir()) == ["x.txt", "z.txt"]
+    assert len(home.db_messages(run.session_id)) == 10  # conversation=false kept it
+
+
+def test_rewind_says_why_when_there_is_nothing_to_rewind(home: Home) -> None:
+    home.init(UNDO_LUA)
+    home.fake.script(text("hi"))
+    run = home.run("hello")
+    undo = home.run("/undo", "--session", run.session_id)
+    assert any(n.startswith("rewound: restored= removed= messages=2") for n in undo.notices), undo.notices
+    again = home.run("/undo", "--session", run.session_id)
+    assert "refused: the session has no turn(s) to rewind files=" in again.notices, again.notices
