@@ -27,8 +27,8 @@ snapshot does not cover (an ignored or a big file, or any file outside git).
 Each turn has two refs: `refs/uji/<session>/<seq>` (the commit of the state before the
 turn, whose message holds JSON: seq, time, `prev` — the tree uji last left before the
 turn — and `captured`) and `refs/uji/<session>/<seq>-end` (the state the turn left;
-its message lists the files it changed, with line counts). `refs/uji/last` is the tree
-uji last left in the project (a turn's end, or a restore). Refs are loose files written
+its message lists the files it changed, with line counts). `refs/uji/last` (a tree) is
+what uji last left in the project (a turn's end, or a restore). Refs are loose files written
 here directly; gc never packs them.
 
 Restoring to before turn j: each path that differs between the checkpoint and now is
@@ -251,6 +251,40 @@ class Checkpoints:
             raise CheckpointError(f"git {args[0]} failed: {err[-1] if err else done.returncode}")
         return done.stdout
 
+    def _git_parallel(self, *commands: list[str]) -> list[bytes]:
+        """Read-only git commands run side by side (two cores halve a snapshot's stat walk)."""
+        env = self._environment()
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            for args in commands:
+                procs.append(
+                    subprocess.Popen(
+                        ["git", *self._git_args, *args],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        env=env,
+                        cwd=self.root,
+                    )
+                )
+            outs: list[bytes] = []
+            for args, proc in zip(commands, procs, strict=True):
+                out, err = proc.communicate(timeout=GIT_TIMEOUT)
+                if proc.returncode != 0:
+                    lines = err.decode("utf-8", "replace").strip().splitlines()
+                    raise CheckpointError(f"git {args[0]} failed: {lines[-1] if lines else proc.returncode}")
+                outs.append(out)
+            return outs
+        except FileNotFoundError:
+            raise CheckpointError("checkpoints need git, which is not installed") from None
+        except subprocess.TimeoutExpired:
+            raise CheckpointError(f"git took over {GIT_TIMEOUT:.0f}s") from None
+        finally:
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         """This process's lock, and a file lock for other uji processes in the project."""
@@ -338,10 +372,13 @@ class Checkpoints:
         """Bring the shadow index up to the work tree and return its tree (under the lock).
         `extra`: paths to take along even if ignored (the file tools' captures)."""
         self._sync_excludes()
-        listing = ["ls-files", "-z", "-m", "-d"]
+        # Changed and deleted files (diff-files stats the index's files in threads), and in
+        # a git work tree the new ones, as `git add -A` would find them.
+        commands = [["diff-files", "--name-only", "-z", "--no-renames"]]
         if self.git_mode:
-            listing += ["-o", "--exclude-standard"]
-        names = [p for p in self._git(*listing).split(b"\0") if p and not p.endswith(b"/")]
+            commands.append(["ls-files", "-z", "-o", "--exclude-standard"])
+        outs = self._git_parallel(*commands)
+        names = [p for out in outs for p in out.split(b"\0") if p and not p.endswith(b"/")]
         for path in extra:
             names.append(os.fsencode(path))
         changed = list(dict.fromkeys(names))
@@ -396,15 +433,9 @@ class Checkpoints:
         turn = _Turn(session, seq)
         self.current = turn
         with self._locked():
-            turn.prev = self._read_tree_ref("refs/uji/last")
+            turn.prev = self._read_ref("refs/uji/last")  # a tree
             turn.tree = self._snapshot()
             self._save_start(turn)
-
-    def _read_tree_ref(self, name: str) -> str | None:
-        sha = self._read_ref(name)
-        if sha is None:
-            return None
-        return self._meta(sha)[0]
 
     def _save_start(self, turn: _Turn) -> None:
         meta = {"seq": turn.seq, "time": time.time(), "prev": turn.prev, "captured": turn.captured}
@@ -460,7 +491,7 @@ class Checkpoints:
             files = self._numstat(turn.tree, tree)
             commit = self._commit(tree, {"seq": turn.seq, "time": time.time(), "files": files})
             self._write_ref(f"refs/uji/{turn.session}/{turn.seq}-end", commit)
-            self._write_ref("refs/uji/last", commit)
+            self._write_ref("refs/uji/last", tree)
 
     def touched(self) -> None:
         """A tool ran that may have changed files (run_command)."""
@@ -582,7 +613,7 @@ class Checkpoints:
         """The paths of `touched` changed outside uji: now against what uji last left, and
         between turns (what the turn before left against the next turn's checkpoint)."""
         found: set[str] = set()
-        last = self._read_tree_ref("refs/uji/last")
+        last = self._read_ref("refs/uji/last")
         if last is not None:
             found |= set(self._diff(last, now))
         for s in later[1:]:
@@ -625,9 +656,7 @@ class Checkpoints:
                     except OSError:
                         break
                     parent = os.path.dirname(parent)
-            tree = self._snapshot()
-            commit = self._commit(tree, {"restored": plan.seq, "time": time.time()})
-            self._write_ref("refs/uji/last", commit)
+            self._write_ref("refs/uji/last", self._snapshot())
 
     def drop_turns(self, session: str, since: int) -> None:
         """Forget the session's checkpoints of turns `since` and later (the conversation
