@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import time
 from pathlib import Path
 
 from tests.conftest import Home
@@ -198,3 +199,56 @@ def test_rewind_says_why_when_there_is_nothing_to_rewind(home: Home) -> None:
     assert any(n.startswith("rewound: restored= removed= messages=2") for n in undo.notices), undo.notices
     again = home.run("/undo", "--session", run.session_id)
     assert "refused: the session has no turn(s) to rewind files=" in again.notices, again.notices
+
+
+def shadow_refs(home: Home) -> set[str]:
+    base = home.data / "checkpoints"
+    return {
+        p.relative_to(base).as_posix().split("/", 1)[1] for p in base.glob("*/refs/uji/*/*") if p.is_file()
+    }
+
+
+def test_checkpoints_older_than_a_week_are_pruned(home: Home) -> None:
+    make_repo(home.work)
+    home.init(UNDO_LUA)
+    home.fake.script(tool_call("write_file", {"path": "a.txt", "content": "x\n"}, id="c1"), text("done"))
+    old = home.run("old work")
+    assert old.rc == 0, old.stderr
+    refs = shadow_refs(home)
+    assert refs == {f"refs/uji/{old.session_id}/1", f"refs/uji/{old.session_id}/1-end"}
+    week_ago = time.time() - 8 * 86400
+    for path in (home.data / "checkpoints").glob(f"*/refs/uji/{old.session_id}/*"):
+        os.utime(path, (week_ago, week_ago))
+    home.fake.script(text("hi"))
+    new = home.run("new work")
+    assert new.rc == 0, new.stderr
+    assert shadow_refs(home) == {f"refs/uji/{new.session_id}/1", f"refs/uji/{new.session_id}/1-end"}
+    assert list((home.data / "checkpoints").glob("*/uji-gc"))  # and git gc ran
+    # The old session's conversation can still be rewound; its files cannot.
+    undo = home.run("/undo", "--session", old.session_id)
+    assert any("no checkpoint of the files before that turn" in n for n in undo.notices), undo.notices
+    assert (home.work / "a.txt").read_text() == "x\n"
+
+
+def test_over_the_size_cap_the_oldest_sessions_go_but_not_a_recent_one(tmp_path: Path) -> None:
+    from uji.store.checkpoints import Checkpoints
+
+    work = tmp_path / "work"
+    work.mkdir()
+    make_repo(work)
+    cps = Checkpoints(str(tmp_path / "data"), str(work))
+    for session in ("s-old", "s-older", "s-now"):
+        cps.begin(session, 1)
+        (work / "a.txt").write_text(f"{session}\n")
+        cps.touched()
+        cps.end()
+    base = Path(cps.dir) / "refs" / "uji"
+    now = time.time()
+    for session, age in (("s-old", 2 * 3600), ("s-older", 3 * 3600)):
+        for path in (base / session).iterdir():
+            os.utime(path, (now - age, now - age))
+    assert cps.prune(now=now, max_bytes=1) == 4
+    assert sorted(p.name for p in base.iterdir() if p.is_dir()) == ["s-now"]
+    assert set(cps.turns("s-now")) == {1}
+    plan = cps.plan("s-now", 1)  # what it needs survived the gc
+    assert plan.write == {"a.txt": plan.write["a.txt"]} and not plan.delete

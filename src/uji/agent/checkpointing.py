@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from uji.tools.base import Tool
 
 READ_ONLY_TOOLS = frozenset({"read_file", "job_output"})  # tools that change no file
+FIRST_WAIT = 15.0  # seconds a tool waits for the turn's checkpoint
 
 
 class TurnCheckpoints:
@@ -70,10 +71,24 @@ class TurnCheckpoints:
             prune_in_background(repo, lambda text: None)
 
     async def _started(self) -> bool:
+        """Whether the turn's checkpoint is taken, waiting for it (FIRST_WAIT at most: a
+        first snapshot of a huge tree must not hold the turn up for long)."""
         task = self._begin
         if task is None:
             return False
-        return await asyncio.shield(task)
+        if task.done():
+            return task.result()
+        try:
+            async with asyncio.timeout(FIRST_WAIT):
+                return await asyncio.shield(task)
+        except TimeoutError:
+            pass
+        # Too slow: the turn goes on without it. What the thread still writes would hold
+        # the turn's own changes, so it is thrown away once done.
+        repo = self.repo
+        task.add_done_callback(lambda _: repo.discard())
+        self._failed(CheckpointError(f"taking one of {repo.root} took over {FIRST_WAIT:.0f}s"))
+        return False
 
     async def before_tool(self, tool: Tool, subject: str, abspath: Callable[[str], str]) -> None:
         """Before a tool runs: the turn's checkpoint is taken; a file tool's target keeps

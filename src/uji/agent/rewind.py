@@ -98,8 +98,8 @@ async def rewind(
             if plan.conflicts and not force:
                 raise RewindRefused(outside_message(plan.conflicts), plan.conflicts)
             await asyncio.to_thread(repo.restore, plan, agent.session_id)
-        except CheckpointError as e:
-            raise ValueError(str(e)) from None
+        except (CheckpointError, OSError) as e:
+            raise ValueError(f"could not restore the files: {e}") from None
         done.written, done.deleted = sorted(plan.write), sorted(plan.delete)
     if conversation:
         done.messages = agent.truncate(seq)

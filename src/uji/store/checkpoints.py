@@ -493,6 +493,13 @@ class Checkpoints:
             self._write_ref(f"refs/uji/{turn.session}/{turn.seq}-end", commit)
             self._write_ref("refs/uji/last", tree)
 
+    def discard(self) -> None:
+        """Forget the turn's checkpoint (taken too late to be the state before it)."""
+        turn, self.current = self.current, None
+        if turn is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._ref_path(f"refs/uji/{turn.session}/{turn.seq}"))
+
     def touched(self) -> None:
         """A tool ran that may have changed files (run_command)."""
         if self.current is not None:
@@ -761,7 +768,8 @@ class Checkpoints:
 
 
 def prune_in_background(checkpoints: Checkpoints, on_error: Callable[[str], None]) -> None:
-    """Prune in a daemon thread: it never delays a turn, and dies with the process."""
+    """Prune in a thread of its own: it never delays a turn. Not a daemon: a short `uji
+    run` waits for it at exit rather than kill a `git gc` halfway."""
 
     def run() -> None:
         try:
@@ -769,7 +777,7 @@ def prune_in_background(checkpoints: Checkpoints, on_error: Callable[[str], None
         except Exception as e:
             on_error(f"pruning checkpoints failed: {e}")
 
-    threading.Thread(target=run, name="uji-checkpoint-prune", daemon=True).start()
+    threading.Thread(target=run, name="uji-checkpoint-prune").start()
 
 
 __all__ = [
