@@ -201,3 +201,32 @@ async def test_the_tui_starts_an_approved_server_and_offers_its_tool(
         await idle(pilot, timeout=120)
     assert "proj__echo" in tool_schemas(fake.turn_requests[0].body)
     assert [c["args"] for c in calls(log)] == [{"text": "tui"}]
+
+
+def test_uji_project_trust_for_a_plugins_own_files(home: Home) -> None:
+    (home.work / "agents.txt").write_text("an agent the repository defines")
+    home.init(
+        """
+        uji.notify("root " .. uji.project.root())
+        uji.notify("before " .. tostring(uji.project.trusted("agents", { "agents.txt" })))
+        uji.notify("answer " .. tostring(uji.project.trust("agents", { files = { "agents.txt" }, title = "Use its agents?" })))
+        uji.notify("nothing there " .. tostring(uji.project.trust("agents", { files = { "missing.txt" } })))
+        """
+    )
+    home.fake.script(text("ok"))
+    run = home.run("go", check=True)
+    assert f"root {home.work.resolve()}" in run.notices
+    assert "before nil" in run.notices and "answer false" in run.notices
+    assert any(n.startswith("Use its agents?: not used, as it is not approved") for n in run.notices)
+    assert "nothing there false" in run.notices  # no question, no notice
+    assert len([n for n in run.notices if "not approved" in n]) == 1
+    home.fake.script(text("ok"))
+    run = home.run("go", "--trust-project", check=True)
+    assert "answer true" in run.notices
+    home.fake.script(text("ok"))
+    run = home.run("go", check=True)
+    assert "before true" in run.notices and "answer true" in run.notices
+    (home.work / "agents.txt").write_text("changed")
+    home.fake.script(text("ok"))
+    run = home.run("go", check=True)
+    assert "before nil" in run.notices and "answer false" in run.notices
