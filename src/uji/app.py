@@ -237,6 +237,7 @@ class App:
         from uji.tools.builtin.run_command import remove_spills
 
         remove_spills()  # run_command's overflow files live only as long as the session
+        await self.host.settle()
         self.host.close()
         if self._store is not None:
             self._store.close()

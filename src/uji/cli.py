@@ -149,6 +149,19 @@ def _parser() -> Any:
         action="store_true",
         help="approve (and remember) what this project brings: its .mcp.json servers, its skills",
     )
+    run.add_argument("--mode", help="start in this mode (as uji.mode.set), such as plan")
+    run.add_argument(
+        "--confine",
+        choices=("on", "off"),
+        help="limit the file tools to the working directory and the roots, or not (as uji.tool.confine)",
+    )
+    run.add_argument(
+        "--root",
+        action="append",
+        metavar="DIR",
+        help="a directory the file tools may reach besides the working directory (repeatable; "
+        "replaces the config's uji.tool.roots)",
+    )
     resume = command("resume", "reopen a session")
     resume.add_argument("--id")
     listing = command("list", "list the sessions of this directory")

@@ -154,6 +154,25 @@ def _choose_model(app: App, opts: Any) -> str | None:
     return None
 
 
+def _set_gate(app: App, opts: Any) -> str | None:
+    """Apply --mode, --confine and --root over the config's; returns a usage error, if any.
+    (The subagent plugin passes its session's on to a child run this way.)"""
+    gate = app.gate
+    if opts.confine is not None:
+        gate.confined = opts.confine == "on"
+    if opts.root:
+        gate.roots = list(opts.root)
+    if opts.mode:
+        from uji.lua.api.mode import switch_mode
+        from uji.lua.runtime import ApiError
+
+        try:
+            switch_mode(app.host, gate, opts.mode)
+        except ApiError as e:
+            return f"--mode: {str(e).removeprefix('uji.mode.set: ')}"
+    return None
+
+
 def _is_command(app: App, prompt: str) -> bool:
     from uji.commands import parse
 
@@ -276,7 +295,7 @@ async def _run(
 
 
 async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, prompt: str) -> int:
-    problem = _choose_model(app, opts)
+    problem = _choose_model(app, opts) or _set_gate(app, opts)
     if problem:
         return _usage_error(problem)
     tools = [t.strip() for t in opts.tools.split(",") if t.strip()] if opts.tools is not None else None

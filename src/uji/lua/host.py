@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ class LuaHost:
         self.config_interrupted: str | None = None  # the config file an interrupt stopped
         # Run by close() before the runtime goes, e.g. to kill plugin jobs.
         self.on_close: list[Callable[[], None]] = []
+        # Awaited by settle(), before close(): e.g. interrupted jobs ending in their own way.
+        self.on_settle: list[Callable[[], Awaitable[None]]] = []
 
     @property
     def lua(self) -> Runtime:
@@ -132,6 +134,10 @@ class LuaHost:
         scheduled, self._scheduled = self._scheduled, []
         for fn in scheduled:
             self.spawn(fn)
+
+    async def settle(self) -> None:
+        for hook in self.on_settle:
+            await hook()
 
     def close(self) -> None:
         for hook in self.on_close:

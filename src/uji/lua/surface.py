@@ -295,7 +295,11 @@ SHAPES: list[Shape] = [
                 "fun(result: string|uji.ToolResult)",
                 "gives the result of a call that returned nothing",
             ),
-            ("progress", "fun(line: string)", "shows a line under the running tool"),
+            (
+                "progress",
+                "fun(line: string)",
+                "shows a line under the running tool (several lines: one per line of the text)",
+            ),
             (
                 "usage",
                 "fun(spent: {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, "
@@ -428,6 +432,12 @@ SHAPES: list[Shape] = [
             ("on_stdout?", "fun(line: string)"),
             ("on_stderr?", "fun(line: string)"),
             ("on_exit?", 'fun(code: integer, why?: "timeout"|"stopped")', "comes last"),
+            (
+                "uji?",
+                "boolean",
+                "`cmd` is a list of uji's arguments: runs this uji (same config, data and database), "
+                "provider keys kept",
+            ),
         ),
     ),
     Shape(
@@ -473,6 +483,11 @@ SHAPES: list[Shape] = [
             ("send", "fun(text: string): boolean", "writes text and a newline to stdin"),
             ("close", "fun(): boolean", "closes stdin"),
             ("stop", "fun(): boolean", "kills the process group"),
+            (
+                "interrupt",
+                "fun(): boolean",
+                "sends SIGINT to the process group, as Ctrl+C would; false if it is not running",
+            ),
         ),
     ),
     Shape(

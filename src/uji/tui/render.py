@@ -85,6 +85,9 @@ def diff(text: str, limit: int = DIFF_PREVIEW) -> list[Text]:
     return out
 
 
+PROGRESS_ROWS = 8  # lines of a running tool's progress shown under it
+
+
 def tool_call(state: dict[str, Any]) -> Group:
     """`⏺ <verb> <subject>`, then the progress line while it runs, then the result.
 
@@ -110,8 +113,11 @@ def tool_call(state: dict[str, Any]) -> Group:
     head.no_wrap, head.overflow = True, "ellipsis"
     parts: list[RenderableType] = [head]
     if status == "running":
-        line = state.get("progress") or "running…"
-        parts.append(Text(f"  {BRANCH} {_one_line(line)}", style=MUTED, no_wrap=True, overflow="ellipsis"))
+        # A tool that runs several things at once (the subagent plugin) reports one line each.
+        rows = (state.get("progress") or "running…").splitlines()[:PROGRESS_ROWS] or ["running…"]
+        for i, line in enumerate(rows):
+            lead = f"  {BRANCH} " if i == 0 else "    "
+            parts.append(Text(lead + _one_line(line), style=MUTED, no_wrap=True, overflow="ellipsis"))
     elif status in ("done", "failed", "denied"):
         parts.extend(_result(state))
     return Group(*parts)

@@ -8,12 +8,19 @@ The callbacks of one job run one after another as Lua tasks, in the order the li
 arrived: a callback may wait (read a file, make a request) without a later line or the
 exit overtaking it. A callback that raises becomes a notice; the next one still runs.
 Jobs still running when uji closes (or the Lua runtime is closed) are killed.
+
+With `uji = true`, `cmd` is the argument list of a uji command (`{"run", "--json", ...}`):
+the job runs this same uji (the same Python, config dir, data dir and database), and it
+keeps the provider key variables that other commands lose (it is uji, it needs them).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +41,8 @@ MAX_LINE = 1024 * 1024
 # what is already on its way for this long, then report the exit.
 EXIT_GRACE = 0.2
 SPAWN_FAILED = -1
+# How long uji's close waits for a job it interrupted (job.interrupt()) to end by itself.
+INTERRUPT_GRACE = 3.0
 
 
 def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
@@ -46,13 +55,32 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
 
     host.on_close.append(stop_all)
 
+    async def let_interrupted_end() -> None:
+        """Jobs interrupted just before uji closes get a moment to end in their own way
+        (a child uji stopping its commands) before close kills what is left."""
+        waits = [job.ended.wait() for job in live if job.interrupted]
+        if waits:
+            await asyncio.wait([asyncio.ensure_future(w) for w in waits], timeout=INTERRUPT_GRACE)
+
+    host.on_settle.append(let_interrupted_end)
+
     def job_start(
-        cmd: Any, cwd: str | None, timeout: float | None, on_stdout: Any, on_stderr: Any, on_exit: Any
+        cmd: Any,
+        cwd: str | None,
+        timeout: float | None,
+        on_stdout: Any,
+        on_stderr: Any,
+        on_exit: Any,
+        uji: bool = False,
     ) -> Job:
         argv = [SHELL, "-c", cmd] if isinstance(cmd, str) else list(host.lua.convert.to_python(cmd))
+        env = gate.env
+        if uji:
+            argv = [*uji_command(host), *argv]
+            env = uji_env
         where = os.path.join(gate.cwd, expand_user(cwd)) if cwd else gate.cwd
         calls = Callbacks(host, keep(on_stdout), keep(on_stderr), keep(on_exit))
-        job = Job(host, gate.env, argv, where, timeout, calls)
+        job = Job(host, env, argv, where, timeout, calls)
         live.add(job)
         job.start(lambda: live.discard(job))
         return job
@@ -66,13 +94,40 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
     def job_stop(job: Job) -> bool:
         return job.stop()
 
+    def job_interrupt(job: Job) -> bool:
+        return job.interrupt()
+
     return {
         "job_bind": keep.bind,
         "job_start": job_start,
         "job_send": job_send,
         "job_close": job_close,
         "job_stop": job_stop,
+        "job_interrupt": job_interrupt,
     }
+
+
+def uji_command(host: LuaHost) -> list[str]:
+    """The command line that runs this uji on the same config, data and database."""
+    paths = host.paths
+    return [
+        sys.executable,
+        "-m",
+        "uji",
+        "--config-dir",
+        paths.config,
+        "--data-dir",
+        paths.data,
+        "--db",
+        paths.db,
+    ]
+
+
+def uji_env() -> dict[str, str]:
+    """uji's own environment, provider keys included, for a child uji."""
+    env = dict(os.environ)
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
 
 
 class Callbacks:
@@ -129,6 +184,8 @@ class Job:
         self._input: list[bytes] = []  # sent before the process was up
         self._stdin_closed = False
         self._ended = False
+        self.ended = asyncio.Event()  # set once the process has ended and on_exit is queued
+        self.interrupted = False  # interrupt() was called
 
     # The plugin's handle ---------------------------------------------------------
 
@@ -165,6 +222,16 @@ class Job:
         if self._proc is not None:
             kill_group(self._proc.pid)
         return True  # not spawned yet: _run kills it as soon as it is
+
+    def interrupt(self) -> bool:
+        """SIGINT to the process group, as Ctrl+C in a terminal: the program may end in its
+        own way (a child uji stops its turn and its commands). False if not running."""
+        if self._ended or self._proc is None:
+            return False
+        self.interrupted = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._proc.pid, signal.SIGINT)
+        return True
 
     def kill_quietly(self) -> None:
         """At close: kill now, call nothing back."""
@@ -205,6 +272,7 @@ class Job:
                 self._proc.stdin.close()
         self._calls.push(self._calls.on_exit, code, *([self._reason] if self._reason else []))
         self._calls.finish()
+        self.ended.set()
 
     async def _spawn(self, out_w: int, err_w: int) -> asyncio.subprocess.Process:
         env = self._env()  # without the provider keys, like run_command

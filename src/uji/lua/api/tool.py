@@ -247,6 +247,8 @@ class LuaTool(Tool):
                 finished.set_result(rt.convert.to_python(value))
 
         def on_progress(line: Any) -> None:
+            if finished.done():  # the call is over (answered, interrupted, timed out)
+                return
             text = "" if line is None else str(line)
             reported[:] = [text]
             progress(text)

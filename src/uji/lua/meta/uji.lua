@@ -80,7 +80,7 @@
 ---The second argument of a tool's `run`.
 ---@class uji.ToolContext
 ---@field done fun(result: string|uji.ToolResult) gives the result of a call that returned nothing
----@field progress fun(line: string) shows a line under the running tool
+---@field progress fun(line: string) shows a line under the running tool (several lines: one per line of the text)
 ---@field usage fun(spent: {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, cost?: number}) adds tokens and dollars spent for the session elsewhere (a child session's) to its totals and budgets
 
 ---A tool result with images.
@@ -173,6 +173,7 @@
 ---@field on_stdout? fun(line: string)
 ---@field on_stderr? fun(line: string)
 ---@field on_exit? fun(code: integer, why?: "timeout"|"stopped") comes last
+---@field uji? boolean `cmd` is a list of uji's arguments: runs this uji (same config, data and database), provider keys kept
 
 ---What `uji.mcp.add` takes: `command` (stdio) or `url` (streamable HTTP).
 ---@class uji.McpServerSpec
@@ -202,6 +203,7 @@
 ---@field send fun(text: string): boolean writes text and a newline to stdin
 ---@field close fun(): boolean closes stdin
 ---@field stop fun(): boolean kills the process group
+---@field interrupt fun(): boolean sends SIGINT to the process group, as Ctrl+C would; false if it is not running
 
 ---One entry of `uji.diagnostics.list`.
 ---@class uji.Diagnostic

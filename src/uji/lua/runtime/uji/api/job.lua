@@ -39,6 +39,9 @@ end
 uji.job = {
   start = function(spec)
     check(type(spec) == "table", "uji.job.start expects a table {cmd = ..., on_stdout = ..., ...}")
+    check(spec.uji == nil or type(spec.uji) == "boolean", "uji.job.start: `uji` must be true or false")
+    check(not spec.uji or type(spec.cmd) == "table",
+      "uji.job.start: with `uji = true`, `cmd` is a list of uji's arguments, such as { \"run\", \"--json\", \"-\" }")
     local cmd = command_arg(spec.cmd)
     check(spec.cwd == nil or (type(spec.cwd) == "string" and spec.cwd ~= ""),
       "uji.job.start: `cwd` must be a non-empty string")
@@ -50,7 +53,7 @@ uji.job = {
     local timeout = spec.timeout
     if timeout == math.huge then timeout = nil end
     local job = call(host.job_start, cmd, spec.cwd and clean(spec.cwd), timeout,
-      spec.on_stdout, spec.on_stderr, spec.on_exit)
+      spec.on_stdout, spec.on_stderr, spec.on_exit, spec.uji == true)
     local handle = {}
     -- send(text) writes text and a newline to stdin; false once stdin is closed or the job ended.
     handle.send = method(handle, function(text)
@@ -60,6 +63,8 @@ uji.job = {
     -- close() closes stdin; stop() kills the process group (on_exit then gets "stopped").
     handle.close = method(handle, function() return host.job_close(job) end)
     handle.stop = method(handle, function() return host.job_stop(job) end)
+    -- interrupt() sends SIGINT to the process group, as Ctrl+C would; false if not running.
+    handle.interrupt = method(handle, function() return host.job_interrupt(job) end)
     return handle
   end,
 }

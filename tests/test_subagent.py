@@ -1,0 +1,413 @@
+"""The subagent plugin through `uji run`: a `task` call starts a child `uji run --json
+--parent` process, which asks the same fake server; requests are routed to the parent's or
+a child's script by a marker in their user messages. What is checked is what a user sees:
+the requests the model got, the JSON events, the sessions in the SQLite db, the processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Home
+from tests.fakes.openai_server import FakeOpenAI, Recorded, Step, drip, text, tool_call
+
+PLUGIN = 'require("uji.plugins.subagent").setup({ %s })\n'
+
+
+class Routed(FakeOpenAI):
+    """A fake whose turn requests go to the script of the first marker found in their user
+    messages (each script's steps are taken in order); a request with no marker takes the
+    main script. With `together`, the first request of each of those markers is held until
+    all of them have arrived (at most `hold` seconds): `.met` says whether they all did in time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.routes: dict[str, list[Step]] = {}
+        self.together: set[str] = set()
+        self.hold = 10.0
+        self._waits: list[bool] = []  # for each marker's first request: were all in before `hold`?
+        self._arrived: set[str] = set()
+        self._all_in = threading.Event()
+
+    @property
+    def met(self) -> bool:
+        with self._lock:
+            return len(self._waits) == len(self.together) > 0 and all(self._waits)
+
+    def route(self, marker: str, *steps: Step) -> None:
+        self.routes[marker] = list(steps)
+
+    def marked(self, marker: str) -> list[Recorded]:
+        return [r for r in self.turn_requests if marker in _user_text(r)]
+
+    def _choose(self, request: Recorded) -> tuple[Step, bool]:
+        body = request.body if isinstance(request.body, dict) else {}
+        said = _user_text(request)
+        marker = next((m for m in self.routes if m in said), None)
+        if marker is None or (self.side_calls and self._is_side(body)):
+            return super()._choose(request)
+        if marker in self.together:
+            with self._lock:
+                first = marker not in self._arrived
+                self._arrived.add(marker)
+                if self._arrived >= self.together:
+                    self._all_in.set()
+            if first:
+                met = self._all_in.wait(self.hold)
+                with self._lock:
+                    self._waits.append(met)
+        with self._lock:
+            steps = self.routes[marker]
+            step = steps.pop(0) if steps else self._default_step()
+            self._requests.append(request)
+        return step, request.headers.get("connection", "").lower() != "close"
+
+
+def _user_text(request: Recorded) -> str:
+    body = request.body if isinstance(request.body, dict) else {}
+    return " ".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user")
+
+
+@pytest.fixture
+def fake() -> Iterator[Routed]:
+    with Routed() as server:
+        yield server
+
+
+def _tools(request: Recorded) -> list[str]:
+    return [t["function"]["name"] for t in request.body.get("tools", [])]
+
+
+def _tool_answers(request: Recorded) -> list[str]:
+    return [m["content"] for m in request.body["messages"] if m.get("role") == "tool"]
+
+
+def _children(db: Path, parent: str) -> list[tuple[str, str]]:
+    """(id, title) of the sessions saved as children of `parent`."""
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(
+            "SELECT id, title FROM sessions WHERE parent = ? ORDER BY title", (parent,)
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def test_a_task_runs_a_child_that_reads_a_file_and_its_answer_is_the_result(home: Home, fake: Routed) -> None:
+    (home.work / "a.py").write_text("def alpha():\n    return 1\n")
+    home.init(
+        f"""
+        uji.provider.add({{ id = "test", name = "T", wire = "openai-chat", base_url = "{fake.base_url}",
+          models = {{ {{ id = "m", cost = {{ input = 1, output = 2 }} }} }} }})
+        uji.model.use({{ provider = "test", model = "m" }})
+        """
+        + PLUGIN % "",
+        provider=False,
+    )
+    fake.route(
+        "PARENT",
+        tool_call("task", {"prompt": "CHILD-A: what does a.py define?"}),
+        text("alpha, says the child"),
+    )
+    fake.route("CHILD-A", tool_call("read_file", {"path": "a.py"}), text("a.py defines alpha()"))
+    run = home.run("PARENT: ask a subagent")
+    assert run.rc == 0, run.stderr
+    assert run.done["text"] == "alpha, says the child"
+
+    # The child got the file; it was offered every tool but `task`, and told it is a subagent.
+    child_requests = fake.marked("CHILD-A")
+    assert len(child_requests) == 2
+    assert "def alpha()" in _tool_answers(child_requests[1])[0]
+    assert sorted(_tools(child_requests[0])) == ["edit_file", "read_file", "run_command", "write_file"]
+    system = child_requests[0].body["messages"][0]["content"]
+    assert "You are a subagent" in system
+    assert "task" in _tools(fake.marked("PARENT")[0])
+
+    # The parent's next request carries the child's answer as the task call's result.
+    answer = _tool_answers(fake.marked("PARENT")[1])
+    assert len(answer) == 1 and answer[0].startswith("a.py defines alpha()")
+
+    # The child session is saved under the parent, with its read_file call.
+    children = _children(home.db, run.session_id)
+    assert len(children) == 1 and children[0][1] == "task: CHILD-A: what does a.py define?"
+    child_id = children[0][0]
+    assert f"[subagent session {child_id}]" in answer[0]
+    saved = home.db_messages(child_id)
+    assert [m["type"] for m in saved] == ["user", "assistant", "tool", "assistant"]
+    assert saved[2]["name"] == "read_file" and "def alpha()" in saved[2]["content"]
+
+    # The child session can be taken up again, with its history.
+    again = home.run("CHILD-A: and what does it return?", "--session", child_id)
+    assert again.rc == 0, again.stderr
+    assert "def alpha()" in _tool_answers(fake.marked("CHILD-A")[-1])[0]
+
+    # The transcript's progress lines under the task call follow the child's calls.
+    lines = [e["line"] for e in run.of("progress") if e["tool"] == "task"]
+    assert "read_file a.py" in lines
+
+    # Four requests of 12 + 3 tokens: the child's two count toward the parent's totals, and
+    # toward its cost (12 tokens at $1 and 3 at $2 per million each).
+    assert run.done["usage"]["input"] == 48 and run.done["usage"]["output"] == 12
+    assert run.done["cost"] == pytest.approx(4 * 18 / 1e6)
+
+
+def test_tasks_run_in_parallel(home: Home, fake: Routed) -> None:
+    home.init(PLUGIN % "")
+    fake.route(
+        "PARENT",
+        tool_call(
+            "task", {"tasks": [{"prompt": "CHILD-A one"}, {"prompt": "CHILD-B two", "tools": ["read_file"]}]}
+        ),
+        text("both answered"),
+    )
+    fake.route("CHILD-A", text("answer A"))
+    fake.route("CHILD-B", text("answer B"))
+    fake.together = {"CHILD-A", "CHILD-B"}
+    run = home.run("PARENT: two at once")
+    assert run.rc == 0, run.stderr
+    assert fake.met  # both children had asked the model before either got its answer
+    assert _tools(fake.marked("CHILD-B")[0]) == ["read_file"]
+    answer = _tool_answers(fake.marked("PARENT")[1])[0]
+    assert "## Task 1: CHILD-A one\nanswer A" in answer
+    assert "## Task 2: CHILD-B two\nanswer B" in answer
+    assert len(_children(home.db, run.session_id)) == 2
+
+
+def test_with_concurrency_one_the_tasks_take_turns(home: Home, fake: Routed) -> None:
+    home.init(PLUGIN % "concurrency = 1")
+    fake.route(
+        "PARENT",
+        tool_call("task", {"tasks": [{"prompt": "CHILD-A one"}, {"prompt": "CHILD-B two"}]}),
+        text("ok"),
+    )
+    fake.route("CHILD-A", text("answer A"))
+    fake.route("CHILD-B", text("answer B"))
+    fake.together = {"CHILD-A", "CHILD-B"}
+    fake.hold = 1.0
+    run = home.run("PARENT: one after the other")
+    assert run.rc == 0, run.stderr
+    assert not fake.met
+    assert "answer A" in _tool_answers(fake.marked("PARENT")[1])[0]
+
+
+def test_a_child_cannot_start_subagents(home: Home, fake: Routed) -> None:
+    home.init(PLUGIN % "")
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A try"}), text("ok"))
+    fake.route("CHILD-A", tool_call("task", {"prompt": "GRANDCHILD"}), text("I could not"))
+    run = home.run("PARENT: nest")
+    assert run.rc == 0, run.stderr
+    first, second = fake.marked("CHILD-A")[:2]
+    assert "task" not in _tools(first)
+    assert _tool_answers(second)[0].startswith("error: unknown tool `task`")
+    assert fake.marked("GRANDCHILD") == []
+    assert _tool_answers(fake.marked("PARENT")[1])[0].startswith("I could not")
+    ((child_id, _),) = _children(home.db, run.session_id)
+    assert _children(home.db, child_id) == []
+
+
+def test_a_task_may_not_name_the_task_tool(home: Home, fake: Routed) -> None:
+    home.init(PLUGIN % "")
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A", "tools": ["task"]}), text("ok"))
+    run = home.run("PARENT: nest")
+    answer = _tool_answers(fake.marked("PARENT")[1])[0]
+    assert answer.startswith("error: task 1: a subagent has no tool `task`; it may use: ")
+    assert fake.marked("CHILD-A") == [] and _children(home.db, run.session_id) == []
+
+
+def test_a_call_that_would_ask_is_refused_in_the_child_and_the_parent_is_told(
+    home: Home, fake: Routed
+) -> None:
+    home.init(PLUGIN % "")
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A write"}), text("ok"))
+    fake.route("CHILD-A", tool_call("write_file", {"path": "b.txt", "content": "x"}), text("could not write"))
+    run = home.run("PARENT: write through a child")
+    assert run.rc == 0, run.stderr
+    assert not (home.work / "b.txt").exists()
+    assert "nobody is here to approve" in _tool_answers(fake.marked("CHILD-A")[1])[0]
+    answer = _tool_answers(fake.marked("PARENT")[1])[0]
+    assert answer.startswith("could not write")
+    assert "[refused because a subagent cannot ask for approval: write_file `b.txt`]" in answer
+
+
+def test_the_child_runs_in_the_parents_mode(home: Home, fake: Routed) -> None:
+    # on_ask = "allow": only the mode passed on from the parent keeps the edit out.
+    home.init(PLUGIN % 'on_ask = "allow"')
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A write"}), text("ok"))
+    fake.route(
+        "CHILD-A", tool_call("write_file", {"path": "b.txt", "content": "x"}), text("not in plan mode")
+    )
+    run = home.run("PARENT: write through a child", "--mode", "plan")
+    assert run.rc == 0, run.stderr
+    assert not (home.work / "b.txt").exists()
+    assert _tool_answers(fake.marked("CHILD-A")[1])[0].startswith("denied")
+
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A write"}), text("ok"))
+    fake.route("CHILD-A", tool_call("write_file", {"path": "b.txt", "content": "x"}), text("written"))
+    run = home.run("PARENT: write through a child")
+    assert run.rc == 0, run.stderr
+    assert (home.work / "b.txt").read_text() == "x"
+
+
+def _child_pids(parent_session: str) -> list[int]:
+    """The processes whose command line is a child run of `parent_session`."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"--parent" in argv and parent_session.encode() in argv:
+            pids.append(int(entry))
+    return pids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"
+    except OSError:
+        return False
+
+
+def _wait(cond: Any, timeout: float = 20.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return bool(cond())
+
+
+def test_interrupting_the_parent_stops_the_child(home: Home, fake: Routed) -> None:
+    home.init('uji.tool.policy({ run_command = { default = "allow" } })\n' + PLUGIN % "")
+    fake.route(
+        "PARENT", tool_call("task", {"tasks": [{"prompt": "CHILD-A hang"}, {"prompt": "CHILD-B sleep"}]})
+    )
+    fake.route("CHILD-A", drip(0.2))  # keep-alives, no answer: the child waits for ever
+    fake.route("CHILD-B", tool_call("run_command", {"command": "echo $$ > sleep.pid; exec sleep 60"}))
+    pid_file = home.work / "sleep.pid"
+    proc = subprocess.Popen(
+        home.command("run", "--json", "PARENT: start a child that hangs"),
+        cwd=home.work,
+        env=home.env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        session = json.loads(proc.stdout.readline())
+        assert session["type"] == "session"
+        assert _wait(lambda: len(fake.marked("CHILD-A")) == 1)
+        assert _wait(lambda: pid_file.exists() and pid_file.read_text().strip())
+        sleep = int(pid_file.read_text())
+        pids = _child_pids(session["id"])
+        assert len(pids) == 2 and _alive(sleep)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert events[-1]["type"] == "done" and events[-1]["error"] == "interrupted"
+    assert _wait(lambda: not any(_alive(p) for p in [*pids, sleep]))
+    assert fake.wait_for_drops(1)  # the child's request was dropped with it
+    assert len(_children(home.db, session["id"])) == 2
+
+
+async def test_escape_in_the_terminal_ui_stops_every_child_and_its_commands(
+    tmp_path: Path, fake: Routed
+) -> None:
+    from tests.test_tui_support import SIZE, entries, idle, make_app, ready, send, shows, until
+
+    fake.route(
+        "PARENT",
+        tool_call("task", {"tasks": [{"prompt": "CHILD-A sleep"}, {"prompt": "CHILD-B hang"}]}),
+        text("after the interrupt"),
+    )
+    fake.route("CHILD-A", tool_call("run_command", {"command": "echo $$ > sleep.pid; exec sleep 60"}))
+    fake.route("CHILD-B", drip(0.2))  # keep-alives, no answer: it waits for ever
+    app = make_app(tmp_path, fake, 'uji.tool.policy({ run_command = { default = "allow" } })\n' + PLUGIN % "")
+    pid_file = tmp_path / "work" / "sleep.pid"
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "PARENT: two children that hang")
+        # One progress line per child under the running call.
+        await shows(pilot, "#1 CHILD-A sleep: run_command echo $$ > sleep.pid")
+        await shows(pilot, "#2 CHILD-B hang: starting")
+        await until(pilot, lambda: pid_file.exists() and pid_file.read_text().strip(), what="the sleep")
+        sleep = int(pid_file.read_text())
+        await until(pilot, lambda: len(fake.marked("CHILD-B")) == 1)
+        parent = app.conversation.agent.session_id if app.conversation.agent else ""
+        pids = _child_pids(parent)
+        assert len(pids) == 2 and _alive(sleep)
+        await pilot.press("escape")
+        await idle(pilot)
+        # uji is still open: the interrupt itself stopped the children and their commands.
+        await until(pilot, lambda: not any(_alive(p) for p in [*pids, sleep]), what="the children to be gone")
+        assert entries(app, "tool")[0]["content"] == "error: interrupted by the user while this tool ran"
+        assert fake.wait_for_drops(1)
+        # The child that ran the command saved its interrupted call (an interrupt, not a kill).
+        db = tmp_path / "data" / "uji.db"
+        (child_a,) = [i for i, title in _children(db, parent) if "CHILD-A" in title]
+        con = sqlite3.connect(db)
+        rows = con.execute("SELECT type, data FROM messages WHERE session_id = ? ORDER BY seq", (child_a,))
+        saved = [{"type": t, **json.loads(d)} for t, d in rows.fetchall()]
+        con.close()
+        assert [m["type"] for m in saved] == ["user", "assistant", "tool", "error"]
+        assert saved[2]["content"] == "error: interrupted by the user while this tool ran"
+
+
+def test_the_child_has_the_provider_key_its_commands_do_not(home: Home, fake: Routed) -> None:
+    home.init(
+        f"""
+        uji.provider.add({{ id = "keyed", name = "K", wire = "openai-chat", base_url = "{fake.base_url}",
+          auth_env = {{ "FAKE_SUBAGENT_KEY" }}, models = {{ "m" }} }})
+        uji.model.use({{ provider = "keyed", model = "m" }})
+        uji.tool.policy({{ run_command = {{ default = "allow" }} }})
+        """
+        + PLUGIN % "",
+        provider=False,
+    )
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A env"}), text("ok"))
+    fake.route(
+        "CHILD-A", tool_call("run_command", {"command": "echo key=${FAKE_SUBAGENT_KEY:-none}"}), text("ok")
+    )
+    run = home.run("PARENT: key", env={"FAKE_SUBAGENT_KEY": "sk-sub-123"})
+    assert run.rc == 0, run.stderr
+    first, second = fake.marked("CHILD-A")
+    assert first.headers["authorization"] == "Bearer sk-sub-123"
+    assert "key=none" in _tool_answers(second)[0]
+
+
+def test_run_flags_set_the_mode_and_confinement(home: Home, fake: Routed) -> None:
+    outside = home.root / "outside"
+    outside.mkdir()
+    (outside / "o.txt").write_text("from outside\n")
+    home.init("")
+    fake.script(tool_call("read_file", {"path": str(outside / "o.txt")}), text("ok"))
+    home.run("read it")
+    assert "from outside" not in _tool_answers(fake.turn_requests[-1])[0]  # confined by default
+    for flags in (("--confine", "off"), ("--root", str(outside))):
+        fake.script(tool_call("read_file", {"path": str(outside / "o.txt")}), text("ok"))
+        run = home.run("read it", *flags)
+        assert run.rc == 0, run.stderr
+        assert "from outside" in _tool_answers(fake.turn_requests[-1])[0], flags
+    run = home.run("hi", "--mode", "nope")
+    assert run.rc == 2 and "--mode: " in run.stderr and "nope" in run.stderr
