@@ -411,3 +411,62 @@ def test_run_flags_set_the_mode_and_confinement(home: Home, fake: Routed) -> Non
         assert "from outside" in _tool_answers(fake.turn_requests[-1])[0], flags
     run = home.run("hi", "--mode", "nope")
     assert run.rc == 2 and "--mode: " in run.stderr and "nope" in run.stderr
+
+
+def test_child_sessions_are_read_through_the_session_api(home: Home, fake: Routed) -> None:
+    home.init(
+        PLUGIN % ""
+        + """
+        uji.command.add("children", function(parent)
+          for _, s in ipairs(uji.session.list({ parent = parent })) do
+            uji.notify("child " .. s.title)
+            for _, m in ipairs(uji.session.messages({ session = s.id })) do
+              uji.notify("said " .. m.type .. " " .. m.text)
+            end
+          end
+          local ok, err = pcall(uji.session.messages, { session = "nope" })
+          uji.notify(tostring(ok) .. " " .. err)
+        end)
+        """
+    )
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A hello"}), text("ok"))
+    fake.route("CHILD-A", text("hello from the child"))
+    run = home.run("PARENT: one child")
+    assert run.rc == 0, run.stderr
+    listing = home.run(f"/children {run.session_id}")
+    assert listing.rc == 0, listing.stderr
+    notices = listing.notices
+    assert notices[:3] == [
+        "child task: CHILD-A hello",
+        "said user CHILD-A hello",
+        "said assistant hello from the child",
+    ]
+    assert notices[3].startswith("false ") and notices[3].endswith("uji.session.messages: no session nope")
+
+
+def test_a_child_does_not_outlive_a_parent_killed_with_sigkill(home: Home, fake: Routed) -> None:
+    home.init(PLUGIN % "")
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A hang"}))
+    fake.route("CHILD-A", drip(0.2))  # keep-alives, no answer: the child waits for ever
+    proc = subprocess.Popen(
+        home.command("run", "--json", "PARENT: start a child, then die"),
+        cwd=home.work,
+        env=home.env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        session = json.loads(proc.stdout.readline())
+        assert _wait(lambda: len(fake.marked("CHILD-A")) == 1)
+        pids = _child_pids(session["id"])
+        assert len(pids) == 1 and _alive(pids[0])
+        proc.kill()  # kill -9: nothing of uji's own code runs
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert _wait(lambda: not _alive(pids[0]))

@@ -677,6 +677,11 @@ SHAPES: list[Shape] = [
         fields(
             ("before?", "integer", "only messages with a lower seq"),
             ("limit?", "integer", "the last `limit` of those; default: all"),
+            (
+                "session?",
+                "string",
+                "another session's messages, such as a subagent's (default: the open one)",
+            ),
         ),
     ),
     Shape(
@@ -740,7 +745,10 @@ SHAPES: list[Shape] = [
     Shape(
         "uji.SessionListOptions",
         "Options of `uji.session.list`.",
-        fields(("directory?", "string", "default: the working directory")),
+        fields(
+            ("directory?", "string", "default: the working directory"),
+            ("parent?", "string", "list this session's children (its subagents' sessions) instead"),
+        ),
     ),
     Shape(
         "uji.SelectSpec",
@@ -1114,7 +1122,8 @@ NAMESPACES: list[Namespace] = [
             fn(
                 "uji.session.list",
                 "opts?: uji.SessionListOptions",
-                "The directory's sessions, newest first (child sessions left out).",
+                "The directory's sessions, newest first (child sessions left out; `parent` lists "
+                "one session's children).",
                 ret=("uji.SessionRow[]",),
             ),
             fn(

@@ -293,13 +293,19 @@ class Store:
         ).fetchone()
         return row[0] if row else None
 
-    def list_sessions(self, directory: str | None = None) -> list[dict[str, Any]]:
-        """Top-level sessions, newest first by time_updated: `{id, title, directory, updated}`."""
-        sql = "SELECT id, title, directory, time_updated FROM sessions WHERE parent IS NULL"
+    def list_sessions(self, directory: str | None = None, parent: str | None = None) -> list[dict[str, Any]]:
+        """Top-level sessions (or with `parent`, that session's children), newest first by
+        time_updated: `{id, title, directory, updated}`."""
+        sql = "SELECT id, title, directory, time_updated FROM sessions WHERE "
         args: tuple[str, ...] = ()
+        if parent is None:
+            sql += "parent IS NULL"
+        else:
+            sql += "parent = ?"
+            args = (parent,)
         if directory is not None:
             sql += " AND directory = ?"
-            args = (directory,)
+            args = (*args, directory)
         # id (time-ordered) breaks ties between sessions touched in the same ms.
         sql += " ORDER BY time_updated DESC, id DESC"
         return [

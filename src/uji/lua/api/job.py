@@ -12,6 +12,7 @@ Jobs still running when uji closes (or the Lua runtime is closed) are killed.
 With `uji = true`, `cmd` is the argument list of a uji command (`{"run", "--json", ...}`):
 the job runs this same uji (the same Python, config dir, data dir and database), and it
 keeps the provider key variables that other commands lose (it is uji, it needs them).
+Such a child is told to the reaper (uji.reaper), so it does not outlive a uji killed -9.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
             env = uji_env
         where = os.path.join(gate.cwd, expand_user(cwd)) if cwd else gate.cwd
         calls = Callbacks(host, keep(on_stdout), keep(on_stderr), keep(on_exit))
-        job = Job(host, env, argv, where, timeout, calls)
+        job = Job(host, env, argv, where, timeout, calls, reap=uji)
         live.add(job)
         job.start(lambda: live.discard(job))
         return job
@@ -172,8 +173,10 @@ class Job:
         cwd: str,
         timeout: float | None,
         calls: Callbacks,
+        reap: bool = False,
     ) -> None:
         self._host = host
+        self._reap = reap  # a child uji: the reaper kills it even if this uji is killed -9
         self._env = env  # the environment for the command (provider keys removed)
         self._argv = argv
         self._cwd = cwd
@@ -255,6 +258,10 @@ class Job:
         finally:
             os.close(out_w)  # the child has its own copies; ours would keep EOF away
             os.close(err_w)
+        if self._reap:
+            from uji.tools.builtin.process import reaper
+
+            reaper().watch(self._proc.pid)
         pipes = [
             _Lines(out_r, lambda line: self._calls.push(self._calls.on_stdout, line)),
             _Lines(err_r, lambda line: self._calls.push(self._calls.on_stderr, line)),
@@ -266,6 +273,10 @@ class Job:
             raise
         finally:
             self._ended = True
+            if self._reap:
+                from uji.tools.builtin.process import reaper
+
+                reaper().forget(self._proc.pid)
             for pipe in pipes:
                 pipe.close()
             if self._proc.stdin is not None:

@@ -48,12 +48,20 @@ def install(
             }
         )
 
-    def session_messages(before: float | None = None, limit: float | None = None) -> Any:
-        """The open session's messages from the store (the agent keeps only the live
-        part): all of them, or the last `limit` before seq `before`."""
+    def session_messages(
+        before: float | None = None, limit: float | None = None, session: str | None = None
+    ) -> Any:
+        """The open session's messages (or those of session `session`, a child's say) from
+        the store (the agent keeps only the live part): all of them, or the last `limit`
+        before seq `before`."""
         a = agent()
         page = (None if before is None else int(before), None if limit is None else int(limit))
-        rows = store().messages(a.session_id, before=page[0], limit=page[1]) if a else []
+        if session is not None:
+            if not UUID.match(session) or store().get_session(session) is None:
+                raise ApiError(f"uji.session.messages: no session {session}")
+            rows = store().messages(session, before=page[0], limit=page[1])
+        else:
+            rows = store().messages(a.session_id, before=page[0], limit=page[1]) if a else []
         out = []
         for m in rows:
             item = {
@@ -150,8 +158,8 @@ def install(
 
         return Pending(run())
 
-    def session_list(directory: str | None) -> Any:
-        rows = store().list_sessions(directory)
+    def session_list(directory: str | None, parent: str | None = None) -> Any:
+        rows = store().list_sessions(directory, parent)
         return to_lua(
             [
                 {"id": r["id"], "title": r["title"], "directory": r["directory"], "updated": r["updated"]}

@@ -343,6 +343,7 @@
 ---@class uji.SessionMessagesOptions
 ---@field before? integer only messages with a lower seq
 ---@field limit? integer the last `limit` of those; default: all
+---@field session? string another session's messages, such as a subagent's (default: the open one)
 
 ---Tokens spent in the session.
 ---@class uji.Usage
@@ -391,6 +392,7 @@
 ---Options of `uji.session.list`.
 ---@class uji.SessionListOptions
 ---@field directory? string default: the working directory
+---@field parent? string list this session's children (its subagents' sessions) instead
 
 ---What `uji.ui.select` takes.
 ---@class uji.SelectSpec
@@ -911,7 +913,7 @@ function uji.session.compact() end
 ---@overload fun(n?: integer, opts?: uji.RewindOptions, cb: fun(result: uji.Rewound?, err: string?)): uji.Cancel
 function uji.session.rewind(n, opts) end
 
----The directory's sessions, newest first (child sessions left out).
+---The directory's sessions, newest first (child sessions left out; `parent` lists one session's children).
 ---@param opts? uji.SessionListOptions
 ---@return uji.SessionRow[]
 function uji.session.list(opts) end

@@ -12,7 +12,9 @@ uji.session = {
     local function whole(n) return type(n) == "number" and n == math.floor(n) and n >= 0 and n < 2^53 end
     check(before == nil or whole(before), "uji.session.messages: before must be a seq (a whole number)")
     check(limit == nil or whole(limit), "uji.session.messages: limit must be a whole number >= 0")
-    return mark_array(host.session_messages(before, limit))
+    local session = opts and opts.session
+    check(session == nil or type(session) == "string", "uji.session.messages: session must be a session id")
+    return mark_array(call(host.session_messages, before, limit, session))
   end,
   usage = function() return host.session_usage() end,
   configure = function(opts)
@@ -76,7 +78,9 @@ uji.session = {
     check(opts == nil or type(opts) == "table", "uji.session.list: options must be a table")
     local directory = opts and opts.directory
     check(directory == nil or type(directory) == "string", "uji.session.list: directory must be a string")
-    return mark_array(host.session_list(directory))
+    local parent = opts and opts.parent
+    check(parent == nil or type(parent) == "string", "uji.session.list: parent must be a session id")
+    return mark_array(host.session_list(directory, parent))
   end,
   delete = function(id)
     check(type(id) == "string", "uji.session.delete expects a session id string")
