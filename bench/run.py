@@ -175,7 +175,9 @@ def bench_startup_compare(against: Path | None, n: int) -> None:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(against)], check=False)
         trees["before"] = against.resolve()
     with FakeOpenAI() as fake:
-        env, work = _home(fake)
+        # A home per tree: a tree with a newer schema would make the older one refuse the
+        # database (and fail fast, which would read as a fast run).
+        homes = {tree: _home(fake) for tree in trees}
         scenarios: list[tuple[str, list[str], list[object]]] = [
             ("uji --version", ["--version"], []),
             ("uji run, text only", ["run", "go"], [text("hi")]),
@@ -193,6 +195,7 @@ def bench_startup_compare(against: Path | None, n: int) -> None:
                 for tree, src in trees.items():
                     if steps:
                         fake.script(*steps)
+                    env, work = homes[tree]
                     run_env = dict(env, PYTHONPATH=str(src))
                     took = wall([sys.executable, "-m", "uji", *args], 1, env=run_env, cwd=work)
                     samples.setdefault((label, tree), []).extend(took)

@@ -286,3 +286,40 @@ def test_a_tool_adds_a_childs_usage_and_cost(home: Home) -> None:
     capped = home.run("delegate", "--max-cost", "0.6")
     assert capped.rc == EXIT_BUDGET and len(home.fake.turn_requests) - before == 3
     assert capped.done["cost"] == 0.75
+
+
+def test_max_minutes_is_checked_between_steps(home: Home) -> None:
+    """A step that took longer than the budget (a 0.3 s command against 0.06 s) ends the
+    turn before the next model call; the command itself was not cut short."""
+    home.init(
+        'uji.tool.policy({ run_command = { default = "allow" } })\nuji.session.configure({ max_minutes = 0.001 })\n'
+    )
+    home.fake.script(tool_call("run_command", {"command": "sleep 0.3; echo slept"}), text("never"))
+    run = home.run("wait")
+    assert run.rc == EXIT_BUDGET, run.stderr
+    assert "slept" in run.tool_results()[0]["content"]
+    (budget,) = run.of("budget")
+    assert budget["limit"] == "max_minutes" and budget["used"] >= 0.005
+    assert run.done["error"].endswith("of 0.001 minutes this turn (max_minutes); the turn stopped")
+    assert len(home.fake.turn_requests) == 1
+
+
+def test_lua_sees_the_cost_and_the_sessions_totals(home: Home) -> None:
+    home.init(
+        """
+        uji.provider.add({ id = "test", models = { { id = "m", cost = { input = 1, output = 2 } } } })
+        uji.tool.add("report", { policy = "allow", run = function()
+          local u = uji.session.usage()
+          return string.format("%d %.6f %d %d %.6f", u.requests, u.cost, u.session.requests, u.session.total,
+            u.session.cost)
+        end })
+        """
+    )
+    home.fake.script(text("first", usage=make_usage(1000, 500)))
+    first = home.run("hi")
+    assert first.rc == 0, first.stderr
+    home.fake.script(tool_call("report", {}, usage=make_usage(100, 50)), text("ok"))
+    run = home.run("report", "--session", first.session_id)
+    assert run.rc == 0, run.stderr
+    # This run: one request (100 * 1 + 50 * 2 per million); the session: both runs.
+    assert run.tool_results()[0]["content"] == "1 0.000200 2 1650 0.002200"
