@@ -46,6 +46,7 @@ RUN_EXAMPLES = """examples:
   uji run - < task.md                        # the prompt is stdin
   uji run --json --tools read_file,grep "where is main defined?"
   uji run --on-ask deny "clean up the build"  # calls that would ask are refused
+  uji run --image shot.png "why is this button cut off?"
 
 With no PROMPT (stdin not a terminal) or PROMPT `-`, stdin is the prompt. With a PROMPT
 and stdin a pipe or file, stdin is appended to it. Calls that would ask for approval are
@@ -137,6 +138,13 @@ def _parser() -> Any:
         type=_positive(float),
         metavar="DOLLARS",
         help="dollars the turn may spend (counted for models with prices)",
+    )
+    run.add_argument(
+        "--image",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="attach a png, jpeg, gif or webp image to the prompt (repeatable)",
     )
     run.add_argument(
         "--on-ask",

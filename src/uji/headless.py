@@ -308,6 +308,15 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
             printer.done(TurnResult(error=NO_MODEL))
             return EXIT_FAILED
         printer.notice(picked)
+    images: list[dict[str, Any]] = []
+    if opts.image:
+        refusal = await _image_refusal(app)
+        if refusal:
+            printer.done(TurnResult(error=refusal))
+            return EXIT_FAILED
+        images, problem = await _load_images(app, opts.image)
+        if problem:
+            return _usage_error(problem)
     session_id, problem = _open_session(app, opts, prompt)
     if problem or session_id is None:
         return _usage_error(problem or "no session")
@@ -328,7 +337,7 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
         TurnOptions(tools=tools, append_prompt=opts.append_prompt),
     )
     app.frontend.agent = agent
-    result = await _run_prompt(app, agent, prompt, sigint)
+    result = await _run_prompt(app, agent, prompt, sigint, images)
     printer.done(result)
     if printer.closed:
         return EXIT_PIPE
@@ -339,8 +348,35 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
     return EXIT_FAILED if result.error is not None else EXIT_OK
 
 
-async def _run_prompt(app: App, agent: Agent, prompt: str, sigint: Sigint) -> TurnResult:
-    """A prompt, or a `/command args` line whose handler may submit prompts."""
+async def _image_refusal(app: App) -> str | None:
+    """Why the chosen model cannot take the --image files, before any request."""
+    from uji.images import refusal
+
+    try:
+        await app.models.ready_model()  # a provider whose models are listed lazily
+    except Exception:
+        pass  # the turn reports a provider that cannot load
+    why = refusal(app.models)
+    return f"--image: {why}; choose a model that does with --model PROVIDER/MODEL" if why else None
+
+
+async def _load_images(app: App, paths: list[str]) -> tuple[list[dict[str, Any]], str | None]:
+    """The --image files, checked and fitted to the current wire's limits, or the first
+    problem, naming its path."""
+    from uji.images import ImageError, current_limits, load
+
+    limits = current_limits(app.models)
+    try:
+        return [await asyncio.to_thread(load, path, limits, app.cwd) for path in paths], None
+    except ImageError as e:
+        return [], f"--image {e}"
+
+
+async def _run_prompt(
+    app: App, agent: Agent, prompt: str, sigint: Sigint, images: list[dict[str, Any]] | None = None
+) -> TurnResult:
+    """A prompt, or a `/command args` line whose handler may submit prompts. The images
+    go with the first message."""
     from uji.commands import parse
     from uji.lua.runtime import LuaError
 
@@ -362,15 +398,18 @@ async def _run_prompt(app: App, agent: Agent, prompt: str, sigint: Sigint) -> Tu
             return TurnResult(text="")
     result = TurnResult(text="")
     while submitted and not app.ui.quit_requested:  # uji.quit() ends the run after its code
-        result = await _turn(app, agent, submitted.pop(0), sigint)
+        result = await _turn(app, agent, submitted.pop(0), sigint, images)
+        images = None
         if result.error is not None:
             break
     return result
 
 
-async def _turn(app: App, agent: Agent, prompt: str, sigint: Sigint) -> TurnResult:
+async def _turn(
+    app: App, agent: Agent, prompt: str, sigint: Sigint, images: list[dict[str, Any]] | None = None
+) -> TurnResult:
     """One turn in its own task, so an interrupt cancels the turn and not uji run."""
-    task = asyncio.get_running_loop().create_task(agent.turn(prompt))
+    task = asyncio.get_running_loop().create_task(agent.turn(prompt, images))
 
     def interrupt() -> bool:
         if task.done():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Coroutine
-from typing import Any, TypeVar, assert_never, cast
+from typing import TYPE_CHECKING, Any, TypeVar, assert_never, cast
 
 from textual import events
 from textual.app import App as TextualApp
@@ -42,6 +42,7 @@ from uji.events.stream import (
 from uji.paths import Paths
 from uji.tui import commands, render
 from uji.tui.approval import ApprovalPanel, Reply
+from uji.tui.attachments import Attachments
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
 from uji.tui.focus import KeyRouter
@@ -51,6 +52,9 @@ from uji.tui.mentions import MentionPopup, pick
 from uji.tui.modals import Modal, OutputPanel, PromptPanel, SelectPanel
 from uji.tui.transcript import Entry, History, Transcript
 from uji.ui.keys import Binding, Keymap
+
+if TYPE_CHECKING:
+    from uji.images import Limits
 
 T = TypeVar("T")
 TICK = 0.08  # the spinner's frame time (reference limits)
@@ -76,6 +80,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.conversation = Conversation(paths, cwd, self)
         self._resume, self._latest = resume, latest
         self.ring = KillRing()
+        self.attachments = Attachments()  # the draft's images, `[image #N]` in its text
         self._early: list[str] = []  # typed before the config finished loading
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
@@ -422,18 +427,94 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         text = self.composer.text
         if not text.strip():
             return
+        app = self.conversation.app
+        if app is not None and not text.startswith(("/", "!")):
+            from uji.images import path_tokens
+
+            found = path_tokens(text, app.cwd)
+            if found:  # typed paths to images: attached first, then sent
+                self._spawn(self._attach_paths_and_send(text, found))
+                return
+        self._send(text)
+
+    def _send(self, text: str) -> None:
+        images: list[dict[str, Any]] = []
+        app = self.conversation.app
+        if self.attachments and app is not None and not text.startswith(("/", "!")):
+            from uji.images import refusal
+
+            text, images = self.attachments.take(text)
+            why = refusal(app.models) if images else None
+            if why:  # the draft and its images stay
+                self.show_notice(f"{why}: choose one that does with /model, or delete the [image #N]")
+                return
         self.composer.sent.add(text)
         self.composer.text = ""
         self.composer.placeholder = PLACEHOLDER
         self.suggestions.close()
         self.mentions.close()
-        self.submit_line(text)
+        self.attachments.clear()
+        self.submit_line(text, images)
+
+    async def _attach_paths_and_send(self, text: str, found: list[tuple[int, int, str]]) -> None:
+        from uji.images import ImageError, load
+
+        loaded = []
+        for start, end, path in found:
+            try:
+                loaded.append((start, end, await asyncio.to_thread(load, path, self._image_limits())))
+            except ImageError as e:
+                self.show_notice(str(e))
+                return
+        if self.composer.text != text:
+            return  # edited while the images loaded: Enter sends what is there now
+        for start, end, image in reversed(loaded):
+            text = text[:start] + self.attachments.add(image) + text[end:]
+        self.composer.set_text(text)
+        self._send(text)
+
+    def _image_limits(self) -> Limits:
+        from uji.images import DEFAULT_LIMITS, current_limits
+
+        app = self.conversation.app
+        return current_limits(app.models) if app is not None else DEFAULT_LIMITS
+
+    async def paste_into_composer(self, text: str) -> bool:
+        """A paste that names an image file attaches it as `[image #N]`; False leaves the
+        paste to the composer (any other text, or an image that cannot be read: said)."""
+        from uji.images import ImageError, image_path, load
+
+        app = self.conversation.app
+        path = image_path(text, app.cwd) if app is not None else None
+        if path is None:
+            return False
+        try:
+            image = await asyncio.to_thread(load, path, self._image_limits())
+        except ImageError as e:
+            self.show_notice(f"{e}; pasted as text")
+            return False
+        self.composer.insert(self.attachments.add(image))
+        return True
 
     def do_clear_input(self) -> None:
         self.composer.text = ""
 
     def do_paste_image(self) -> None:
-        self.show_notice("pasting images is not supported yet")
+        """Ctrl+V: the clipboard's image as `[image #N]` (through wl-paste or xclip)."""
+        self._spawn(self._paste_image())
+
+    async def _paste_image(self) -> None:
+        from uji.images import ImageError, from_bytes
+        from uji.tui.attachments import ClipboardError, clipboard_image
+
+        try:
+            data = await clipboard_image()
+            limits = self._image_limits()
+            image = await asyncio.to_thread(from_bytes, data, "clipboard", limits, "the clipboard's image")
+        except (ClipboardError, ImageError) as e:
+            self.show_notice(str(e))
+            return
+        self.composer.insert(self.attachments.add(image))
 
     def do_history_prev(self) -> None:
         text = self.composer.sent.prev(self.composer.text)
@@ -596,6 +677,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.composer:
+            self.attachments.prune(self.composer.text)  # a deleted marker drops its image
             self._update_suggestions()
             self._update_mentions()
 
@@ -624,8 +706,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         else:
             sugg.close()
 
-    def submit_line(self, text: str) -> None:
-        """A line from the composer (or uji.session.submit): a command, `!`, or a message."""
+    def submit_line(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+        """A line from the composer (or uji.session.submit): a command, `!`, or a message
+        (with the images attached to it)."""
         conv = self.conversation
         if not conv.ready.is_set():
             self._early.append(text)
@@ -640,7 +723,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if parsed is not None:
             self._spawn(commands.run(self, *parsed))
             return
-        conv.submit(text)
+        conv.submit(text, images)
         if conv.working:
             self.queue_view.show(conv.queued())
         self.transcript.follow()

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.widgets import Input, Static, TextArea
 
 from uji.tui import render
@@ -47,6 +48,12 @@ class Composer(KeyRouter, TextArea):
         """Replace the text and put the cursor at the end."""
         self.text = text
         self.move_cursor(self.document.end)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # A pasted path to an image attaches the image instead (tui/attachments.py).
+        attach = getattr(self.app, "paste_into_composer", None)
+        if attach is not None and await attach(event.text):
+            event.prevent_default()
 
 
 class History:

@@ -233,24 +233,25 @@ class Conversation:
 
     # Input ------------------------------------------------------------------------
 
-    def submit(self, text: str) -> None:
-        """A message for the model: now, or queued while a turn runs."""
+    def submit(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+        """A message for the model (with the images attached to it): now, or queued
+        while a turn runs."""
         if self.agent is None:
             self.view.show_notice("no session is open (see the error above); /reload tries again")
             return
         if self.working:
-            self.agent.enqueue(text)
+            self.agent.enqueue(text, images)
             return
-        self._start_turn(text)
+        self._start_turn(text, images)
 
-    def _start_turn(self, text: str) -> None:
+    def _start_turn(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
         assert self.agent is not None
-        self.turn = asyncio.get_running_loop().create_task(self._run_turn(self.agent, text))
+        self.turn = asyncio.get_running_loop().create_task(self._run_turn(self.agent, text, images))
         self.view.state_changed()
 
-    async def _run_turn(self, agent: Agent, text: str) -> None:
+    async def _run_turn(self, agent: Agent, text: str, images: list[dict[str, Any]] | None = None) -> None:
         try:
-            await agent.turn(text)
+            await agent.turn(text, images)
         except Exception as e:  # a bug must not take the screen down with it
             self.view.show_notice(f"the turn failed: {type(e).__name__}: {e}")
         finally:
@@ -259,7 +260,7 @@ class Conversation:
         if agent is self.agent and agent.queue:
             item = agent.queue.pop(0)
             self.view.agent_event(QueueChanged(len(agent.queue)))
-            self._start_turn(item["text"])
+            self._start_turn(item["text"], item.get("images"))
 
     def interrupt(self) -> bool:
         """Esc on an empty composer: a running `!` command first, else the turn."""

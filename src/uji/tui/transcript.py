@@ -346,7 +346,9 @@ class Transcript(KeyRouter, VerticalScroll):
         """A saved message from the agent (or from history)."""
         kind = message.get("type")
         if kind == "user":
-            self.add("user", text=message.get("text", ""))
+            from uji.tui.attachments import shown
+
+            self.add("user", text=shown(message.get("text", ""), len(message.get("images") or [])))
         elif kind == "assistant":
             self.assistant(message)
         elif kind == "tool":

@@ -375,7 +375,7 @@ HELP_ROWS: list[tuple[str, tuple[str, ...], str]] = [
         "emacs-style deleting, yank, transpose",
     ),
     ("normal", ("page_up", "page_down"), "scroll the transcript"),
-    ("normal", ("paste_image",), "paste an image (not supported yet)"),
+    ("normal", ("paste_image",), "paste an image from the clipboard (wl-paste or xclip)"),
     ("normal", ("command:effort",), "pick the reasoning effort"),
     ("suggest", ("suggest_complete",), "in the `/` list: complete the command"),
     (
