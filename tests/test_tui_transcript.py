@@ -11,8 +11,9 @@ from textual.widgets._markdown import MarkdownFence
 from tests.fakes.openai_server import FakeOpenAI, status, text, tool_call
 from tests.test_tui_support import SIZE, entries, idle, make_app, ready, screen_text, send, shows, until
 from uji.tui import transcript as transcript_mod
+from uji.tui.live import LiveAnswer
 from uji.tui.modals import OutputPanel
-from uji.tui.transcript import EntryView, LiveAnswer
+from uji.tui.transcript import EntryView
 
 ALLOW_ALL = """
 uji.tool.policy({ default = "allow", write_file = { default = "allow" },

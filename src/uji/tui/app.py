@@ -40,7 +40,7 @@ from uji.events.stream import (
     TurnFinished,
 )
 from uji.paths import Paths
-from uji.tui import commands, render
+from uji.tui import render
 from uji.tui.approval import ApprovalPanel, Reply
 from uji.tui.attachments import Attachments
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
@@ -293,6 +293,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._spawn(self.quit())
 
     def request_reload(self) -> None:
+        from uji.tui import commands
+
         self._spawn(commands.run(self, "reload", ""))
 
     # Keys ---------------------------------------------------------------------------
@@ -347,6 +349,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         elif found.kind == "action":
             self.run_named(found.value)
         elif found.kind == "command":
+            from uji.tui import commands
+
             self._spawn(commands.run(self, found.value, ""))
         elif found.kind == "function":
             app = self.conversation.app
@@ -702,6 +706,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             sugg.dismissed_for = None
         wants = text.startswith("/") and not any(c in text for c in " \n") and sugg.dismissed_for is None
         if wants and self.conversation.app is not None:
+            from uji.tui import commands
+
             sugg.show(matching(text, commands.suggestions(self)))
         else:
             sugg.close()
@@ -721,6 +727,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             return
         parsed = parse_command(text.strip())
         if parsed is not None:
+            from uji.tui import commands  # the slash commands (and /login's) load with the first one
+
             self._spawn(commands.run(self, *parsed))
             return
         conv.submit(text, images)

@@ -10,9 +10,6 @@ import contextlib
 import json
 from typing import TYPE_CHECKING, Any, Protocol
 
-from uji.agent.approval import Answer, Question
-from uji.agent.loop import Agent, TurnOptions
-from uji.app import App
 from uji.events.stream import (
     AgentEvent,
     BeforeQuit,
@@ -27,6 +24,10 @@ from uji.tui.host import ScreenUi, Surface
 from uji.tui.shell import ShellRun
 
 if TYPE_CHECKING:
+    # The App and the Agent are imported when the config loads, behind the first frame.
+    from uji.agent.approval import Answer, Question
+    from uji.agent.loop import Agent
+    from uji.app import App
     from uji.tui.transcript import Entry, History
 
 BUSY = "finish or interrupt the turn first (Esc)"
@@ -97,6 +98,8 @@ class Conversation:
         asyncio.get_running_loop().call_later(MCP_AFTER_READY, app.mcp.release)
 
     async def _make_app(self) -> App:
+        from uji.app import App
+
         # Notices from loading the config are held back and shown after the session,
         # which replaces what the transcript showed.
         held: list[str] = []
@@ -135,6 +138,7 @@ class Conversation:
     def _open(self, session_id: str, resumed: bool) -> None:
         app = self.app
         assert app is not None
+        from uji.agent.loop import Agent, TurnOptions
         from uji.tui.transcript import OPEN_MESSAGES
 
         messages: list[dict[str, Any]] = []

@@ -77,7 +77,7 @@ class StatusBar(Static):
             out.append(f" · {short_path(status.directory)}", style=render.MUTED)
         if out != self._last:  # the bar is refreshed often; repaint only on change
             self._last = out
-            self.update(out)
+            self.update(out, layout=False)  # one row, always: no layout of the whole screen
 
 
 class Activity(Static):
@@ -91,20 +91,26 @@ class Activity(Static):
 
     def note(self, text: str) -> None:
         """A short hint in place of the spinner ("Press Ctrl+C again to quit")."""
-        self.display = True
-        self.update(Text(text, style=render.NOTICE))
+        self._show(Text(text, style=render.NOTICE))
 
     def tick(self, label: str | None, seconds: float, hint: str = "") -> None:
         if label is None:
             self.display = False
             return
-        self.display = True
         self._frame = (self._frame + 1) % len(render.SPINNER)
         out = Text(render.SPINNER[self._frame] + " ", style=render.CODE)
         out.append(label.format(int(seconds)), style=render.TEXT)
         if hint:
             out.append(f"  {hint}", style=render.MUTED)
-        self.update(out)
+        self._show(out)
+
+    def _show(self, text: Text) -> None:
+        # The spinner turns every 80 ms while a turn runs: a repaint of this one row, not
+        # a layout of the whole screen (which walks every entry of the transcript). A
+        # layout only when the row appears.
+        appearing = not self.display
+        self.display = True
+        self.update(text, layout=appearing)
 
 
 class QueueView(Static):

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 TOOL = "⏺"
 BRANCH = "⎿"
@@ -36,6 +38,10 @@ def user(text: str) -> Text:
 
 
 def markdown(text: str) -> Markdown:
+    # Imported here: Rich's Markdown brings markdown-it and Pygments (about 30 ms of CPU),
+    # which the first frame does not need.
+    from rich.markdown import Markdown
+
     return Markdown(text, code_theme=CODE_THEME)
 
 

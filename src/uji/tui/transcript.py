@@ -2,7 +2,7 @@
 
 Long sessions stay smooth because the widget count is bounded: finished entries are
 plain widgets rendered once (Rich renderables, see `render.py`); only the answer being
-streamed is a Textual `Markdown` fed through `MarkdownStream` (append only, never a
+streamed is a Textual `Markdown` (`live.py`) fed through `MarkdownStream` (append only, never a
 whole re-render); older streamed answers become plain widgets; and beyond
 `MAX_MOUNTED` entries the oldest leave the screen (their data stays) and come back in
 steps when the user scrolls to the top.
@@ -14,19 +14,21 @@ when the user scrolls to the top, so opening a session costs the same at any len
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from uji.tui import render
 from uji.tui.focus import KeyRouter
+
+if TYPE_CHECKING:
+    from uji.tui.live import LiveAnswer
 
 # Every layout (a streamed answer growing by a line) walks every mounted widget, so the
 # count is kept about what a short session has: the cost of a delta and of a key is the
@@ -113,49 +115,6 @@ class EntryView(Widget):
         self.refresh(layout=True)
 
 
-class LiveAnswer(Markdown):
-    """The answer being streamed: deltas go to a MarkdownStream, which batches them
-    when they come faster than the screen can take them."""
-
-    DEFAULT_CSS = "LiveAnswer { padding: 0; }"
-
-    def __init__(self, entry: Entry) -> None:
-        super().__init__(classes="entry answer")
-        self.entry = entry
-        self._parts: list[str] = []
-        self._wake = asyncio.Event()
-        self._ending = False
-        self.finished = asyncio.Event()
-
-    def on_mount(self) -> None:
-        self.run_worker(self._pump(), exit_on_error=False, group="stream")
-
-    def feed(self, text: str) -> None:
-        self._parts.append(text)
-        self._wake.set()
-
-    def close(self) -> None:
-        self._ending = True
-        self._wake.set()
-
-    async def _pump(self) -> None:
-        stream = Markdown.get_stream(self)
-        try:
-            while True:
-                await self._wake.wait()
-                self._wake.clear()
-                if self._parts:
-                    text = "".join(self._parts)
-                    self._parts.clear()
-                    await stream.write(text)
-                if self._ending and not self._parts:
-                    break
-        finally:
-            with contextlib.suppress(Exception):
-                await stream.stop()
-            self.finished.set()
-
-
 class Transcript(KeyRouter, VerticalScroll):
     DEFAULT_CSS = """
     Transcript { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
@@ -220,6 +179,8 @@ class Transcript(KeyRouter, VerticalScroll):
 
     def _build(self, entry: Entry) -> Widget:
         if entry.kind == "answer" and entry.live:
+            from uji.tui.live import LiveAnswer
+
             return LiveAnswer(entry)
         return EntryView(entry)
 
@@ -243,6 +204,8 @@ class Transcript(KeyRouter, VerticalScroll):
         if self._answer is None:
             self._answer = self.add("answer", live=True, text="")
         widget = self._answer.widget
+        from uji.tui.live import LiveAnswer  # loaded by the add() above
+
         if isinstance(widget, LiveAnswer):
             widget.feed(text)
 
@@ -276,6 +239,8 @@ class Transcript(KeyRouter, VerticalScroll):
             self._answer.data["text"] = text
             self._answer.live = False
             widget = self._answer.widget
+            from uji.tui.live import LiveAnswer
+
             if isinstance(widget, LiveAnswer):
                 widget.close()
                 self._markdowns.append(widget)

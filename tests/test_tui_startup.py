@@ -1,0 +1,61 @@
+"""The screen's start-up in a real terminal (tmux): the first frame is painted before
+the config loads, and the config still applies when it loads behind it — a key bound
+in init.lua works, a Lua error is shown with its file and line. Run as a real process
+because the screen imports what the config needs (the App, the agent, Markdown) only
+after its first frame: in-process tests, which import all of it, would not see a
+missing import."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import Home, unmeasured
+from tests.test_tui_e2e import Tmux, quit_uji
+from tests.test_tui_e2e import tmux as tmux  # the fixture, shared
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+
+@needs_tmux
+def test_first_frame_comes_before_the_config_which_then_applies(home: Home, tmux: Tmux) -> None:
+    go = home.root / "config-may-load"
+    home.init(
+        f"""
+        while not io.open("{go}") do end  -- held until the test has seen the first frame
+        uji.keymap.add("normal", "<F5>", function() uji.notify("F5 pressed") end)
+        uji.keymap.add("nowhere", "x", "quit")
+        """
+    )
+    bad_line = home.line_of('"nowhere"')
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    screen = tmux.shows("Message uji", timeout=30)  # the composer, while init.lua waits
+    assert "loading config" in screen
+    go.write_text("")
+    screen = tmux.shows(f"init.lua:{bad_line}:", timeout=30)
+    assert "unknown key mode 'nowhere'" in screen
+    tmux.shows("test/m")  # what came before the error applies: the model...
+    tmux.keys("F5")
+    tmux.shows("F5 pressed")  # ... and the key bound in init.lua
+    quit_uji(tmux)
+    tmux.shows("uji-exited-0")
+
+
+def test_the_screen_module_leaves_the_config_and_markdown_for_later() -> None:
+    """What `uji` imports before its first frame: no Lua, no agent, no Markdown parser."""
+    code = (
+        "import sys, uji.tui.app\n"
+        "late = ['lupa', 'uji.app', 'uji.agent.loop', 'uji.lua.host', 'markdown_it', 'rich.markdown',"
+        " 'textual.widgets._markdown', 'pygments', 'httpx2', 'sqlite3']\n"
+        "print(sorted(m for m in late if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=unmeasured()
+    )
+    assert out.stdout.strip() == "[]", out.stdout
