@@ -22,11 +22,14 @@ SUGGEST_ROWS = 5
 
 
 class Composer(KeyRouter, TextArea):
-    # A plain horizontal rule above and below, as in the reference's default screen.
+    # A plain horizontal rule above and below, as in the reference's default screen. The
+    # scrollbar's columns are kept free, so the text does not wrap again (all of a big
+    # paste) when the scrollbar comes.
     DEFAULT_CSS = """
     Composer {
         height: auto; max-height: 12; min-height: 3; padding: 0 1; background: $background;
         border: none; border-top: solid $foreground 25%; border-bottom: solid $foreground 25%;
+        scrollbar-gutter: stable;
     }
     Composer:focus {
         border: none; border-top: solid $accent 60%; border-bottom: solid $accent 60%; background-tint: 0%;
@@ -43,6 +46,18 @@ class Composer(KeyRouter, TextArea):
             **kw,  # type: ignore[arg-type]
         )
         self.sent = History()  # not `history`: TextArea keeps its undo history there
+
+    def _rewrap_and_refresh_virtual_size(self) -> None:
+        # Textual wraps every line again on each resize and when the scrollbar comes or
+        # goes, even at the width the lines are wrapped at (edits keep the wrapping up to
+        # date): a 100 KB paste, which grows the composer and brings the scrollbar, was
+        # wrapped three times over. Wrap again only when the width changes.
+        wrapped = self.wrapped_document
+        if wrapped._width == self.wrap_width and wrapped._tab_width == self.indent_width:
+            self._line_cache.clear()
+            self._refresh_size()
+            return
+        super()._rewrap_and_refresh_virtual_size()
 
     def set_text(self, text: str) -> None:
         """Replace the text and put the cursor at the end."""
