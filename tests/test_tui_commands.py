@@ -153,7 +153,7 @@ async def test_quit_command_exits(tmp_path: Path, fake: FakeOpenAI) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "/quit")
-        await until(pilot, lambda: not app.is_running or app._exit_renderables is not None, what="exit")
+        await until(pilot, lambda: app.return_code is not None, what="exit")
     assert app.return_code == 0
 
 

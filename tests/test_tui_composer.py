@@ -170,7 +170,7 @@ async def test_ctrl_c_twice_on_an_empty_composer_quits_and_says_how_to_resume(
         await shows(pilot, "Press Ctrl+C again to quit")
         assert app.is_running and app.return_code is None
         await pilot.press("ctrl+c")
-        await until(pilot, lambda: app._exit_renderables is not None or not app.is_running, what="the exit")
+        await until(pilot, lambda: app.return_code is not None, what="the exit")
     assert app.return_code == 0
     assert app.resume_hint == app.conversation.session_id is not None
 

@@ -45,5 +45,5 @@ async def test_actions_pick_reload_and_quit_on_the_screen(tmp_path: Path, fake: 
         await pilot.press("f6")  # the reloaded config bound it again
         await shows(pilot, "greeted after load 2")
         await send(pilot, "/bye")
-        await until(pilot, lambda: not app.is_running or app._exit_renderables is not None, what="exit")
+        await until(pilot, lambda: app.return_code is not None, what="exit")
     assert app.return_code == 0

@@ -77,8 +77,8 @@ async def test_ctrl_c_fires_before_quit_and_exits(tmp_path: Path, fake: FakeOpen
         await until(pilot, lambda: any(e.get("status") == "running" for e in entries(app, "tool")))
         await pilot.press("ctrl+c")  # stops the turn, "again to quit"
         await pilot.press("ctrl+c")
-        await until(
-            pilot, lambda: app._exit_renderables is not None or not app.is_running, 5, "the app to exit"
-        )
+        # The quit runs before_quit and stops the command first: wait for its exit code
+        # (Textual's `_exit_renderables` is a list, never None: that wait ended at once).
+        await until(pilot, lambda: app.return_code is not None, 20, "the app to exit")
     assert app.return_code == 0
     assert marker.read_text() == "bye"
