@@ -235,7 +235,7 @@ def queued_100() -> Figures:
             last = fake.turn_requests[-1].body["messages"]
             return want <= {str(m.get("content")) for m in last if m.get("role") == "user"}
 
-        await until(pilot, all_sent, 120, "every queued prompt to reach the model")
+        await until(pilot, all_sent, 600, "every queued prompt to reach the model")
         await idle(pilot, timeout=120)
         took = time.perf_counter() - t0
         users = [e["text"] for e in entries(app, "user")]
@@ -243,7 +243,7 @@ def queued_100() -> Figures:
 
     with FakeOpenAI() as fake:
         fake.script(tool_call("run_command", {"command": "sleep 1"}), text("ran it"))
-        took, users = asyncio.run(_rounds(fake, ALLOW_COMMANDS, body))
+        took, users = asyncio.run(_rounds(fake, ALLOW_COMMANDS, body, timeout=900))
         sent: set[str] = set()
         for r in fake.turn_requests:
             sent |= {str(m.get("content")) for m in r.body["messages"] if m.get("role") == "user"}
