@@ -24,12 +24,13 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
+from uji.paths import nearest
+
 if TYPE_CHECKING:
     from uji.notices import Notice
     from uji.ui.port import Ui
 
 TRUST_FILE = "trusted-projects.json"
-MAX_DEPTH = 256  # directories walked up looking for the repository's root
 MAX_HASHED = 4 * 1024 * 1024  # bytes of each file that count in the hash
 MAX_FILES = 2000  # files of the folders given that count in the hash
 HOW_TO_APPROVE = "start `uji` here to be asked, or approve it with `uji run --trust-project ...`"
@@ -39,14 +40,7 @@ def project_root(cwd: str) -> str:
     """The nearest directory from `cwd` up that holds `.git` (the repository's top), else
     `cwd` itself."""
     here = os.path.abspath(cwd)
-    for _ in range(MAX_DEPTH):
-        if os.path.exists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
-    return os.path.abspath(cwd)
+    return nearest(here, lambda d: os.path.exists(os.path.join(d, ".git"))) or here
 
 
 def _expand(paths: list[str]) -> list[str]:

@@ -59,6 +59,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from uji.paths import nearest
+
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are not checkpointed
 MAX_AGE_DAYS = 7  # checkpoints older than this are pruned
 MAX_BYTES = 500 * 1024 * 1024  # per project; the oldest sessions' checkpoints go first
@@ -101,15 +103,7 @@ class CheckpointError(Exception):
 
 def find_work_tree(cwd: str) -> str | None:
     """The top of the git work tree `cwd` is in (a `.git` entry in it or above), or None."""
-    path = os.path.abspath(cwd)
-    for _ in range(256):  # bounded: a path has fewer components than this
-        if os.path.lexists(os.path.join(path, ".git")):
-            return path
-        parent = os.path.dirname(path)
-        if parent == path:
-            return None
-        path = parent
-    return None
+    return nearest(os.path.abspath(cwd), lambda d: os.path.lexists(os.path.join(d, ".git")))
 
 
 def _user_git_dir(root: str) -> str | None:
