@@ -24,10 +24,10 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
-LAST_CPU = [0.0]  # the last run's CPU seconds (user + system), for measuring this module
 ROOT = Path(__file__).resolve().parent.parent
 # What every run shares with the zygote: the variables Python reads when it starts (the
 # test process's own, and the one `Home.env` adds).
@@ -78,8 +78,7 @@ def _waiter(header: dict[str, Any], fds: list[int]) -> None:
     for fd in (stdin, stdout, stderr):
         os.close(fd)
     reply.sendall(f"pid {pid}\n".encode())
-    _, status, usage = os.wait4(pid, 0)
-    reply.sendall(f"cpu {usage.ru_utime + usage.ru_stime}\n".encode())
+    _, status = os.waitpid(pid, 0)
     reply.sendall(f"exit {os.waitstatus_to_exitcode(status)}\n".encode())
     os._exit(0)
 
@@ -187,14 +186,12 @@ def _collect(
     timeout: float,
     argv: list[str],
 ) -> subprocess.CompletedProcess[str]:
-    import time
-
     if stdin is not None:
         data = stdin.encode()
 
         def feed() -> None:
             try:
-                os.write(in_w, data) if len(data) < 65536 else _write_all(in_w, data)
+                _write_all(in_w, data)
             except OSError:
                 pass
             finally:
@@ -235,8 +232,6 @@ def _collect(
                         word, _, value = line.partition(" ")
                         if word == "pid":
                             pid = int(value)
-                        elif word == "cpu":
-                            LAST_CPU[0] = float(value)
                         elif word == "exit":
                             code = int(value)
                 else:
