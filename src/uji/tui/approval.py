@@ -135,6 +135,10 @@ class ApprovalPanel(KeyRouter, Modal):
         if typed_at >= self.quiet_until:
             return True
         self.quiet_until = max(self.quiet_until, typed_at + GUARD_SECONDS)
+        # The key goes to the composer (which takes the focus); the question takes the
+        # keyboard back once typing pauses, even if it had armed before this key arrived.
+        if self.is_mounted:
+            self.set_timer(max(self.quiet_until - get_time(), 0.01), self._arm)
         return False
 
     def armed(self) -> bool:
