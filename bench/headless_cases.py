@@ -60,13 +60,49 @@ def startup(n: int = 10) -> Figures:
     return figs
 
 
+# The same turn without uji: a fresh interpreter with the stack uji runs on (asyncio,
+# httpx2, SQLite, a subprocess) making the turn's two streamed requests. What uji takes
+# above it is uji's own (its imports, Lua, the store, the gate, the output).
+_FLOOR = r"""
+import asyncio, json, os, sqlite3, sys
+async def main(url):
+    import httpx2
+    db = sqlite3.connect(sys.argv[2])
+    # verify=False: no CA bundle read for this http:// URL (uji reads it on the first https use)
+    async with httpx2.AsyncClient(verify=False, timeout=httpx2.Timeout(None, connect=10.0)) as client:
+        for step in range(2):
+            body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "go"}]}
+            async with client.stream("POST", url, json=body) as response:
+                async for line in response.aiter_lines():
+                    if line.startswith("data: {"):
+                        json.loads(line[6:])
+            if step == 0:
+                proc = await asyncio.create_subprocess_exec("true")
+                await proc.wait()
+            db.execute("CREATE TABLE IF NOT EXISTS t (x)")
+            db.execute("INSERT INTO t VALUES (?)", (step,))
+            db.commit()
+    db.close()
+asyncio.run(main(sys.argv[1]))
+os._exit(0)  # no interpreter teardown, as uji run
+"""
+
+
 def turn(n: int = 7) -> Figures:
     """A full turn over loopback HTTP: `uji run --json` with one run_command call, then
-    a text answer; and a text-only turn."""
+    a text answer; a text-only turn; and the stack's floor (`_FLOOR`) for the first."""
     figs = Figures()
     with FakeOpenAI() as fake, Home(fake.base_url) as home:
-        shell, plain = [], []
+        shell, plain, floor = [], [], []
         for _ in range(n):
+            fake.script(tool_call("run_command", {"command": "true"}), text("done"))
+            url = fake.base_url.rstrip("/") + "/chat/completions"
+            before = len(fake.requests)
+            r = spawn(
+                [sys.executable, "-c", _FLOOR, url, str(home.root / "floor.db")], env=home.env, cwd=home.work
+            )
+            figs.check(r.code == 0 and len(fake.requests) == before + 2, f"the stack's floor: {r.why()}")
+            floor.append(r.ms)
             fake.script(tool_call("run_command", {"command": "true"}), text("done"))
             r = home.run("run", "--json", "go")
             if _ok(figs, r, "turn with a shell call"):
@@ -84,6 +120,14 @@ def turn(n: int = 7) -> Figures:
         )
     if plain:
         figs.add(f"text-only turn (median of {n})", median(plain))
+    if floor:
+        figs.add(
+            f"the same two requests from bare python + asyncio + httpx2 (median of {n})",
+            median(floor),
+            note="the floor of the stack uji runs on",
+        )
+    if shell and floor:
+        figs.add("uji's own share of the turn with a shell call", median(shell) - median(floor))
     return figs
 
 
