@@ -238,3 +238,35 @@ async def test_without_a_model_the_screen_points_to_models_and_login(tmp_path: P
         await idle(pilot)
         screen = await shows(pilot, "/models")
         assert "/login" in screen and "uji run --model" not in screen
+
+
+# Answers nested 1,000 deep (the original's markdown torture case): a list, a quote.
+DEEP_LIST = "".join("  " * i + f"- level {i}\n" for i in range(1000)) + "\nEND-OF-LIST\n"
+DEEP_QUOTE = "> " * 1000 + "deep quote text\n\nEND-OF-QUOTE\n"
+
+
+async def test_markdown_nested_1000_deep_shows_all_its_text(tmp_path: Path, fake: FakeOpenAI) -> None:
+    """markdown-it drops what is nested past 20 blocks, and everything after it; deep
+    nesting shows flat instead, streamed and when the session is opened again."""
+    fake.script(text(DEEP_LIST, piece=4096), text(DEEP_QUOTE, piece=4096))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "a list")
+        await idle(pilot)
+        screen = await shows(pilot, "END-OF-LIST")
+        assert "- level 998" in screen and "- level 999" in screen, "the deepest items are shown, flat"
+        await send(pilot, "a quote")
+        await idle(pilot)
+        screen = await shows(pilot, "END-OF-QUOTE")
+        assert "deep quote text" in screen
+        sid = app.conversation.session_id
+        assert sid is not None
+        # Opened again: the finished answers, drawn by Rich rather than streamed.
+        assert app.conversation.resume(sid) is None
+        await until(pilot, lambda: not app.query(LiveAnswer))
+        screen = await shows(pilot, "END-OF-QUOTE")
+        assert "deep quote text" in screen and "END-OF-LIST" in screen and "- level 999" in screen
+        app.transcript.scroll_home(animate=False)
+        screen = await shows(pilot, "level 1")
+        assert "level 0" in screen and "level 7" in screen, "the first levels are a nested list"

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Markdown
 
+from uji.tui.mdparse import textual_parser
+
 if TYPE_CHECKING:
     from uji.tui.transcript import Entry
 
@@ -21,7 +23,7 @@ class LiveAnswer(Markdown):
     DEFAULT_CSS = "LiveAnswer { padding: 0; }"
 
     def __init__(self, entry: Entry) -> None:
-        super().__init__(classes="entry answer")
+        super().__init__(classes="entry answer", parser_factory=textual_parser)
         self.entry = entry
         self._parts: list[str] = []
         self._wake = asyncio.Event()

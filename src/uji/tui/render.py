@@ -40,9 +40,9 @@ def user(text: str) -> Text:
 def markdown(text: str) -> Markdown:
     # Imported here: Rich's Markdown brings markdown-it and Pygments (about 30 ms of CPU),
     # which the first frame does not need.
-    from rich.markdown import Markdown
+    from uji.tui.mdparse import rich_markdown
 
-    return Markdown(text, code_theme=CODE_THEME)
+    return rich_markdown(text, CODE_THEME)
 
 
 def thinking(text: str) -> Text:
