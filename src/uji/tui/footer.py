@@ -124,7 +124,7 @@ class QueueView(Static):
             return
         out = Text()
         for text in texts[-5:]:
-            first = text.strip().splitlines()[0] if text.strip() else text
+            first = (text.strip()[:1000].splitlines() or [text[:300]])[0][:300]  # a 5 MB paste: its start
             out.append("queued ", style=render.MUTED)
             out.append(f"{render.PROMPT} {first}\n", style=render.TEXT)
         if len(texts) > 5:

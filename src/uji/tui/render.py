@@ -23,6 +23,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TOOL_PREVIEW = 8
 DIFF_PREVIEW = 20
 MORE = "+{} lines"
+MORE_CHARS = "+{} characters"
 CODE_THEME = "monokai"
 
 # Colours of the reference's default theme.
@@ -31,10 +32,22 @@ USER_BG, ERROR, NOTICE = "#343541", "#e06c75", "#d19a66"
 ADDED, REMOVED, HUNK = "#98c379", "#e06c75", "cyan"
 
 
-def user(text: str) -> Text:
+USER_LINES, USER_CHARS = 100, 10_000  # of a user message shown (a 5 MB paste is sent whole)
+
+
+def user(text: str) -> RenderableType:
+    """`> text`; a long message shows its start and how much more it has: drawing all of
+    a 5 MB paste held the screen for minutes."""
+    head, cut = text[:USER_CHARS], text[USER_CHARS:]
+    lines, hidden = preview_lines(head, USER_LINES)
     out = Text(f"{PROMPT} ", style=f"bold {ACCENT}")
-    out.append(text, style=TEXT)
-    return out
+    out.append("\n".join(lines) if hidden else head, style=TEXT)
+    if not hidden and not cut:
+        return out
+    hidden += cut.count("\n")
+    if hidden:
+        return Group(out, more(hidden))
+    return Group(out, Text("    " + MORE_CHARS.format(len(cut)), style=MUTED))
 
 
 def markdown(text: str) -> Markdown:
