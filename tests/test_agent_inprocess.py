@@ -15,7 +15,7 @@ from tests.waiting import until_async
 from uji.agent.loop import Agent, TurnOptions
 from uji.agent.titles import sanitize
 from uji.app import App
-from uji.events.stream import AgentEvent, Delta, QueueChanged, SessionTitled
+from uji.events.stream import AgentEvent, Delta, MessageSaved, QueueChanged, SessionTitled
 from uji.headless import auto_approver
 from uji.paths import resolve
 
@@ -109,4 +109,39 @@ async def test_an_interrupt_during_streaming_keeps_the_partial_text(tmp_path: Pa
     assert saved[1]["type"] == "assistant" and saved[1]["text"].startswith("slow")
     assert saved[-1]["type"] == "error" and saved[-1]["text"] == "interrupted"
     assert fake.wait_for_drops(1)  # the HTTP connection was dropped
+    await app.close()
+
+
+async def test_deltas_reach_the_screen_whole_in_order_and_before_the_saved_message(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    app, agent, events = await make_agent(tmp_path, fake)
+    thought = "".join(f"t{i} " for i in range(1000))
+    answer = "".join(f"a{i} " for i in range(2000))
+    fake.script(text(answer, reasoning=thought, piece=2))
+    result = await agent.turn("go")
+    assert result.text == answer
+    deltas = [e for e in events if isinstance(e, Delta)]
+    kinds = [d.kind for d in deltas]
+    assert kinds == sorted(kinds, key=["reasoning", "text"].index)  # all the reasoning came first
+    assert "".join(d.text for d in deltas if d.kind == "reasoning") == thought
+    assert "".join(d.text for d in deltas if d.kind == "text") == answer
+    # The deltas of one network read go out as one event: far fewer than 2,500 deltas.
+    assert len(deltas) < 250
+    saved = next(i for i, e in enumerate(events) if isinstance(e, MessageSaved) and e.type == "assistant")
+    assert max(i for i, e in enumerate(events) if isinstance(e, Delta)) < saved
+    await app.close()
+
+
+async def test_an_interrupt_shows_every_delta_it_saves(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app, agent, events = await make_agent(tmp_path, fake)
+    fake.script(text("slow " * 200, piece=5, gap=0.01))
+    task = asyncio.get_running_loop().create_task(agent.turn("talk"))
+    await until_async(lambda: len([e for e in events if isinstance(e, Delta)]) >= 3, what="three deltas")
+    task.cancel()
+    assert (await task).interrupted
+    saved = next(e for e in events if isinstance(e, MessageSaved) and e.type == "assistant")
+    shown = [e for e in events[: events.index(saved)] if isinstance(e, Delta)]
+    assert "".join(d.text for d in shown) == saved.text
+    assert not [e for e in events[events.index(saved) :] if isinstance(e, Delta)]
     await app.close()

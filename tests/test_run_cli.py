@@ -50,6 +50,20 @@ def test_plain_mode_prints_the_answer(home: Home) -> None:
     assert body["messages"][-1] == {"role": "user", "content": "what is it?"}
 
 
+def test_an_answer_of_many_deltas_arrives_whole_and_in_order(home: Home) -> None:
+    home.init("")
+    answer = "".join(f"{i} " for i in range(6000)) + "end"
+    home.fake.script(text(answer, piece=2))  # 12,000 deltas, most of them many to a read
+    plain = home.uji("run", "count")
+    assert plain.rc == 0 and plain.stdout == answer + "\n"
+    home.fake.script(text(answer, piece=2))
+    run = home.run("count")
+    assert run.rc == 0 and run.done["text"] == answer
+    assistant = [e["message"]["text"] for e in run.of("message") if e["message"]["type"] == "assistant"]
+    assert assistant == [answer]
+    assert not [e for e in run.events if e["type"] not in ("session", "message", "done")]
+
+
 def test_bad_usage_exits_2(home: Home) -> None:
     home.init("")
     assert home.uji("run").rc == 2

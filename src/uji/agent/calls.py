@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from uji.events.stream import Delta, Sink, StreamCleared
+from uji.events.stream import Delta, DeltaKind, Sink, StreamCleared
 from uji.wires.base import Answer, Failure, WireRequest
 
 MAX_RETRIES = 5
@@ -16,33 +16,69 @@ RETRY_AFTER_CAP = 60.0
 
 
 class Collector:
-    """The Reply a wire talks to: gathers one model call and tracks progress."""
+    """The Reply a wire talks to: gathers one model call and tracks progress.
+
+    The deltas of one network read arrive together; they go out as one `Delta` event
+    when the wire next waits (a callback of the event loop), or before anything else
+    the call reports. A kind change (text after reasoning) sends the other kind's
+    first, so the events keep the order of the stream. Nobody consumes a delta event
+    per delta (`--json` shows none, Lua gets none, the screen draws what arrived), and
+    50,000 of them cost more than the parsing.
+    """
 
     def __init__(self, emit: Sink) -> None:
         self._emit = emit
+        self._loop = asyncio.get_running_loop()
         self.text_parts: list[str] = []
         self.reasoning_parts: list[str] = []
         self.answer: Answer | None = None
         self.failure: Failure | None = None
         self.last_progress = time.monotonic()
-        self.finished = asyncio.get_running_loop().create_future()
+        self.finished = self._loop.create_future()
+        self._kind: DeltaKind | None = None  # of the parts not yet sent
+        self._since = 0  # the first of them in that kind's parts
+        self._scheduled = False
 
     def text(self, delta: str) -> None:
         if delta:
+            if self._kind != "text":
+                self._start("text", len(self.text_parts))
             self.text_parts.append(delta)
             self.last_progress = time.monotonic()
-            self._emit(Delta("text", delta))
 
     def reasoning(self, delta: str) -> None:
         if delta:
+            if self._kind != "reasoning":
+                self._start("reasoning", len(self.reasoning_parts))
             self.reasoning_parts.append(delta)
             self.last_progress = time.monotonic()
-            self._emit(Delta("reasoning", delta))
+
+    def _start(self, kind: DeltaKind, since: int) -> None:
+        self.flush()
+        self._kind, self._since = kind, since
+        if not self._scheduled:
+            self._scheduled = True
+            self._loop.call_soon(self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        self._scheduled = False
+        self.flush()
+
+    def flush(self) -> None:
+        """Send the deltas not sent yet, as one event."""
+        kind = self._kind
+        if kind is None:
+            return
+        self._kind = None
+        parts = self.text_parts if kind == "text" else self.reasoning_parts
+        if len(parts) > self._since:
+            self._emit(Delta(kind, "".join(parts[self._since :])))
 
     def touch(self) -> None:
         self.last_progress = time.monotonic()
 
     def done(self, answer: Answer) -> None:
+        self.flush()
         if self.finished.done():
             return
         if not answer.text and self.text_parts:
@@ -53,6 +89,7 @@ class Collector:
         self.finished.set_result(None)
 
     def fail(self, failure: Failure) -> None:
+        self.flush()
         if self.finished.done():
             return
         self.failure = failure
@@ -159,3 +196,4 @@ async def stream_once(wire: Any, request: WireRequest, reply: Collector, idle: f
                 pass
         elif not task.cancelled():
             task.exception()  # retrieved, so asyncio does not log it
+        reply.flush()  # an interrupt saves what streamed: its deltas go out before that

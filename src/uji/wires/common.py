@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -14,7 +14,7 @@ import httpx2
 
 from .base import STALL_SECONDS, Answer, Failure, Image, Message, Reply, ToolCall, Usage, WireRequest
 from .http import Http
-from .sse import DRAIN_SECONDS, open_sse
+from .sse import DRAIN_SECONDS, objects, open_sse
 
 MAX_IMAGES = 20  # per request, newest first (internals §4)
 MAX_IMAGE_BYTES = 16 * 1024 * 1024  # base64 bytes per request, newest first
@@ -221,6 +221,17 @@ def _ignore(obj: dict[str, Any]) -> None:
     pass
 
 
+async def _then(
+    first: Iterator[dict[str, Any]], batches: AsyncIterator[list[str]]
+) -> AsyncIterator[dict[str, Any]]:
+    """The objects left in `first`, then those of the batches still to come."""
+    for obj in first:
+        yield obj
+    async for datas in batches:
+        for obj in objects(datas):
+            yield obj
+
+
 class SSEWire:
     """One streamed call over HTTP + SSE. A subclass gives `url`, `headers`, `body` and
     `parser`; this class runs the request, feeds the parser, and ends with exactly one
@@ -273,13 +284,19 @@ class SSEWire:
             ) as events:
                 parser = self.parser(request, reply, events.progress)
                 feed = parser.feed
-                it = aiter(events)
-                async for obj in it:
-                    feed(obj)
+                batches = aiter(events.batches())
+                late: Iterator[dict[str, Any]] = iter(())
+                async for datas in batches:
+                    objs = objects(datas)
+                    for obj in objs:
+                        feed(obj)
+                        if parser.complete:
+                            late = objs
+                            break
                     if parser.complete:
                         break
                 if parser.complete:
-                    await drain_into(it, feed if self.late_events else _ignore)
+                    await drain_into(_then(late, batches), feed if self.late_events else _ignore)
         except Failure as failure:
             if parser is None or not parser.finished or failure.kind != "http" or failure.status:
                 raise

@@ -372,7 +372,13 @@ class ChatStream:
             return
         delta = choice.get("delta")
         if delta and isinstance(delta, dict):
-            self._delta(delta)
+            content = delta.get("content")
+            if len(delta) == 1 and content and isinstance(content, str):  # the common text delta
+                self.text.append(content)
+                self.reply.text(content)
+                self.progress()
+            else:
+                self._delta(delta)
         finish = choice.get("finish_reason")
         if finish and isinstance(finish, str):
             self.finish = finish
@@ -384,8 +390,6 @@ class ChatStream:
             self.text.append(content)
             self.reply.text(content)
             self.progress()
-            if len(delta) == 1:  # the common one-field text delta: nothing else to look at
-                return
         elif content and isinstance(content, list):
             self._parts(content)
         refusal = delta.get("refusal")

@@ -1,9 +1,10 @@
 """The shared SSE reader every HTTP wire streams through (reference internals §6).
 
     async with open_sse(client, url, headers=h, body=b, idle=120.0) as events:
-        async for obj in events:      # parsed JSON objects from `data:` events
-            ...                       # the wire decodes obj, and on real progress:
-            events.progress()         # pushes the stall deadline forward
+        async for batch in events.batches():  # the JSON objects of one network read
+            for obj in batch:                 # (or `async for obj in events`)
+                ...                           # the wire decodes obj, and on real progress:
+                events.progress()             # pushes the stall deadline forward
 
 What it owns, so no wire repeats it:
 
@@ -13,7 +14,10 @@ What it owns, so no wire repeats it:
   is not `text/event-stream` is a `provider` failure quoting the start of the body.
 - Yields the JSON objects of `data:` events; `[DONE]` ends the stream. Comment lines,
   `event:`-only events and data that is not a JSON object are skipped (a torture test
-  feeds garbage between events).
+  feeds garbage between events). The events are cut out of httpx2's response bytes here
+  (`EventSplitter`), all those of one read at once, and their JSON read by the C scanner
+  directly: httpx2's own `EventSource` builds an object per line and per event, which
+  was the largest cost per delta of a streamed answer (bench/wires.py).
 - A dropped connection becomes a retryable `http` failure without a status.
 - The stall watchdog: one `asyncio.timeout()` around the whole call, its deadline moved
   forward by `progress()`. Only the wire knows what progress is (keep-alives and empty
@@ -31,8 +35,9 @@ connection goes back to the pool for the next call of the turn.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -42,66 +47,193 @@ from .base import Failure
 
 BODY_CLIP = 2000  # characters of an error body we keep (reference internals §1)
 QUOTE_CLIP = 500  # characters of an unexpected 2xx body quoted in the failure
-# One event may be a whole 5 MB reply (a torture case); httpx2's default cap is 1 MB.
-MAX_EVENT_BYTES = 64 * 1024 * 1024
-# `progress()` runs once per delta (50,000 of them in a torture case). Rescheduling the
-# timer each time costs a timer handle and a heap push, so it is moved at most once per
-# `grain`, each time to `idle + grain` ahead: a stall then fires between `idle` and
-# `idle + grain` after the last progress — late by a hair, never early.
-MAX_GRAIN = 0.1
+# One event may be a whole 5 MB reply (a torture case); a bigger one than this, in
+# characters, fails the stream rather than filling memory.
+MAX_EVENT_CHARS = 64 * 1024 * 1024
+JSON_SPACE = " \t\n\r"  # the whitespace JSON allows around a value
 DRAIN_SECONDS = 0.5
 
 
 class SSEStream:
-    """An open event stream. Iterate it once; call `progress()` on real progress."""
+    """An open event stream. Iterate it once (`batches()`, or object by object); call
+    `progress()` on real progress."""
 
-    def __init__(self, source: httpx2.EventSource, timeout: asyncio.Timeout, idle: float) -> None:
-        self._source = source
+    def __init__(self, response: httpx2.Response, timeout: asyncio.Timeout, idle: float) -> None:
+        self._response = response
         self._timeout = timeout
         self._idle = idle
-        self._grain = min(MAX_GRAIN, idle / 20)
         self._clock: Callable[[], float] = asyncio.get_running_loop().time
-        self._next_move = 0.0
+        self._moved = False
         self.saw_done = False  # True once `data: [DONE]` arrived
-        self.progress()
+        timeout.reschedule(self._clock() + idle)  # the status came: `idle` for the first event
 
     @property
     def response(self) -> httpx2.Response:
-        return self._source.response
+        return self._response
 
     def progress(self) -> None:
-        """Something real arrived: the stall deadline restarts from now."""
-        now = self._clock()
-        if now >= self._next_move:
-            self._next_move = now + self._grain
-            self._timeout.reschedule(now + self._idle + self._grain)
+        """Something real arrived: the stall deadline restarts from now. (It is moved when
+        the reader next waits for the network: a read's events are handled without a
+        pause, so that is the same instant to the timer, and it costs one timer move per
+        read instead of one per delta.)"""
+        self._moved = True
+
+    def _settle(self) -> None:
+        if self._moved:
+            self._moved = False
+            self._timeout.reschedule(self._clock() + self._idle)
+
+    async def batches(self) -> AsyncIterator[list[str]]:
+        """The data of the events, a list per network read that held any, up to
+        `[DONE]`. `objects()` reads them: decoded one at a time as they are used, a
+        long answer's chunks never pile up for the garbage collector."""
+        splitter = EventSplitter(MAX_EVENT_CHARS)
+        chunks = aiter(self._response.aiter_bytes())
+        final = False
+        while not final:
+            try:
+                chunk = await anext(chunks)
+            except StopAsyncIteration:
+                chunk, final = b"", True
+            datas = splitter.feed(chunk, final=final)
+            if not datas:
+                continue
+            done = "[DONE]" in datas
+            if done:
+                datas = datas[: datas.index("[DONE]")]
+            if datas:
+                yield datas
+                self._settle()
+            if done:
+                self.saw_done = True
+                await _drain(chunks)
+                return
 
     async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        loads = json.loads
-        events = aiter(self._source)
-        async for event in events:
-            data = event.data
-            if not data:  # comments never get here; `event:`-only blocks do
-                continue
-            if data == "[DONE]":
-                self.saw_done = True
-                await _drain(events)
-                return
-            try:
-                obj = loads(data)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
+        async for datas in self.batches():
+            for obj in objects(datas):
                 yield obj
 
 
-async def _drain(events: AsyncIterator[Any]) -> None:
+class EventSplitter:
+    """The `data` of each whole event of an event stream, fed one network read at a time
+    (the WHATWG interpretation): lines end in LF, CRLF or CR, split anywhere between
+    reads; a blank line ends an event; its `data` lines are joined with LF; comments and
+    the other fields (`event`, `id`, `retry`) are not needed here and skipped; a leading
+    byte order mark is dropped; an event the body ends inside is dropped. Text that is
+    not UTF-8 becomes U+FFFD. An event growing past `limit` characters fails the stream.
+
+    Whole events in a read are cut out of it at once (the common event, one `data:`
+    line, with a single slice), so the cost per event stays small at 50,000 deltas.
+    """
+
+    def __init__(self, limit: int = MAX_EVENT_CHARS) -> None:
+        self._decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+        self._limit = limit
+        self._tail: list[str] = []  # the event being received: LF-ended lines, no blank line
+        self._size = 0  # characters in _tail
+        self._cr = False  # the last read ended in CR: it may be half of a CRLF
+        self._start = True
+
+    def feed(self, chunk: bytes, final: bool = False) -> list[str]:
+        """The data of the events `chunk` completes; `final`: the body ended after it."""
+        text = self._decode(chunk, final)
+        if self._start and text:
+            self._start = False
+            text = text.removeprefix("\ufeff")
+        if self._cr:
+            text = "\r" + text
+            self._cr = False
+        if text.endswith("\r") and not final:
+            self._cr = True
+            text = text[:-1]
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        tail = self._tail
+        if "\n\n" not in text and not (text[:1] == "\n" and tail and tail[-1][-1] == "\n"):
+            if text:
+                tail.append(text)
+                self._size += len(text)
+                if self._size > self._limit:
+                    raise httpx2.SSEError(f"an event exceeded the {self._limit} character limit")
+            return []
+        whole = "".join(tail) + text if tail else text
+        cut = whole.rfind("\n\n")
+        rest = whole[cut + 2 :]
+        self._tail = [rest] if rest else []
+        self._size = len(rest)
+        if self._size > self._limit:
+            raise httpx2.SSEError(f"an event exceeded the {self._limit} character limit")
+        out: list[str] = []
+        for block in whole[:cut].split("\n\n"):
+            # The common events: one `data:` line, or an `event:` line and one `data:` line.
+            line = block
+            if line[:6] == "event:":
+                line = line[line.find("\n") + 1 :]
+            if line[:5] == "data:" and "\n" not in line:
+                out.append(line[6:] if line[5:6] == " " else line[5:])
+            elif block:
+                _block_data(block, out)
+        return out
+
+
+def _block_data(block: str, out: list[str]) -> None:
+    """The data of the events in `block` (LF-separated lines, blank ones among them
+    ending events) appended to `out`."""
+    data: list[str] = []
+    for line in block.split("\n"):
+        if not line:
+            if data:
+                out.append("\n".join(data))
+                data = []
+            continue
+        name, _, value = line.partition(":")
+        if name == "data":
+            data.append(value[1:] if value[:1] == " " else value)
+    if data:
+        out.append("\n".join(data))
+
+
+# The scanner json.loads ends in (C in CPython), called without the three Python layers
+# and two regex matches above it: half the cost of decoding a small chunk.
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def objects(datas: list[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among the events' data; data that is not a JSON object is skipped."""
+    scan = _scan
+    for data in datas:
+        try:
+            obj, end = scan(data, 0)
+        except StopIteration:  # empty, or space before the value
+            obj = _loads(data)
+            if obj is None:
+                continue
+        except ValueError:
+            continue
+        else:
+            if end != len(data) and data[end:].strip(JSON_SPACE):
+                continue  # more after the value: not JSON
+            if obj.__class__ is not dict:
+                continue
+        yield obj
+
+
+def _loads(data: str) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+async def _drain(chunks: AsyncIterator[Any]) -> None:
     """Read to the end of the body after [DONE], briefly: a response read to its end
     returns its connection to the pool, so the next call of the turn skips a new TCP
     and TLS handshake. A server that keeps the stream open only costs DRAIN_SECONDS."""
     try:
         async with asyncio.timeout(DRAIN_SECONDS):
-            async for _ in events:
+            async for _ in chunks:
                 pass
     except (TimeoutError, httpx2.HTTPError):
         pass
@@ -120,19 +252,22 @@ async def open_sse(
     # A lone surrogate (a model can send one as `\udc80` in its arguments) cannot be UTF-8;
     # written back as the same JSON escape, the request stays valid.
     payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
-    sent = {"Content-Type": "application/json", "Accept": "text/event-stream", **headers}
+    sent = {
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+        "Cache-Control": "no-store",
+        **headers,
+    }
     # Waiting for the status line counts against `idle` too: a server that never
     # answers is as stalled as one that stops mid-stream.
     timeout = asyncio.timeout_at(asyncio.get_running_loop().time() + idle)
     try:
         async with (
             timeout,
-            client.sse(
-                url, method="POST", content=payload, headers=sent, max_event_size=MAX_EVENT_BYTES
-            ) as source,
+            client.stream("POST", url, content=payload, headers=sent) as response,
         ):
-            await _check_response(source.response)
-            yield SSEStream(source, timeout, idle)
+            await _check_response(response)
+            yield SSEStream(response, timeout, idle)
     except TimeoutError:
         if not timeout.expired():
             raise
