@@ -30,6 +30,12 @@ uji.model.use({{ provider = "test", model = "m" }})
 """
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # In each process that runs tests: an xdist worker, or pytest without workers.
+    if hasattr(session.config, "workerinput") or not getattr(session.config.option, "numprocesses", None):
+        ZYGOTE.spawn()
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     ZYGOTE.close()
 

@@ -37,18 +37,63 @@ START_ENV = {k: v for k, v in os.environ.items() if k.startswith("PYTHON")} | {"
 # The server ------------------------------------------------------------------------------
 
 
-def serve(control: socket.socket) -> None:
-    # Everything a run imports before its first request, loaded once.
-    import uji.app
-    import uji.cli
-    import uji.headless
-    import uji.wires.anthropic
-    import uji.wires.gemini
-    import uji.wires.openai_chat
-    import uji.wires.responses  # noqa: F401
+# What runs import after they start (lazily, inside functions) and the zygote loads first, so
+# no run pays for it: the HTTP stack, SQLite, Lua, the shell parser, the MCP SDK's client.
+# A name that is missing is skipped: the runs import it themselves, as without a zygote.
+LAZY = (
+    "anyio._backends._asyncio",
+    "anyio.streams.tls",
+    "argparse",
+    "concurrent.futures.thread",
+    "ctypes",
+    "gettext",
+    "h11",
+    "httpcore2",
+    "httpx2",
+    "lupa.luajit21",
+    "shlex",
+    "sqlite3",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "truststore",
+)
+# Not loaded: the screen (no run through the zygote opens one), and tools for developers.
+UNUSED = ("uji.tui", "uji.devtools", "uji.__main__")
 
+
+def warm() -> None:
+    """Import every module of uji but the unused ones, and `LAZY`."""
+    import importlib
+
+    import uji
+
+    top = Path(uji.__file__).parent
+    names = [
+        ".".join(("uji", *path.relative_to(top).with_suffix("").parts)).removesuffix(".__init__")
+        for path in sorted(top.rglob("*.py"))
+    ]
+    for name in [*names, *LAZY]:
+        if name.startswith(UNUSED):
+            continue
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+def serve(control: socket.socket) -> None:
+    warm()
+    # What the zygote holds is shared with every child: the children's collector leaves it be
+    # instead of scanning (and so copying) it on each collection.
+    import gc
+
+    gc.collect()
+    gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # waiters are reaped by the kernel
-    control.sendall(b"ready\n")
+    try:
+        control.sendall(b"ready\n")
+    except OSError:
+        return  # the test worker went away before it needed a run
     while True:
         header, fds = _receive(control)
         if header is None:
@@ -108,12 +153,15 @@ class Zygote:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._control: socket.socket | None = None
+        self._pending: socket.socket | None = None  # a started zygote's socket, before "ready"
         self._proc: subprocess.Popen[bytes] | None = None
         self._failed = False
 
-    def _start(self) -> socket.socket | None:
-        if self._control is not None or self._failed:
-            return self._control
+    def spawn(self) -> None:
+        """Start the zygote without waiting for it: it loads uji while the tests are collected
+        and the first ones run. Nothing when it runs already, or when no run would use it."""
+        if self._proc is not None or self._failed or not self.enabled():
+            return
         ours, theirs = socket.socketpair()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "COVERAGE_"))}
         env.update(START_ENV)
@@ -129,6 +177,18 @@ class Zygote:
             stdin=subprocess.DEVNULL,
         )
         theirs.close()
+        self._pending = ours
+
+    def _start(self) -> socket.socket | None:
+        """The control socket of a zygote ready to fork; None when it could not start."""
+        if self._control is not None or self._failed:
+            return self._control
+        self.spawn()
+        ours = self._pending
+        if ours is None:
+            self._failed = True
+            return None
+        self._pending = None
         ours.settimeout(60)
         try:
             ready = ours.recv(16)
@@ -142,9 +202,16 @@ class Zygote:
         self._control = ours
         return ours
 
+    @staticmethod
+    def enabled() -> bool:
+        # Not under `./test --cov`, which measures each uji process from its start.
+        return os.environ.get("UJI_TEST_FORK") != "0" and not any(
+            k.startswith("COVERAGE_") for k in os.environ
+        )
+
     def usable(self, env: dict[str, str]) -> bool:
-        if os.environ.get("UJI_TEST_FORK") == "0" or any(k.startswith("COVERAGE_") for k in os.environ):
-            return False  # `./test --cov` measures each uji process from its start
+        if not self.enabled():
+            return False
         python = {k: v for k, v in env.items() if k.startswith("PYTHON")}
         return python == START_ENV
 
@@ -168,8 +235,9 @@ class Zygote:
         return _collect(reply, in_w, out_r, err_r, stdin, timeout, argv)
 
     def close(self) -> None:
-        if self._control is not None:
-            self._control.close()
+        for sock in (self._control, self._pending):
+            if sock is not None:
+                sock.close()
         if self._proc is not None:
             try:
                 self._proc.wait(timeout=10)
