@@ -1,8 +1,8 @@
 """The shared SSE reader every HTTP wire streams through (reference internals §6).
 
     async with open_sse(client, url, headers=h, body=b, idle=120.0) as events:
-        async for batch in events.batches():  # the JSON objects of one network read
-            for obj in batch:                 # (or `async for obj in events`)
+        async for datas in events.batches():  # the events' data of one network read
+            for obj in objects(datas):        # their JSON objects, decoded as used
                 ...                           # the wire decodes obj, and on real progress:
                 events.progress()             # pushes the stall deadline forward
 
@@ -55,8 +55,7 @@ DRAIN_SECONDS = 0.5
 
 
 class SSEStream:
-    """An open event stream. Iterate it once (`batches()`, or object by object); call
-    `progress()` on real progress."""
+    """An open event stream. Iterate `batches()` once; call `progress()` on real progress."""
 
     def __init__(self, response: httpx2.Response, timeout: asyncio.Timeout, idle: float) -> None:
         self._response = response
@@ -109,11 +108,6 @@ class SSEStream:
                 await _drain(chunks)
                 return
 
-    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        async for datas in self.batches():
-            for obj in objects(datas):
-                yield obj
-
 
 class EventSplitter:
     """The `data` of each whole event of an event stream, fed one network read at a time
@@ -164,8 +158,14 @@ class EventSplitter:
         self._size = len(rest)
         if self._size > self._limit:
             raise httpx2.SSEError(f"an event exceeded the {self._limit} character limit")
-        out: list[str] = []
-        for block in whole[:cut].split("\n\n"):
+        done = whole[:cut]
+        out = done.split("\n\ndata: ")
+        if done[:6] == "data: " and done.count("\n") == 2 * len(out) - 2:
+            # Every newline is between events: each is one `data: ` line (Chat Completions).
+            out[0] = out[0][6:]
+            return out
+        out = []
+        for block in done.split("\n\n"):
             # The common events: one `data:` line, or an `event:` line and one `data:` line.
             line = block
             if line[:6] == "event:":
