@@ -90,10 +90,15 @@ class Run:
     code: int
     stdout: str
     stderr: str
+    cpu_seconds: float = 0.0  # user + sys of the child and what it waited for
 
     @property
     def ms(self) -> float:
         return self.seconds * 1000
+
+    @property
+    def cpu_ms(self) -> float:
+        return self.cpu_seconds * 1000
 
     def events(self) -> list[dict[str, Any]]:
         out = []
@@ -137,7 +142,7 @@ for line in sys.stdin:
             killer.cancel()
         elapsed = time.perf_counter() - t0
     code = os.waitstatus_to_exitcode(status)
-    print(json.dumps([elapsed, usage.ru_maxrss / 1024, code]), flush=True)
+    print(json.dumps([elapsed, usage.ru_maxrss / 1024, code, usage.ru_utime + usage.ru_stime]), flush=True)
 """
 _launcher: subprocess.Popen[str] | None = None
 
@@ -161,13 +166,14 @@ def spawn(cmd: list[str], *, env: dict[str, str], cwd: Path | str, timeout: floa
     from wait4. Its output goes to files, so a large one costs the child nothing extra."""
     with tempfile.TemporaryDirectory(prefix="uji-bench-run-") as tmp:
         out, err = os.path.join(tmp, "out"), os.path.join(tmp, "err")
-        elapsed, rss, code = _launch(cmd, env, str(cwd), timeout, out, err)
+        elapsed, rss, code, cpu = _launch(cmd, env, str(cwd), timeout, out, err)
         return Run(
             elapsed,
             rss,
             code,
             Path(out).read_bytes().decode("utf-8", "replace"),
             Path(err).read_bytes().decode("utf-8", "replace"),
+            cpu,
         )
 
 

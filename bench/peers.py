@@ -209,8 +209,8 @@ def _clean_env(**extra: str) -> dict[str, str]:
 # --------------------------------------------------------------------------- scenarios
 
 
-def one(agent: Agent, scenario: str, problems: list[str]) -> float:
-    """One run of `scenario` by `agent`, in ms; a wrong outcome is noted in problems."""
+def one(agent: Agent, scenario: str, problems: list[str]) -> Run:
+    """One run of `scenario` by `agent`; a wrong outcome is noted in problems."""
     marker = agent.work / "marker"
     marker.unlink(missing_ok=True)
     mod = agent.mod
@@ -233,7 +233,7 @@ def one(agent: Agent, scenario: str, problems: list[str]) -> float:
         ok = r.code == 0 and lines == [str(i) for i in range(20)]
     if not ok:
         problems.append(f"{agent.name}, {scenario}: {r.why()} (stdout ends {r.stdout[-200:]!r})")
-    return r.ms
+    return r
 
 
 SCENARIOS = {
@@ -263,10 +263,13 @@ def main() -> None:
             for a in agents:  # a warm-up each: first-run set-up, page cache
                 one(a, scenarios[-1], [])
             samples: dict[tuple[str, str], list[float]] = {}
+            cpu: dict[tuple[str, str], list[float]] = {}  # user + sys ms of each run
             for _ in range(opts.n):
                 for s in scenarios:
                     for a in agents:
-                        samples.setdefault((a.name, s), []).append(one(a, s, problems))
+                        r = one(a, s, problems)
+                        samples.setdefault((a.name, s), []).append(r.ms)
+                        cpu.setdefault((a.name, s), []).append(r.cpu_ms)
             bare = median(
                 [
                     spawn([sys.executable, "-c", "pass"], env=dict(os.environ), cwd=tmp).ms
@@ -274,6 +277,15 @@ def main() -> None:
                 ]
             )
             report(agents, scenarios, samples, bare, opts.n)
+            print("\nCPU time (user + sys) of the same runs, medians; less disturbed by a loaded machine")
+            for s in scenarios:
+                mine = median(cpu[("uji", s)])
+                line = "  ".join(
+                    f"{a.name} {median(cpu[(a.name, s)]):.0f} ms"
+                    + (f" ({mine / median(cpu[(a.name, s)]):.2f}x)" if a.name != "uji" else "")
+                    for a in agents
+                )
+                print(f"  {s}: {line}")
             for line in dict.fromkeys(problems):
                 print("PROBLEM:", line)
         finally:
