@@ -83,6 +83,47 @@ async def test_queued_messages_are_steered_in_one_per_model_call(tmp_path: Path,
     await app.close()
 
 
+async def test_a_steered_in_message_gets_budgets_of_its_own(tmp_path: Path, fake: FakeOpenAI) -> None:
+    # Budgets bound what one prompt leads to: three queued prompts answered in one turn
+    # are four prompts of one step each, not a turn of four steps over max_steps = 2.
+    lua = """
+    uji.session.configure({ max_steps = 2 })
+    uji.tool.add("queue_three", { policy = "allow", run = function()
+      for i = 1, 3 do uji.session.submit("extra " .. i) end
+      return "queued"
+    end })
+    """
+    app, agent, events = await make_agent(tmp_path, fake, lua)
+    app.frontend.on_submit = agent.enqueue
+    fake.script(tool_call("queue_three", {}), text("one"), text("two"), text("three"))
+    result = await agent.turn("go")
+    assert result.error is None and result.budget is None
+    assert result.text == "three" and len(fake.turn_requests) == 4
+    assert fake.turn_requests[3].body["messages"][-1] == {"role": "user", "content": "extra 3"}
+    assert not [e for e in events if type(e).__name__ == "BudgetReached"]
+    await app.close()
+
+
+async def test_a_steered_in_message_is_held_to_its_budgets_too(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = """
+    uji.session.configure({ max_steps = 2 })
+    uji.tool.add("queue_one", { policy = "allow", run = function() uji.session.submit("more") return "ok" end })
+    uji.tool.add("again", { policy = "allow", run = function() return "again" end })
+    """
+    app, agent, _ = await make_agent(tmp_path, fake, lua)
+    app.frontend.on_submit = agent.enqueue
+    fake.script(
+        tool_call("queue_one", {}, id="q"),
+        *[tool_call("again", {}, id=f"a{i}") for i in range(3)],
+        text("never"),
+    )
+    result = await agent.turn("go")
+    # "go": its call, then "more" steered in: two steps of its own, then its budget.
+    assert result.budget == "max_steps" and len(fake.turn_requests) == 3
+    assert fake.turn_requests[1].body["messages"][-1] == {"role": "user", "content": "more"}
+    await app.close()
+
+
 async def test_context_is_anchored_on_the_reported_input(tmp_path: Path, fake: FakeOpenAI) -> None:
     from tests.fakes.openai_server import make_usage
 

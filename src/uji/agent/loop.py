@@ -174,6 +174,8 @@ class Agent:
             return False
         item = self.queue.pop(0)
         self._queue_changed()
+        if self._spend is not None:  # budgets bound what one prompt leads to: this one starts afresh
+            self._spend = Spend(self.services.limits, asyncio.get_running_loop().time())
         message: dict[str, Any] = {"type": "user", "text": item["text"]}
         if item.get("images"):
             message["images"] = item["images"]
@@ -390,10 +392,10 @@ class Agent:
     async def _loop(self, system: str) -> TurnResult:
         continued = 0
         while True:  # bounded by the turn's budgets: max_steps is always set
+            await self._steer()  # first: a queued prompt starts budgets of its own
             stopped = await self._check_budgets()
             if stopped is not None:
                 return stopped
-            await self._steer()
             if self._over_budget(system):
                 await self.compact(notice=compaction.MID_TURN_NOTICE)
             answer = await self._generate(system)
