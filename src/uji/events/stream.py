@@ -32,7 +32,8 @@ MessageType = Literal[
 
 
 class Delta(Record):
-    """A piece of the answer (or of its reasoning) as it streams."""
+    """A piece of the answer (or of its reasoning) as it streams: what one network read
+    brought of it, however many deltas the model sent in it."""
 
     kind: DeltaKind
     text: str
