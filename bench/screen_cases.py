@@ -243,7 +243,11 @@ def queued_100() -> Figures:
 
     with FakeOpenAI() as fake:
         fake.script(tool_call("run_command", {"command": "sleep 1"}), text("ran it"))
-        took, users = asyncio.run(_rounds(fake, ALLOW_COMMANDS, body, timeout=900))
+        # The queued prompts are steered into the running turn, a model round each, and
+        # each round is a step of that turn: past max_steps (100 by default) the screen
+        # would ask whether to go on.
+        lua = ALLOW_COMMANDS + "uji.session.configure({ max_steps = 1000 })\n"
+        took, users = asyncio.run(_rounds(fake, lua, body, timeout=900))
         sent: set[str] = set()
         for r in fake.turn_requests:
             sent |= {str(m.get("content")) for m in r.body["messages"] if m.get("role") == "user"}
