@@ -249,6 +249,37 @@ async def test_messages_typed_during_a_turn_are_queued_then_sent(tmp_path: Path,
         assert not app.queue_view.display
 
 
+async def test_the_queue_shows_a_row_per_message_and_the_newest_five(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(tool_call("run_command", {"command": "sh wait.sh"}), *[text(f"answer {i}") for i in range(9)])
+    app = make_app(tmp_path, fake, ALLOW_COMMANDS)
+    (tmp_path / "work" / "wait.sh").write_text(
+        "i=0; while [ ! -e go ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n"
+    )
+    long = "a long one " + "x" * 300
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "sleep a bit")
+        await shows(pilot, "⏺ Ran sh wait.sh")
+        await send(pilot, long)
+        screen = await shows(pilot, "queued > a long one")
+        row = next(r for r in screen.splitlines() if "queued > a long one" in r)
+        assert row.rstrip().endswith("…"), "a message wider than the screen keeps to its row"
+        for i in range(2, 8):
+            await send(pilot, f"q{i}")
+        screen = await shows(pilot, "+2 more queued")
+        assert "queued > q7" in screen and "queued > q3" in screen and "queued > q2" not in screen
+        await send(pilot, "q8")  # as many rows as before: the rows change in place
+        screen = await shows(pilot, "+3 more queued")
+        assert "queued > q8" in screen and "queued > q3" not in screen
+        (tmp_path / "work" / "go").touch()
+        await idle(pilot)
+        sent = [m["content"] for m in fake.turn_requests[-1].body["messages"] if m["role"] == "user"]
+        assert sent == ["sleep a bit", long] + [f"q{i}" for i in range(2, 9)]
+        assert not app.queue_view.display
+
+
 async def test_enter_right_after_fast_typing_sends_everything_typed(tmp_path: Path, fake: FakeOpenAI) -> None:
     from textual import events
 

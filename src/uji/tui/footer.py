@@ -116,13 +116,22 @@ class Activity(Static):
 class QueueView(Static):
     """Messages typed during a turn, waiting to be sent."""
 
-    DEFAULT_CSS = "QueueView { height: auto; max-height: 6; padding: 0 1; display: none; }"
+    DEFAULT_CSS = """
+    QueueView {
+        height: auto; max-height: 6; padding: 0 1; display: none; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    """
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__("", **kw)  # type: ignore[arg-type]
+        self._rows = 0
 
     def show(self, texts: list[str]) -> None:
         if not texts:
             self.display = False
+            self._rows = 0
             return
-        out = Text()
+        out = Text()  # a row per message (no wrapping: its CSS): its height is known
         for text in texts[-5:]:
             first = (text.strip()[:1000].splitlines() or [text[:300]])[0][:300]  # a 5 MB paste: its start
             out.append("queued ", style=render.MUTED)
@@ -130,7 +139,11 @@ class QueueView(Static):
         if len(texts) > 5:
             out.append(f"+{len(texts) - 5} more queued", style=render.MUTED)
         out.rstrip()
-        self.update(out)
+        rows = min(len(texts), 6)
+        # Each message queued or sent changes the text; a layout of the whole screen (every
+        # entry of the transcript) only when the number of rows changes.
+        self.update(out, layout=rows != self._rows or not self.display)
+        self._rows = rows
         self.display = True
 
 

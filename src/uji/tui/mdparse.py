@@ -60,8 +60,11 @@ def bounded(parser: MarkdownIt) -> MarkdownIt:
     return parser
 
 
+@cache
 def textual_parser() -> MarkdownIt:
-    """Textual's Markdown widget's parser ("gfm-like"), bounded: its `parser_factory`."""
+    """Textual's Markdown widget's parser ("gfm-like"), bounded: its `parser_factory`,
+    which Textual calls for each piece of a streamed answer. One parser serves them all
+    (`parse` keeps its state apart), as one serves Rich."""
     from markdown_it import MarkdownIt
 
     return bounded(MarkdownIt("gfm-like"))
