@@ -48,11 +48,13 @@ def test_first_frame_comes_before_the_config_which_then_applies(home: Home, tmux
 
 
 def test_the_screen_module_leaves_the_config_and_markdown_for_later() -> None:
-    """What `uji` imports before its first frame: no Lua, no agent, no Markdown parser."""
+    """What `uji` imports before its first frame: no Lua, no agent, no Markdown parser,
+    no question panels, image checks or prices."""
     code = (
         "import sys, uji.tui.app\n"
         "late = ['lupa', 'uji.app', 'uji.agent.loop', 'uji.lua.host', 'markdown_it', 'rich.markdown',"
-        " 'textual.widgets._markdown', 'pygments', 'httpx2', 'sqlite3']\n"
+        " 'textual.widgets._markdown', 'pygments', 'httpx2', 'sqlite3', 'uji.tui.modals',"
+        " 'uji.tui.approval', 'uji.agent.approval', 'uji.images', 'uji.agent.limits', 'uji.commands']\n"
         "print(sorted(m for m in late if m in sys.modules))\n"
     )
     out = subprocess.run(

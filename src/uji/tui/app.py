@@ -18,10 +18,9 @@ from textual.app import App as TextualApp
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.driver import Driver
+from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from uji.agent.approval import Answer, Question
-from uji.commands import parse as parse_command
 from uji.events.stream import (
     AgentEvent,
     BudgetReached,
@@ -41,7 +40,6 @@ from uji.events.stream import (
 )
 from uji.paths import Paths
 from uji.tui import render
-from uji.tui.approval import ApprovalPanel, Reply
 from uji.tui.attachments import Attachments
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
@@ -49,12 +47,14 @@ from uji.tui.focus import KeyRouter
 from uji.tui.footer import WORKING, Activity, NewBelow, QueueView, Status, StatusBar
 from uji.tui.keys import from_textual
 from uji.tui.mentions import MentionPopup, pick
-from uji.tui.modals import Modal, OutputPanel, PromptPanel, SelectPanel
 from uji.tui.transcript import Entry, History, Transcript
 from uji.ui.keys import Binding, Keymap
 
 if TYPE_CHECKING:
+    # Questions, panels and their answers load with the first one, behind the first frame.
+    from uji.agent.approval import Answer, Question
     from uji.images import Limits
+    from uji.tui.modals import Modal
 
 T = TypeVar("T")
 TICK = 0.08  # the spinner's frame time (reference limits)
@@ -196,6 +196,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 assert_never(event)  # a new kind of event: mypy asks what the screen does with it
 
     async def approve(self, question: Question) -> Answer:
+        from uji.agent.approval import Answer
+        from uji.tui.approval import ApprovalPanel, Reply
+
         panel = ApprovalPanel(
             question.title,
             question.body,
@@ -261,18 +264,28 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.composer.focus()
 
     def top_modal(self) -> Modal | None:
+        if not self.modals.children:
+            return None  # on each key: nothing to import for the question panels
+        from uji.tui.modals import Modal
+
         for child in reversed(self.modals.children):
             if isinstance(child, Modal) and not child.answer.done():
                 return child
         return None
 
     async def select(self, title: str, labels: list[str], current: int | None = None) -> int | None:
+        from uji.tui.modals import SelectPanel
+
         return cast("int | None", await self.ask(SelectPanel(title, labels, current)))
 
     async def prompt(self, title: str, value: str = "", hidden: bool = False) -> str | None:
+        from uji.tui.modals import PromptPanel
+
         return cast("str | None", await self.ask(PromptPanel(title, value, hidden)))
 
     async def confirm(self, title: str, body: str, preview: str | None = None) -> bool:
+        from uji.tui.approval import ApprovalPanel, Reply
+
         reply = await self.ask(ApprovalPanel(title, body, preview))
         return isinstance(reply, Reply) and reply.allow
 
@@ -323,6 +336,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         """True when the keymap took the key."""
         mode = self.mode()
         if mode == "confirm":
+            from uji.tui.approval import ApprovalPanel
+
             top = self.top_modal()
             if isinstance(top, ApprovalPanel) and not top.takes(event.time):
                 # Typed before the question appeared or within its guard time: not an
@@ -594,6 +609,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             return
         cut = [o for o in outputs if render.preview_lines(o[1])[1]]
         title, text = (cut or outputs)[-1]
+        from uji.tui.modals import OutputPanel
+
         self._spawn(self.ask(OutputPanel(f"Output of {title}", text)))
 
     def do_modal_up(self) -> None:
@@ -653,6 +670,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.composer.set_text(f"/{chosen.name} ")
 
     def _confirm(self, action: str) -> None:
+        from uji.tui.approval import ApprovalPanel
+
         top = self.top_modal()
         if isinstance(top, ApprovalPanel):
             top.confirm_action(action)
@@ -664,12 +683,20 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.transcript.scroll_down(animate=False)
 
     def do_page_up(self) -> None:
-        top = self.top_modal()
-        (top.view if isinstance(top, OutputPanel) else self.transcript).scroll_page_up(animate=False)
+        self._paged().scroll_page_up(animate=False)
 
     def do_page_down(self) -> None:
+        self._paged().scroll_page_down(animate=False)
+
+    def _paged(self) -> Widget:
+        """What PageUp/PageDown scroll: an output panel on top, else the transcript."""
         top = self.top_modal()
-        (top.view if isinstance(top, OutputPanel) else self.transcript).scroll_page_down(animate=False)
+        if top is not None:
+            from uji.tui.modals import OutputPanel
+
+            if isinstance(top, OutputPanel):
+                return top.view
+        return self.transcript
 
     def do_scroll_top(self) -> None:
         self.transcript.scroll_home(animate=False)
@@ -725,6 +752,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             if command:
                 conv.run_shell(command)
             return
+        from uji.commands import parse as parse_command
+
         parsed = parse_command(text.strip())
         if parsed is not None:
             from uji.tui import commands  # the slash commands (and /login's) load with the first one
@@ -794,6 +823,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._quitting = True
         self.resume_hint = self.conversation.resumable()
         for modal in list(self.modals.children):
+            from uji.tui.modals import Modal
+
             if isinstance(modal, Modal):
                 modal.finish(None)
         await self.conversation.quit()

@@ -11,15 +11,13 @@ import re
 import shutil
 from typing import Any
 
-from uji.images import MAX_FILE, MEDIA_TYPES
-
 MARKER = re.compile(r"\[image #(\d+)\]")
 CLIPBOARD_SECONDS = 5.0  # a clipboard tool that has not answered by then is stopped
 NO_TOOL = "pasting an image needs wl-paste (Wayland, from wl-clipboard) or xclip (X11); neither was found"
 NO_IMAGE = "the clipboard holds no image"
-# The clipboard's image types in the order they are taken.
+# The clipboard's image types in the order they are taken (uji.images.MEDIA_TYPES, which
+# loads with the first image: Pillow's checks are not needed before the first frame).
 TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
-assert set(TYPES) == MEDIA_TYPES
 
 
 def marker(n: int) -> str:
@@ -94,6 +92,9 @@ def clipboard_tool() -> str | None:
 
 async def clipboard_image() -> bytes:
     """The clipboard's image as the tool gives it; ClipboardError says why there is none."""
+    from uji.images import MAX_FILE, MEDIA_TYPES
+
+    assert set(TYPES) == MEDIA_TYPES
     tool = clipboard_tool()
     if tool is None:
         raise ClipboardError(NO_TOOL)

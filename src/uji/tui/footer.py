@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from uji.agent.limits import dollars
 from uji.tui import render
 
 WORKING = "Working ({}s)"
@@ -72,6 +71,8 @@ class StatusBar(Static):
         if status.session_tokens:
             out.append(f" · session {tokens(status.session_tokens)} tokens", style=render.MUTED)
             if status.session_cost is not None:
+                from uji.agent.limits import dollars  # with the first price, not before the first frame
+
                 out.append(f" · {dollars(status.session_cost)}", style=render.MUTED)
         if status.directory:
             out.append(f" · {short_path(status.directory)}", style=render.MUTED)
