@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from uji.events.stream import (
@@ -228,6 +227,8 @@ class Conversation:
         if tool is None:
             return name, describe_arguments(arguments)
         verb = tool.verb or tool.name
+        import json  # with the first call: not needed before the first frame
+
         try:
             args = json.loads(arguments) if arguments else {}
         except ValueError:

@@ -6,7 +6,6 @@ Kept apart from the widgets so the look is in one place and testable without a s
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -203,6 +202,8 @@ def shell(state: dict[str, Any]) -> Group:
 
 def _argument(arguments: Any, key: str) -> str | None:
     try:
+        import json  # with the first tool call: not needed before the first frame
+
         args = json.loads(arguments) if isinstance(arguments, str) and arguments else {}
     except ValueError:
         return None
@@ -218,6 +219,8 @@ def _one_line(text: str) -> str:
 def describe_arguments(arguments: str) -> str:
     """A short subject for a call we know nothing else about."""
     try:
+        import json
+
         args = json.loads(arguments) if arguments else {}
     except ValueError:
         return _one_line(arguments)
@@ -227,6 +230,8 @@ def describe_arguments(arguments: str) -> str:
 
 
 def _short(value: Any) -> str:
+    import json
+
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = text.replace("\n", " ")
     return text if len(text) <= 60 else text[:60] + "…"
