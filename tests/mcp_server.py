@@ -17,9 +17,6 @@ import sys
 import time
 from typing import Any
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ImageContent, TextContent, ToolAnnotations
-
 # A 1x1 PNG.
 PNG = base64.b64encode(
     bytes.fromhex(
@@ -30,6 +27,12 @@ PNG = base64.b64encode(
 
 
 def main() -> None:
+    # The SDK is imported here rather than at the top, since the tests import PNG from this
+    # file and the SDK costs most of a second. The tools' annotations name these: globals.
+    global Context, ImageContent, TextContent, ToolAnnotations
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.types import ImageContent, TextContent, ToolAnnotations
+
     ap = argparse.ArgumentParser()
     ap.add_argument("log")
     ap.add_argument("--http", type=int)

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
 from PIL import Image
 
+from tests import sdks
 from tests.conftest import Home, unmeasured
 from tests.sdk_check import check_typed
 from tests.test_sdk_bodies import check_anthropic, check_gemini, check_openai_chat
@@ -96,7 +96,7 @@ def sdk_errors(api: Api, body: dict[str, Any]) -> list[str]:
     if api.wire == "gemini":
         return check_gemini(body)
     if api.wire == "responses":
-        return check_typed(body, ResponseCreateParamsStreaming)
+        return check_typed(body, sdks.ResponseCreateParamsStreaming)
     return check_openai_chat(body, openai_chat.Dialect())
 
 
@@ -111,6 +111,7 @@ def server(api: Api) -> Any:
         yield fake
 
 
+@sdks.ON_ONE_WORKER
 def test_images_from_the_command_line_reach_each_wire_fitted_to_its_limit(
     home: Home, api: Api, server: Any
 ) -> None:

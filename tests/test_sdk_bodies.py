@@ -25,13 +25,8 @@ from collections.abc import Callable
 from typing import Any, Literal, TypedDict
 
 import pytest
-from anthropic.types.message_create_params import MessageCreateParamsStreaming
-from google.genai import types as genai
-from mistralai.client.models import ChatCompletionStreamRequest
-from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming
-from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
 
-from tests import golden
+from tests import golden, sdks
 from tests.conftest import Home
 from tests.fakes.openai_server import FakeOpenAI
 from tests.sdk_check import Errors, check_model, check_typed
@@ -39,6 +34,8 @@ from uji.providers.catalog import Catalog, Model, Provider
 from uji.providers.efforts import EFFORTS, for_request
 from uji.wires import anthropic, gemini, openai_chat, responses
 from uji.wires.base import WireRequest
+
+pytestmark = sdks.ON_ONE_WORKER
 
 SIGNATURE = "RXFVQ0NxSUNBYjQrOXZzaDhQZDV0YVpWb1B6U3Zq"  # base64, as Gemini's are
 
@@ -148,24 +145,24 @@ def check_openai_chat(body: dict[str, Any], dialect: openai_chat.Dialect) -> Err
                 if dialect.reasoning_field not in m:
                     errors.append(f"body.messages[{i}].{dialect.reasoning_field}: missing")
                 errors += check_typed(m.pop(dialect.reasoning_field, ""), str, f"body.messages[{i}]")
-    return errors + check_typed(body, CompletionCreateParamsStreaming)
+    return errors + check_typed(body, sdks.CompletionCreateParamsStreaming)
 
 
 def check_mistral(body: dict[str, Any], dialect: openai_chat.Dialect) -> Errors:
-    return check_model(body, ChatCompletionStreamRequest)
+    return check_model(body, sdks.ChatCompletionStreamRequest)
 
 
 def check_anthropic(body: dict[str, Any]) -> Errors:
-    return check_typed(body, MessageCreateParamsStreaming)
+    return check_typed(body, sdks.MessageCreateParamsStreaming)
 
 
 GEMINI_FIELDS: dict[str, Callable[[Any, str], Errors]] = {
-    "contents": lambda v, p: _each(v, genai.Content, p),
-    "systemInstruction": lambda v, p: check_model(v, genai.Content, p),
-    "tools": lambda v, p: _each(v, genai.Tool, p),
-    "toolConfig": lambda v, p: check_model(v, genai.ToolConfig, p),
-    "safetySettings": lambda v, p: _each(v, genai.SafetySetting, p),
-    "generationConfig": lambda v, p: check_model(v, genai.GenerationConfig, p),
+    "contents": lambda v, p: _each(v, sdks.genai.Content, p),
+    "systemInstruction": lambda v, p: check_model(v, sdks.genai.Content, p),
+    "tools": lambda v, p: _each(v, sdks.genai.Tool, p),
+    "toolConfig": lambda v, p: check_model(v, sdks.genai.ToolConfig, p),
+    "safetySettings": lambda v, p: _each(v, sdks.genai.SafetySetting, p),
+    "generationConfig": lambda v, p: check_model(v, sdks.genai.GenerationConfig, p),
     "cachedContent": lambda v, p: check_typed(v, str, p),
 }
 
@@ -198,7 +195,7 @@ def check_body(provider: Provider, request: WireRequest) -> Errors:
     if wire == "gemini":
         return check_gemini(gemini.build_body(request))
     if wire == "responses":
-        return check_typed(responses.build_body(request), ResponseCreateParamsStreaming)
+        return check_typed(responses.build_body(request), sdks.ResponseCreateParamsStreaming)
     dialect = openai_chat.dialect_for(provider.base_url, provider.compat)
     body = openai_chat.build_body(request, dialect)
     if openai_chat.host_of(provider.base_url) == "api.mistral.ai":
@@ -357,6 +354,6 @@ def test_uji_run_never_imports_the_sdks(home: Home, fake: FakeOpenAI) -> None:
     assert '"type": "done"' in proc.stdout and len(fake.turn_requests) == 1
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert "uji.wires.openai_chat" in imported  # the timing lines are there, and name modules
-    sdks = sorted(m for m in imported if m.split(".")[0] in ("openai", "anthropic", "mistralai"))
-    sdks += sorted(m for m in imported if m.startswith("google.genai"))
-    assert sdks == []
+    loaded = sorted(m for m in imported if m.split(".")[0] in ("openai", "anthropic", "mistralai"))
+    loaded += sorted(m for m in imported if m.startswith("google.genai"))
+    assert loaded == []

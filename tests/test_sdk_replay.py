@@ -19,14 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import anthropic as anthropic_sdk
-import openai as openai_sdk
 import pytest
-from google import genai
-from google.genai import errors as genai_errors
-from mistralai.client import Mistral
-from openai.lib.streaming.chat import ChatCompletionStreamState
 
+from tests import sdks
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.base import FakeServer, RecordingReply, Step
 from tests.fakes.gemini_server import FakeGemini
@@ -36,6 +31,8 @@ from uji.wires.base import Answer, Failure, WireRequest
 from uji.wires.gemini import GeminiWire
 from uji.wires.http import Http
 from uji.wires.openai_chat import OpenAIChatWire
+
+pytestmark = sdks.ON_ONE_WORKER
 
 RECORDINGS = Path(__file__).parent / "recordings"
 KEY = "sk-replay-key-0001"
@@ -199,6 +196,9 @@ def _usage(input: int, output: int, cache_read: int = 0, cache_write: int = 0) -
 
 
 def read_with_openai(case: Case, fake: Any) -> Seen:
+    import openai as openai_sdk  # each SDK when a test uses it: see tests/sdks.py
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
     client = openai_sdk.OpenAI(base_url=fake.base_url, api_key=KEY, max_retries=0)
     state = ChatCompletionStreamState()
     try:
@@ -233,6 +233,7 @@ def read_with_openai(case: Case, fake: Any) -> Seen:
 
 
 def read_with_mistral(case: Case, fake: Any) -> Seen:
+    from mistralai.client import Mistral
     from mistralai.client.models import TextChunk, ThinkChunk
 
     client = Mistral(api_key=KEY, server_url=_root(fake))
@@ -265,6 +266,8 @@ def read_with_mistral(case: Case, fake: Any) -> Seen:
 
 
 def read_with_anthropic(case: Case, fake: Any) -> Seen:
+    import anthropic as anthropic_sdk
+
     client = anthropic_sdk.Anthropic(base_url=_root(fake), api_key=KEY, max_retries=0)
     try:
         with client.messages.stream(
@@ -294,6 +297,9 @@ def read_with_anthropic(case: Case, fake: Any) -> Seen:
 
 
 def read_with_gemini(case: Case, fake: Any) -> Seen:
+    from google import genai
+    from google.genai import errors as genai_errors
+
     client = genai.Client(
         api_key=KEY, http_options=genai.types.HttpOptions(base_url=_root(fake), api_version="v1beta")
     )
