@@ -333,7 +333,9 @@ def test_keys_never_leak_through_tool_results(home: Home) -> None:
             call("read_file", {"path": "notes.txt"}),
             call("read_file", {"path": str(auth)}),
             # Over 50 KB of output: the rest goes to an overflow file, keys and all.
-            call("run_command", {"command": f"for i in $(seq 3000); do cat notes.txt {auth}; done"}),
+            # (One `cat` of 6,000 files rather than 6,000 of two: the same bytes, and no 6,000
+            # process starts.)
+            call("run_command", {"command": f"cat $(for i in $(seq 3000); do echo notes.txt {auth}; done)"}),
             # uji's own environment still holds the key: the shell's parent is uji.
             call("run_command", {"command": "tr '\\0' '\\n' < /proc/$PPID/environ"}),
         ),
