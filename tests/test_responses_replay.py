@@ -12,16 +12,21 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
-import openai
 import pytest
 
+from tests import sdks
 from tests.fakes.base import RecordingReply, Step
 from tests.fakes.responses_server import FakeResponses
 from uji.wires.base import Answer, Failure, WireRequest
 from uji.wires.responses import ResponsesWire
+
+if TYPE_CHECKING:
+    import openai
+
+pytestmark = sdks.ON_ONE_WORKER
 
 RECORDINGS = Path(__file__).parent / "recordings" / "responses"
 MODEL = "gpt-5"
@@ -41,6 +46,8 @@ def fake(server: FakeResponses) -> FakeResponses:
 
 @pytest.fixture
 async def sdk(server: FakeResponses) -> AsyncIterator[openai.AsyncOpenAI]:
+    import openai  # when a test uses it: see tests/sdks.py
+
     async with httpx2.AsyncClient(trust_env=False) as http:
         yield openai.AsyncOpenAI(
             base_url=server.base_url, api_key="sk-replay", max_retries=0, http_client=http
@@ -110,6 +117,8 @@ class SdkView:
 
 
 async def sdk_reads(sdk: openai.AsyncOpenAI, fake: FakeResponses, name: str) -> SdkView:
+    import openai
+
     fake.script(recording(name))
     view = SdkView()
     try:

@@ -106,7 +106,10 @@ def serve(control: socket.socket) -> None:
 
 
 def _receive(control: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
-    data, fds, _flags, _addr = socket.recv_fds(control, 1 << 20, 4)
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(control, 1 << 20, 4)
+    except ConnectionResetError:  # the worker left without reading "ready": it ran nothing here
+        return None, []
     if not data:
         return None, []
     return json.loads(data), list(fds)
