@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
@@ -140,9 +141,11 @@ class Transcript(KeyRouter, VerticalScroll):
         self._oldest = 1  # seq of the oldest message read from the store
         self._stored_before = 0  # messages in the store before that one
 
-    def on_mount(self) -> None:
-        self.mount(self._earlier)
+    def compose(self) -> ComposeResult:
         self._earlier.display = False
+        yield self._earlier  # with the screen's first layout, not a mount after it
+
+    def on_mount(self) -> None:
         self.anchor()
 
     # Showing and hiding ---------------------------------------------------------
