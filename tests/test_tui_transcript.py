@@ -270,3 +270,25 @@ async def test_markdown_nested_1000_deep_shows_all_its_text(tmp_path: Path, fake
         app.transcript.scroll_home(animate=False)
         screen = await shows(pilot, "level 1")
         assert "level 0" in screen and "level 7" in screen, "the first levels are a nested list"
+
+
+async def test_older_streamed_answers_with_many_blocks_become_plain_and_read_the_same(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    rich_answer = "Steps:\n\n- item **one**\n- item two\n- item three\n\n```python\nprint('first')\n```\n"
+    fake.script(text(rich_answer), *[text(f"short answer {i}") for i in range(7)])
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for i in range(8):
+            await send(pilot, f"q{i}")
+            await idle(pilot)
+        await shows(pilot, "short answer 6")
+        answers = [e for e in app.transcript.entries if e.kind == "answer"]
+        assert len(answers) == 8
+        # The first (a list and a code block) is one plain widget now; the short ones stay.
+        await until(pilot, lambda: isinstance(answers[0].widget, EntryView))
+        assert all(isinstance(e.widget, LiveAnswer) for e in answers[1:])
+        app.transcript.scroll_home(animate=False)
+        screen = await shows(pilot, "print('first')")
+        assert "item one" in screen and "item three" in screen and "**" not in screen

@@ -38,6 +38,7 @@ MAX_MOUNTED = 50  # entries on screen before the oldest are let go
 KEEP_MOUNTED = 40  # how many stay after letting go
 LOAD_STEP = 30  # entries brought back per scroll to the top
 LIVE_MARKDOWN = 6  # streamed answers kept as Markdown widgets
+SMALL_MARKDOWN = 2  # widgets in a streamed answer kept as it is however old (a paragraph: 1)
 OPEN_MESSAGES = 200  # messages read from the store when a session opens
 PAGE_MESSAGES = 100  # read from the store per scroll to the top, once the read ones are shown
 ALIGN_STEPS = 20  # how far back (in steps of 8) a page reaches for its tool results' call
@@ -428,11 +429,16 @@ class Transcript(KeyRouter, VerticalScroll):
         self._update_earlier()
 
     def _settle_markdowns(self) -> None:
-        """Keep few Markdown widgets: older streamed answers become plain ones."""
+        """Keep few Markdown widgets: older streamed answers become plain ones (a widget
+        rather than one per block). An answer of a block or two stays: replacing it (a
+        mount, a removal, Rich's Markdown) cost more than the widget it saves, a third
+        of each model round when 100 short queued prompts were answered."""
         while len(self._markdowns) > LIVE_MARKDOWN:
             old = self._markdowns.pop(0)
             entry = old.entry
             if entry.widget is not old or not old.is_mounted:
+                continue
+            if len(old.walk_children()) <= SMALL_MARKDOWN:
                 continue
             entry.widget = EntryView(entry)
             self.mount(entry.widget, after=old)
