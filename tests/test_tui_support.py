@@ -3,7 +3,6 @@ against the fake server, wait for conditions, read the screen as text."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import textwrap
 import time
@@ -112,7 +111,3 @@ async def answerable(pilot: Pilot[Any]) -> Any:
         return top if isinstance(top, ApprovalPanel) and top.armed() and top.has_focus else None
 
     return await until(pilot, armed, what="a question that takes keys")
-
-
-async def settle(seconds: float = 0.05) -> None:
-    await asyncio.sleep(seconds)

@@ -143,8 +143,11 @@ async def test_long_history_keeps_widgets_bounded(tmp_path: Path, fake: FakeOpen
         t.follow()
         for i in range(transcript_mod.MAX_MOUNTED):
             t.notice(f"notice {i}")
-        await pilot.pause()
-        assert len([e for e in t.entries if e.widget is not None]) <= transcript_mod.MAX_MOUNTED
+        await until(
+            pilot,
+            lambda: len([e for e in t.entries if e.widget is not None]) <= transcript_mod.MAX_MOUNTED,
+            what="at most MAX_MOUNTED widgets",
+        )
 
 
 async def test_a_long_session_opens_with_its_newest_messages_and_reads_older_ones_on_scroll(
