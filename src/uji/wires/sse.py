@@ -86,7 +86,7 @@ class SSEStream:
         """The data of the events, a list per network read that held any, up to
         `[DONE]`. `objects()` reads them: decoded one at a time as they are used, a
         long answer's chunks never pile up for the garbage collector."""
-        splitter = EventSplitter(MAX_EVENT_CHARS)
+        splitter = EventSplitter()
         chunks = aiter(self._response.aiter_bytes())
         final = False
         while not final:
@@ -147,17 +147,13 @@ class EventSplitter:
         if "\n\n" not in text and not (text[:1] == "\n" and tail and tail[-1][-1] == "\n"):
             if text:
                 tail.append(text)
-                self._size += len(text)
-                if self._size > self._limit:
-                    raise httpx2.SSEError(f"an event exceeded the {self._limit} character limit")
+                self._grew(self._size + len(text))
             return []
         whole = "".join(tail) + text if tail else text
         cut = whole.rfind("\n\n")
         rest = whole[cut + 2 :]
         self._tail = [rest] if rest else []
-        self._size = len(rest)
-        if self._size > self._limit:
-            raise httpx2.SSEError(f"an event exceeded the {self._limit} character limit")
+        self._grew(len(rest))
         done = whole[:cut]
         out = done.split("\n\ndata: ")
         if done[:6] == "data: " and done.count("\n") == 2 * len(out) - 2:
@@ -175,6 +171,12 @@ class EventSplitter:
             elif block:
                 _block_data(block, out)
         return out
+
+    def _grew(self, size: int) -> None:
+        """The event being received is now `size` characters: past the limit, the stream fails."""
+        self._size = size
+        if size > self._limit:
+            raise httpx2.SSEError(f"an event exceeded the {self._limit} character limit")
 
 
 def _block_data(block: str, out: list[str]) -> None:
