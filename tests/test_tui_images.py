@@ -19,7 +19,7 @@ from textual import events
 from tests.fakes.openai_server import FakeOpenAI
 from tests.test_tui_support import SIZE, entries, idle, make_app, ready, shows, type_text, until
 from uji.store.sessions import Store
-from uji.tui.attachments import NO_IMAGE, NO_TOOL
+from uji.tui.attachments import NO_IMAGE, NO_TOOL, TYPES
 
 
 def png(width: int = 24, height: int = 16) -> bytes:
@@ -208,3 +208,9 @@ async def test_a_resumed_session_shows_and_sends_its_images(tmp_path: Path, fake
         first = fake.turn_requests[-1].body["messages"][1]
         assert [p["type"] for p in first["content"]] == ["text", "image_url", "image_url"]
         assert image_bytes(first["content"][2]) == png()
+
+
+def test_the_clipboard_takes_exactly_the_image_types_uji_accepts() -> None:
+    from uji.images import MEDIA_TYPES
+
+    assert len(TYPES) == len(set(TYPES)) and set(TYPES) == MEDIA_TYPES
