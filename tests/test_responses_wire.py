@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from tests.fakes.responses_server import (
 from tests.sdk_check import check_typed
 from tests.wire_fixtures import wire_fixtures
 from uji.providers.catalog import Catalog, CatalogError
+from uji.record import replace
 from uji.wires.base import Failure, WireRequest
 from uji.wires.responses import ResponsesWire, build_body, build_headers, build_input, responses_url
 

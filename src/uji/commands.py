@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from uji.record import Struct
 
-@dataclass
-class Command:
+
+class Command(Struct):
     name: str
     handler: Any  # a Lua function (args_text) or an async Python function (args_text)
     desc: str = ""

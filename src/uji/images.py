@@ -12,10 +12,10 @@ from __future__ import annotations
 import base64
 import os
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
+from uji.record import Record
 from uji.tools.builtin.read_file import image_info
 
 if TYPE_CHECKING:
@@ -32,8 +32,7 @@ KINDS = "a png, jpeg, gif or webp image"
 ORIENTATION = 0x0112  # the EXIF tag
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(Record):
     """What one provider takes: the long edge in pixels, the raw bytes, the media types."""
 
     edge: int

@@ -14,9 +14,9 @@ import asyncio
 import json
 import os
 import re
-from dataclasses import dataclass
 
 from uji.paths import Paths
+from uji.record import Struct
 
 GIT_TIMEOUT = 120.0  # seconds for one git command; a stuck server cannot hold start-up longer
 LOCK_NAME = "uji-lock.json"
@@ -28,8 +28,7 @@ class PackError(Exception):
     pass
 
 
-@dataclass
-class PackSpec:
+class PackSpec(Struct):
     name: str
     url: str | None  # None for a {dir = ...} pack, which is never cloned
     ref: str | None = None  # a tag, branch or commit

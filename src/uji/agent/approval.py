@@ -7,9 +7,10 @@ Every decision says what made it (`by`, and the rule with its file and line), so
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, cast
 
+from uji.record import Struct
 from uji.tools.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -35,8 +36,7 @@ def approval_timeout() -> float:
     return seconds if 0 < seconds < float("inf") else APPROVAL_TIMEOUT
 
 
-@dataclass
-class Question:
+class Question(Struct):
     """An ask: what the approval dialog shows."""
 
     tool: str
@@ -50,8 +50,7 @@ class Question:
     remember: str | None = None
 
 
-@dataclass
-class Answer:
+class Answer(Struct):
     allow: bool
     by: str  # user | auto
     reason: str | None = None  # why it was denied (the model sees it)
@@ -61,8 +60,7 @@ class Answer:
 Approver = Callable[[Question], Awaitable[Answer]]
 
 
-@dataclass
-class Decision:
+class Decision(Struct):
     allow: bool
     by: str  # policy | hook | disabled | confine | user | auto
     reason: str | None = None  # the text after "denied: "

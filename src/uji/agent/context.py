@@ -4,8 +4,9 @@ last reported, and the budget that triggers compaction (reference internals §5)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+from uji.record import Struct
 
 DEFAULT_RESERVE = 20_000
 KEEP_RECENT = 20_000
@@ -39,8 +40,7 @@ def estimate(message: dict[str, Any]) -> int:
     return tokens
 
 
-@dataclass
-class Budget:
+class Budget(Struct):
     window: int | None
     reserve: int
 

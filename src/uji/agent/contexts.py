@@ -5,11 +5,11 @@ the prompt costs (`uji.context.list`, `/context`)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from uji.agent.context import tokens
 from uji.agent.instructions import Instructions
+from uji.record import Record, Struct
 
 if TYPE_CHECKING:
     from uji.wires.base import Cache
@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 CallFunction = Callable[..., Awaitable[Any]]
 
 
-@dataclass
-class ContextProvider:
+class ContextProvider(Struct):
     name: str
     fn: Any
     priority: float
@@ -28,8 +27,7 @@ class ContextProvider:
     at: str | None = None  # where that went: "system" (the prompt) or "turn" (a hidden message)
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(Record):
     """One part of what the model is sent besides the conversation."""
 
     name: str

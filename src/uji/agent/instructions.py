@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from uji.paths import nearest
+from uji.record import Record, Struct
 
 DEFAULT_NAMES = ("AGENTS.md", "CLAUDE.md")
 LIMIT = 64 * 1024  # bytes of one file that go into the prompt
@@ -21,16 +21,14 @@ LIMIT = 64 * 1024  # bytes of one file that go into the prompt
 Notice = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class InstructionFile:
+class InstructionFile(Record):
     path: str  # absolute
     label: str  # the path the prompt names: from the repository root, or ~/... for the user's
     text: str  # what goes into the prompt (cut to LIMIT)
     size: int  # bytes on disk
 
 
-@dataclass
-class _Read:
+class _Read(Struct):
     key: tuple[int, int, int, int]  # (device, inode, size, mtime ns): unchanged means not read again
     file: InstructionFile | None  # None: left out (unreadable, not UTF-8, empty)
     notice: str | None  # said once, when the file is first read or changed

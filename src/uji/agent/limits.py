@@ -16,8 +16,10 @@ that budget, for this turn, by its configured amount again.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
+
+from uji.record import Record, Struct
 
 LimitName = Literal["max_steps", "max_cost", "max_tokens", "max_minutes"]
 LIMITS: tuple[LimitName, ...] = ("max_steps", "max_cost", "max_tokens", "max_minutes")
@@ -28,8 +30,7 @@ class LimitError(ValueError):
     pass
 
 
-@dataclass
-class Limits:
+class Limits(Struct):
     max_steps: int = DEFAULT_MAX_STEPS
     max_cost: float | None = None
     max_tokens: int | None = None
@@ -60,8 +61,7 @@ class Limits:
             setattr(self, name, value)
 
 
-@dataclass(frozen=True)
-class Reached:
+class Reached(Record):
     """A budget a turn reached: which, its value for this turn, and what was used."""
 
     limit: LimitName
@@ -98,8 +98,7 @@ def dollars(cost: float) -> str:
     return f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}"
 
 
-@dataclass
-class Spend:
+class Spend(Struct):
     """One turn against its budgets (raised when the user goes on at one)."""
 
     limits: Limits

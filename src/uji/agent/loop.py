@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from uji.agent import compaction, titles
@@ -38,6 +38,7 @@ from uji.events.stream import (
     TurnFinished,
     discard,
 )
+from uji.record import Struct
 from uji.wires.base import STALL_SECONDS, Answer, Failure, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:
@@ -53,8 +54,7 @@ class TurnFailed(Exception):
     pass
 
 
-@dataclass
-class TurnResult:
+class TurnResult(Struct):
     text: str | None = None
     error: str | None = None
     interrupted: bool = False
@@ -63,8 +63,7 @@ class TurnResult:
     budget: str | None = None  # the budget that stopped the turn (max_steps, ...)
 
 
-@dataclass
-class TurnOptions:
+class TurnOptions(Struct):
     tools: list[str] | None = None  # offer only these
     append_prompt: str | None = None
     max_output: int = 8192

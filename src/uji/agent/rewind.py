@@ -4,17 +4,17 @@ checkpoints `uji.agent.checkpointing` takes), its conversation, or both."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from uji.record import Struct
 from uji.store.checkpoints import ChangedFile, CheckpointError, Plan
 
 if TYPE_CHECKING:
     from uji.agent.loop import Agent
 
 
-@dataclass
-class RewindPoint:
+class RewindPoint(Struct):
     """A turn that can be rewound: its user message, and what it changed in the files."""
 
     seq: int
@@ -35,8 +35,7 @@ class RewindRefused(Exception):
         self.paths = paths
 
 
-@dataclass
-class Rewound:
+class Rewound(Struct):
     seq: int
     text: str  # the prompt of the turn rewound
     written: list[str] = field(default_factory=list)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from uji.agent.limits import Limits
+from uji.record import Record
 
 if TYPE_CHECKING:
     from uji.agent.checkpointing import TurnCheckpoints
@@ -18,8 +19,7 @@ if TYPE_CHECKING:
     from uji.wires.registry import Wires
 
 
-@dataclass(frozen=True)
-class TurnServices:
+class TurnServices(Record):
     store: Store  # the session's messages, saved as they come
     gate: Gate  # the tools, the policy, confinement: what a call may do
     models: ModelSelection  # the model a request goes to

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
+
+from uji.record import Struct
 
 if TYPE_CHECKING:
     from uji.events.catalog import Spec
     from uji.events.stream import AfterTool, BeforeStop, BeforeTool, BeforeTurn, Event, HookPayload
 
 
-@dataclass
-class Handler:
+class Handler(Struct):
     event: str
     name: str
     priority: float

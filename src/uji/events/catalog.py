@@ -1,14 +1,14 @@
 """Every notification and hook `uji.on` knows, declared once.
 
-Each entry names the event, the dataclass its payload is read from (`uji.events.stream`),
-the payload's fields (their types come from that dataclass), how the handlers' results
+Each entry names the event, the record its payload is read from (`uji.events.stream`),
+the payload's fields (their types come from that record), how the handlers' results
 fold, and one line of documentation. `Events.publish` and `Events.hook` build the Lua
 payloads from it, and `uji.devtools.gen_docs` generates the reference in `docs/` and the
 LuaLS definitions from it.
 
 `uji.on` also takes any other name: a custom event that plugins fire with `uji.emit`.
 
-To add a notification: a `Record` (a cheap frozen dataclass) in `uji.events.stream` (in `AgentEvent` if the
+To add a notification: a `Record` (`uji.record`: a frozen dataclass without its cost) in `uji.events.stream` (in `AgentEvent` if the
 agent emits it), emitted once where it happens (`Agent._emit`, or `Events.publish`
 outside the agent); a `Spec` here naming the fields Lua sees; mypy then asks the screen
 (`UjiApp.agent_event`) and `uji run --json` (`uji.events.jsonl`) what they do with it.
@@ -21,11 +21,10 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import fields
 from typing import Any, Literal
 
 from uji.events import stream as s
-from uji.record import Record, record_fields
+from uji.record import Record, Struct, record_fields
 
 Fold = Literal["notify", "first", "chain", "strict"]
 
@@ -44,7 +43,7 @@ class Field(Record):
 
 class Spec(Record):
     name: str
-    source: type  # the dataclass the payload's fields are read from
+    source: type  # the record the payload's fields are read from
     fields: tuple[Field, ...]
     fold: Fold
     doc: str
@@ -183,8 +182,8 @@ BY_SOURCE: Mapping[type, Spec] = {spec.source: spec for spec in CATALOG}
 
 
 def python_type(cls: type, name: str) -> Any:
-    """The annotated type of a dataclass field or a property of `cls`."""
-    names = record_fields(cls) if issubclass(cls, Record) else [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    """The annotated type of a record's field or a property of `cls`."""
+    names = record_fields(cls) if issubclass(cls, (Record, Struct)) else ()
     if name in names:
         return typing.get_type_hints(cls)[name]
     prop = getattr(cls, name, None)

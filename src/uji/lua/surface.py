@@ -13,24 +13,23 @@ Add a function here when you add one to `runtime/uji/api/*.lua`, then run
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from uji.record import Record
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(Record):
     name: str
     type: str  # a LuaLS type expression
     optional: bool = False
 
 
-@dataclass(frozen=True)
-class Return:
+class Return(Record):
     type: str
     name: str = ""
 
 
-@dataclass(frozen=True)
-class Function:
+class Function(Record):
     name: str  # the full name, such as "uji.tool.add"
     params: tuple[Param, ...]
     returns: tuple[Return, ...]
@@ -43,23 +42,20 @@ class Function:
     overloads: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(Record):
     name: str
     type: str
     doc: str
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Record):
     name: str
     type: str
     doc: str = ""
     optional: bool = False
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(Record):
     """A table that a function takes or returns (a LuaLS `---@class`)."""
 
     name: str
@@ -67,15 +63,13 @@ class Shape:
     fields: tuple[Field, ...] = ()
 
 
-@dataclass(frozen=True)
-class Alias:
+class Alias(Record):
     name: str
     type: str
     doc: str
 
 
-@dataclass(frozen=True)
-class Namespace:
+class Namespace(Record):
     name: str  # "uji" for the top level
     doc: str
     members: list[Function | Value] = field(default_factory=list)

@@ -10,11 +10,12 @@ Not on the start-up path: only that command and the tests import this module.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from uji.lua import surface
 from uji.lua.surface import Function, Namespace, Param, Shape, Value
+from uji.record import Struct
 
 META_DIR = Path(__file__).resolve().parent / "meta"  # shipped in the package: `uji lua-types`
 GENERATED = (
@@ -73,8 +74,7 @@ The file is regenerated from uji's own declaration of the API, and a test checks
 it names exactly the functions a running uji installs."""
 
 
-@dataclass
-class EventDocs:
+class EventDocs(Struct):
     """What the event catalog adds: its markdown section, its LuaLS classes, and one
     `---@overload` of `uji.on` per known event."""
 

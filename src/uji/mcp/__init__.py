@@ -16,9 +16,10 @@ import os
 import re
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from uji.record import Struct
 from uji.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -35,8 +36,7 @@ STOP_WAIT = 3.0
 HOLD_WAIT = 10.0
 
 
-@dataclass
-class ServerConfig:
+class ServerConfig(Struct):
     command: list[str] | None = None
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -46,8 +46,7 @@ class ServerConfig:
     wait: float = TURN_WAIT  # how long a turn waits for it while it connects (seconds)
 
 
-@dataclass
-class ToolInfo:
+class ToolInfo(Struct):
     """One tool as the server lists it."""
 
     name: str

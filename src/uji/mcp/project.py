@@ -16,10 +16,10 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from typing import Any
 
 from uji.mcp import ServerConfig
+from uji.record import Struct
 
 FILE = ".mcp.json"
 KIND = "mcp.json"  # the trust kind
@@ -29,8 +29,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-@dataclass
-class ProjectServer:
+class ProjectServer(Struct):
     name: str
     shown: str  # the command line or URL as written
     command: list[str] | None

@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from uji.providers.efforts import DEFAULT_EFFORTS, EFFORTS
+from uji.record import Record, Struct, record_fields
 
 if TYPE_CHECKING:
     from uji.wires.base import Usage
@@ -42,8 +43,7 @@ Fetch = Callable[["Provider"], Awaitable[Any]]
 PRICE_FIELDS = ("input", "output", "cache_read", "cache_write")
 
 
-@dataclass(frozen=True)
-class Prices:
+class Prices(Record):
     """A model's list prices in dollars per million tokens, the shape models.dev uses.
     A cache price left out is charged as input (a provider without a separate price for
     it bills those tokens as input)."""
@@ -99,8 +99,7 @@ def parse_prices(spec: Any, where: str) -> Prices:
     )
 
 
-@dataclass
-class Model:
+class Model(Struct):
     id: str
     context: int | None = None
     output: int | None = None
@@ -113,14 +112,15 @@ class Model:
     cost: Prices | None = None  # list prices, when known
 
     def as_dict(self) -> dict[str, Any]:
-        row = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        row = {
+            name: getattr(self, name) for name in record_fields(type(self)) if getattr(self, name) is not None
+        }
         if self.cost is not None:
             row["cost"] = self.cost.as_dict()
         return row
 
 
-@dataclass
-class Provider:
+class Provider(Struct):
     id: str
     name: str
     wire: str

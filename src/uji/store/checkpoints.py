@@ -56,10 +56,11 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from uji.paths import nearest
+from uji.record import Struct
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are not checkpointed
 MAX_AGE_DAYS = 7  # checkpoints older than this are pruned
@@ -134,8 +135,7 @@ def _global_excludes() -> str | None:
     return path if os.path.isfile(path) else None
 
 
-@dataclass
-class ChangedFile:
+class ChangedFile(Struct):
     path: str
     added: int | None  # lines; None for a binary file
     deleted: int | None
@@ -146,8 +146,7 @@ class ChangedFile:
         return f"{self.path} +{self.added} -{self.deleted}"
 
 
-@dataclass
-class TurnPoint:
+class TurnPoint(Struct):
     """A turn's checkpoint: the state before the turn with user message `seq`."""
 
     seq: int
@@ -155,8 +154,7 @@ class TurnPoint:
     files: list[ChangedFile] | None  # what the turn changed; None if it never ended
 
 
-@dataclass
-class Plan:
+class Plan(Struct):
     """What restoring a checkpoint would do."""
 
     seq: int
@@ -169,8 +167,7 @@ class Plan:
         return sorted([*self.write, *self.delete])
 
 
-@dataclass
-class _Turn:
+class _Turn(Struct):
     """The turn being run: its checkpoint commit and the paths it captured."""
 
     session: str

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
+
+from uji.record import Struct
 
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
@@ -23,8 +25,7 @@ def _unspent(usage: Usage, cost: float | None) -> None:
     pass
 
 
-@dataclass
-class ToolResult:
+class ToolResult(Struct):
     """What a tool call produced. The model gets `text` and `images`; `diff` and
     `summary` are for the transcript only."""
 

@@ -17,8 +17,9 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import BinaryIO
+
+from uji.record import Record
 
 # O_PATH (Linux) opens a directory for *at() calls without needing read permission on it.
 _O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
@@ -52,8 +53,7 @@ def _loop_error(path: str) -> OSError:
     return OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 
-@dataclass(frozen=True)
-class _Base:
+class _Base(Record):
     """A directory the walk may stand in: the cwd, a root, or `/` when unconfined."""
 
     real: tuple[str, ...]  # components of its realpath: where the walk opens it

@@ -19,9 +19,10 @@ Built in, in the order Shift+Tab goes through them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from uji.record import Struct
 from uji.tools.policy import STRICTNESS, Policy
 from uji.tools.verdict import Verdict
 
@@ -36,8 +37,7 @@ class ModeError(ValueError):
     pass
 
 
-@dataclass
-class Mode:
+class Mode(Struct):
     name: str
     desc: str = ""
     rules: dict[str, Any] = field(default_factory=dict)  # as given, for list()

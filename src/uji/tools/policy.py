@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from uji.record import Struct
 from uji.tools.verdict import Verdict as Verdict  # re-exported: callers import it from here
 
 DECISIONS = ("allow", "ask", "deny")
@@ -115,16 +116,14 @@ def compile_matcher(pattern: str) -> Callable[[str], bool]:
 # Rules ------------------------------------------------------------------------
 
 
-@dataclass
-class Rule:
+class Rule(Struct):
     pattern: str
     decision: str
     matches: Callable[[str], bool]
     origin: str | None = None  # file:line of the uji.tool.policy call
 
 
-@dataclass
-class ToolRules:
+class ToolRules(Struct):
     rules: list[Rule] = field(default_factory=list)  # deny first, then allow, then ask
     default: str | None = None
     origin: str | None = None

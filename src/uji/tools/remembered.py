@@ -17,8 +17,8 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from uji.record import Struct
 from uji.tools.verdict import Verdict
 
 SESSION = "session"
@@ -33,8 +33,7 @@ RULES_HEADER = (
 RECALLABLE = frozenset(("rule", "tool-default", "declared", "default", "fallback"))
 
 
-@dataclass
-class RememberedAllow:
+class RememberedAllow(Struct):
     tool: str
     subject: str
     scope: str  # session | always

@@ -28,10 +28,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from uji.record import Record
+from uji.record import Record, Struct
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -141,8 +140,7 @@ def load() -> None:
 # -- words ---------------------------------------------------------------------------------
 
 
-@dataclass
-class Word:
+class Word(Struct):
     text: str  # quotes and escapes removed
     literal: bool  # no expansion or substitution
     pattern: bool = False  # an unquoted glob or brace expansion

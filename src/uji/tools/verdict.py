@@ -4,11 +4,10 @@ those two imports the other for it)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from uji.record import Struct
 
 
-@dataclass
-class Verdict:
+class Verdict(Struct):
     decision: str  # allow | ask | deny
     by: str  # rule | tool-default | declared | default | fallback | unfixed | remembered | hook | disabled | confine
     rule: str | None = None

@@ -18,7 +18,6 @@ policy asked (not a hook, not uji.ui.confirm) and say exactly what they remember
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -26,6 +25,7 @@ from rich.text import Text
 from textual._time import get_time  # the clock that stamps key events
 from textual.widgets import Input, Static
 
+from uji.record import Record
 from uji.tui import render
 from uji.tui.focus import KeyRouter
 from uji.tui.modals import Field, Modal
@@ -48,8 +48,7 @@ ACTIONS = {  # the keymap's action names → the choice they make
 }
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(Record):
     kind: str  # yes | session | always | no | tell
     text: str = ""  # what to do instead (tell)
 
@@ -58,8 +57,7 @@ class Reply:
         return self.kind in ("yes", "session", "always")
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(Record):
     kind: str
     label: str
     key: str

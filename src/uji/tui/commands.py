@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from uji.lua.runtime import LuaError
+from uji.record import Struct
 from uji.tui.composer import Suggestion
 from uji.tui.login import login
 
@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 Handler = Callable[["UjiApp", str], Awaitable[None]]
 
 
-@dataclass
-class Builtin:
+class Builtin(Struct):
     desc: str
     run: Handler
 

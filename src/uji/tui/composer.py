@@ -8,7 +8,6 @@ field, a picker's filter — through `edit()`, so one keymap serves all of them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -18,6 +17,7 @@ from textual.widgets import Input, Static, TextArea
 if TYPE_CHECKING:
     from textual.document._wrapped_document import WrappedDocument
 
+from uji.record import Struct
 from uji.tui import render
 from uji.tui.focus import KeyRouter
 
@@ -165,8 +165,7 @@ class History:
 # Editing ---------------------------------------------------------------------------
 
 
-@dataclass
-class KillRing:
+class KillRing(Struct):
     """What Ctrl+K/U/W/Alt+D cut, for Ctrl+Y."""
 
     text: str = ""
@@ -324,8 +323,7 @@ def _word_end(value: str, pos: int) -> int:
 # Suggestions -------------------------------------------------------------------------
 
 
-@dataclass
-class Suggestion:
+class Suggestion(Struct):
     name: str
     desc: str
 

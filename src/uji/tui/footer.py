@@ -4,18 +4,17 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import Static
 
+from uji.record import Struct
 from uji.tui import render
 
 WORKING = "Working ({}s)"
 
 
-@dataclass
-class Status:
+class Status(Struct):
     model: str = ""
     effort: str | None = None
     used: int | None = None

@@ -17,11 +17,11 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import Static, TextArea
 
+from uji.record import Struct
 from uji.tui import render
 from uji.tui.composer import popup_rows
 
@@ -134,8 +134,7 @@ def matching(query: str, files: list[str]) -> list[str]:
     return [f for f in files if search(f)]
 
 
-@dataclass
-class Typed:
+class Typed(Struct):
     """The `@` word the cursor is in: where it starts and ends on its line, and what
     follows the `@` (without an opening quote)."""
 

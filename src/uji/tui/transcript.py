@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
@@ -25,6 +25,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from uji.record import Struct
 from uji.tui import render
 from uji.tui.focus import KeyRouter
 
@@ -49,8 +50,7 @@ THINKING_LIVE_LINES = 12  # reasoning lines shown while it streams
 Describe = Callable[[str, str], tuple[str, str]]
 
 
-@dataclass
-class Entry:
+class Entry(Struct):
     kind: str  # user | answer | thinking | tool | shell | notice | error | info
     data: dict[str, Any] = field(default_factory=dict)
     widget: Widget | None = None
@@ -78,8 +78,7 @@ class Entry:
         return render.notice(d.get("text", ""))
 
 
-@dataclass
-class History:
+class History(Struct):
     """Where a session's messages come from (the store), for reading them a page at a
     time: `page(before, limit)` the last `limit` messages with seq < `before` (None: the
     newest), in seq order; `count(before)` how many there are before a seq."""

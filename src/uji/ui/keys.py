@@ -8,10 +8,9 @@ Plain data, no screen: `uji.keymap` records and lists bindings with or without o
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any, Literal, Required, TypedDict
 
-from uji.record import Record
+from uji.record import Record, Struct
 
 MODES = ("normal", "suggest", "select", "prompt", "confirm", "overlay")
 
@@ -164,8 +163,7 @@ class KeymapRow(TypedDict, total=False):
     unbound: bool
 
 
-@dataclass
-class Binding:
+class Binding(Struct):
     kind: BindingKind
     value: Any = None  # the action name, the command name, or the Lua function
     origin: str | None = None

@@ -23,10 +23,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from uji.providers.efforts import BUDGETS
+from uji.record import Struct
 
 from .base import (
     Answer,
@@ -257,8 +258,7 @@ def _tool_result(m: ToolItem, kept: list[Image], note: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- response
 
 
-@dataclass
-class _Block:
+class _Block(Struct):
     type: str
     text: list[str] = field(default_factory=list)  # text or thinking
     signature: list[str] = field(default_factory=list)

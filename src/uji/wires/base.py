@@ -8,8 +8,10 @@ The agent loop owns retries and the stall watchdog; a wire only reports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, NotRequired, Protocol, TypedDict
+
+from uji.record import Struct
 
 FailureKind = Literal["http", "auth", "provider"]
 Cache = Literal["off", "short", "long"]  # prompt caching: none, 5 minutes, 1 hour
@@ -84,8 +86,7 @@ RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 STALL_SECONDS = 120.0
 
 
-@dataclass
-class Usage:
+class Usage(Struct):
     input: int = 0
     output: int = 0
     cache_read: int = 0
@@ -111,8 +112,7 @@ class Usage:
         self.cache_write += other.cache_write
 
 
-@dataclass
-class ToolCall:
+class ToolCall(Struct):
     id: str
     name: str
     arguments: str  # the JSON text exactly as the model sent it
@@ -125,8 +125,7 @@ class ToolCall:
         return d
 
 
-@dataclass
-class Answer:
+class Answer(Struct):
     text: str = ""
     reasoning: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
@@ -135,8 +134,7 @@ class Answer:
     limited: bool = False  # the output limit cut the answer off (it is kept, with a notice)
 
 
-@dataclass
-class Failure(Exception):
+class Failure(Struct, Exception):
     kind: FailureKind
     message: str
     status: int | None = None
@@ -153,8 +151,7 @@ class Failure(Exception):
         return self.status is None or self.status in RETRYABLE_STATUS or 500 <= self.status <= 599
 
 
-@dataclass
-class WireRequest:
+class WireRequest(Struct):
     """What a wire is asked to send. `messages` hold only user/assistant/tool items in
     the stored message shape (see agent/messages.py)."""
 

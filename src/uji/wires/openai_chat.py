@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field
 from typing import Any
 from urllib.parse import urlsplit
+
+from uji.record import Record, Struct, record_types, replace
 
 from .base import (
     STALL_SECONDS,
@@ -78,8 +80,7 @@ TRANSIENT_CODES = ("server_error", "overloaded", "unavailable", "timeout", "rate
 # --------------------------------------------------------------------------- dialects
 
 
-@dataclass(frozen=True)
-class Dialect:
+class Dialect(Record):
     """How one OpenAI-compatible endpoint differs from the common case."""
 
     max_tokens_field: str | None = "max_tokens"  # None: no output limit is sent
@@ -116,12 +117,12 @@ def check_compat(compat: Any) -> dict[str, Any]:
         return {}  # an empty Lua table
     if not isinstance(compat, Mapping):
         raise ValueError("`compat` must be a table of openai-chat options")
-    known = {f.name: f for f in fields(Dialect)}
+    known = record_types(Dialect)
     out: dict[str, Any] = {}
     for name, value in compat.items():
         if name not in known:
             raise ValueError(f"unknown compat option {name!r} (known: {', '.join(sorted(COMPAT_OPTIONS))})")
-        flag = known[name].type in ("bool", bool)
+        flag = known[name] in ("bool", bool)
         ok = isinstance(value, bool) if flag else (value is False or (isinstance(value, str) and value))
         if not ok:
             raise ValueError(f"compat option {name!r} must be {COMPAT_OPTIONS[name]}, got {value!r}")
@@ -155,7 +156,7 @@ def dialect_for(base_url: str, compat: Any = None) -> Dialect:
     host = host_of(base_url)
     dialect = next((d for h, d in DIALECTS.items() if host == h or host.endswith("." + h)), Dialect())
     if isinstance(compat, Mapping):
-        known = {f.name: f.type in ("bool", bool) for f in fields(Dialect)}
+        known = {name: kind in ("bool", bool) for name, kind in record_types(Dialect).items()}
         # Lua configs say `max_tokens_field = false` to omit the limit.
         changes: dict[str, Any] = {
             k: (None if v is False and not known[k] else v) for k, v in compat.items() if k in known
@@ -333,8 +334,7 @@ def _tool_images_messages(parts: list[dict[str, Any]], bridge: bool) -> list[dic
 # --------------------------------------------------------------------------- response
 
 
-@dataclass
-class _CallParts:
+class _CallParts(Struct):
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)

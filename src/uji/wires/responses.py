@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import httpx2
+
+from uji.record import Struct
 
 from .base import (
     STALL_SECONDS,
@@ -276,8 +278,7 @@ def reasoning_item(item: Any) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- response
 
 
-@dataclass
-class _Call:
+class _Call(Struct):
     call_id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any
 
+from uji.record import Struct
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.builtin.read_file import error, os_error, path_arg, required_str
 from uji.tools.builtin.tool import BuiltinTool
@@ -50,8 +50,7 @@ def _lines(text: str) -> list[str]:
     return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
 
 
-@dataclass
-class _Edit:
+class _Edit(Struct):
     """An edit worked out against the file's current bytes, not yet written."""
 
     path: str
