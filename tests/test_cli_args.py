@@ -297,3 +297,70 @@ def test_list_into_a_closed_pipe_is_quiet(home: Home, args: list[str]) -> None:
     _, err = drain(proc, timeout=60)
     assert proc.returncode == 0, err
     assert err == ""
+
+
+# Plain `uji run` lines: the quick parse reads each as argparse does.
+PLAIN_RUN_LINES = [
+    ["run", "go"],
+    ["run", "--json", "go"],
+    ["run", "--json", "say", "hi", "--effort", "low", "there"],
+    ["--db", "x.db", "run", "--json", "go"],
+    ["--db=x.db", "--config-dir", "c", "run", "go", "--data-dir=d"],
+    ["--db", "a.db", "run", "--db", "b.db", "go"],
+    ["--db", "run", "run", "hi"],
+    ["run", "-m", "p/m", "--model=q/n", "x"],
+    ["run", "--image", "a.png", "--image=b.png", "--root", "r1", "--root=r2", "look"],
+    ["run", "--max-steps", "3", "--max-cost=0.5", "go"],
+    ["run", "--on-ask", "deny", "--confine=off", "--mode", "plan", "--trust-project", "go"],
+    ["run", "--tools", "read_file,grep", "--append-prompt", "be brief", "--title", "T", "q"],
+    ["run", "--parent", "abc", "--session", "def", "-", "tail"],
+    ["run", "a=b", "", "c"],
+    ["run", "--title=", "--image=", "x"],
+    ["run"],
+]
+# Left to argparse: help, errors, other commands and forms the quick parse does not take.
+LEFT_LINES = [
+    ["run", "--help"],
+    ["run", "-h"],
+    ["run", "--effort", "huge", "x"],
+    ["run", "--max-steps", "0", "x"],
+    ["run", "--max-steps", "two", "x"],
+    ["run", "--max-cost", "-1", "x"],
+    ["run", "--max-cost", "inf", "x"],
+    ["run", "--max-cost", "nan", "x"],
+    ["run", "--title"],
+    ["run", "--title", "--json"],
+    ["run", "--json=yes", "x"],
+    ["run", "-mp/m", "x"],
+    ["run", "-m=p/m", "x"],
+    ["run", "-5"],
+    ["run", "--", "--json"],
+    ["run", "--jso", "x"],
+    ["run", "--unknown", "x"],
+    ["--json", "run", "x"],
+    ["list"],
+    ["list", "--json"],
+    ["resume", "--id", "x"],
+    ["delete", "x"],
+    [],
+]
+
+
+@pytest.mark.parametrize("args", PLAIN_RUN_LINES, ids=lambda a: " ".join(a))
+def test_the_quick_parse_of_uji_run_reads_a_line_as_argparse_does(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Plain `uji run` lines skip building argparse's parser (~5 ms of each headless
+    turn), and come out as argparse reads them."""
+    from uji.cli import _parse_full, _quick_run
+
+    quick = _quick_run(args)
+    assert quick is not None
+    assert vars(quick) == vars(_parse_full(args))
+
+
+@pytest.mark.parametrize("args", LEFT_LINES, ids=lambda a: " ".join(a) or "(none)")
+def test_help_errors_and_other_commands_are_left_to_argparse(args: list[str]) -> None:
+    from uji.cli import _quick_run
+
+    assert _quick_run(args) is None

@@ -180,7 +180,116 @@ def _parser() -> Any:
     return p
 
 
+# `uji run`'s options for the quick parse: option -> (attribute, kind). A kind is "flag",
+# "value", "append", "int>0", "float>0", or the tuple of the values it takes. Kept equal to
+# `_parser`'s by a test that parses the same command lines both ways.
+RUN_OPTIONS: dict[str, tuple[str, Any]] = {
+    "--json": ("json", "flag"),
+    "--trust-project": ("trust_project", "flag"),
+    "-m": ("model", "value"),
+    "--model": ("model", "value"),
+    "--effort": ("effort", EFFORTS),
+    "--tools": ("tools", "value"),
+    "--append-prompt": ("append_prompt", "value"),
+    "--title": ("title", "value"),
+    "--parent": ("parent", "value"),
+    "--session": ("session", "value"),
+    "--max-steps": ("max_steps", "int>0"),
+    "--max-cost": ("max_cost", "float>0"),
+    "--image": ("image", "append"),
+    "--on-ask": ("on_ask", ("allow", "deny")),
+    "--mode": ("mode", "value"),
+    "--confine": ("confine", ("on", "off")),
+    "--root": ("root", "append"),
+    **{flag: (flag[2:].replace("-", "_"), "value") for flag in GLOBAL_OPTIONS},
+}
+RUN_DEFAULTS: dict[str, Any] = {
+    **{flag[2:].replace("-", "_"): None for flag in GLOBAL_OPTIONS},
+    "help": False,
+    "version": False,
+    "command": "run",
+    "prompt": [],
+    "json": False,
+    "model": None,
+    "effort": None,
+    "tools": None,
+    "append_prompt": None,
+    "title": None,
+    "parent": None,
+    "session": None,
+    "max_steps": None,
+    "max_cost": None,
+    "image": [],
+    "on_ask": "allow",
+    "trust_project": False,
+    "mode": None,
+    "confine": None,
+    "root": None,
+}
+
+
+class Options:
+    """Parsed options, as argparse's Namespace holds them."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.__dict__.update(values)
+
+
+def _quick_run(args: list[str]) -> Options | None:
+    """`uji run` parsed without argparse (building its parser costs a headless turn ~5 ms),
+    or None for anything but a plain, valid `uji run` line: argparse then parses it,
+    with its help and its errors."""
+    values = dict(RUN_DEFAULTS, prompt=[], image=[])
+    i, n, command = 0, len(args), False
+    while i < n:
+        word = args[i]
+        i += 1
+        if not word.startswith("-") or word == "-":
+            if command:
+                values["prompt"].append(word)
+            elif word == "run":
+                command = True
+            else:
+                return None
+            continue
+        name, eq, value = word.partition("=")
+        spec = RUN_OPTIONS.get(name)
+        if spec is None or (not command and name not in GLOBAL_OPTIONS) or (eq and name == "-m"):
+            return None
+        dest, kind = spec
+        if kind == "flag":
+            if eq:
+                return None
+            values[dest] = True
+            continue
+        if not eq:
+            if i >= n or args[i].startswith("-"):
+                return None
+            value = args[i]
+            i += 1
+        if kind == "append":
+            values[dest] = [*(values[dest] or []), value]
+        elif kind == "int>0" or kind == "float>0":
+            try:
+                number: float = int(value) if kind == "int>0" else float(value)
+            except ValueError:
+                return None
+            if not number > 0 or number == float("inf"):
+                return None
+            values[dest] = number
+        elif isinstance(kind, tuple) and value not in kind:
+            return None
+        else:
+            values[dest] = value
+    return Options(values) if command else None
+
+
 def _parse(args: list[str]) -> Any:
+    quick = _quick_run(args)
+    return quick if quick is not None else _parse_full(args)
+
+
+def _parse_full(args: list[str]) -> Any:
     """Parse, then name the first word nobody took: an unknown option, or a stray argument
     (for `uji run` the prompt's words may sit between options, and are joined in order)."""
     p = _parser()
