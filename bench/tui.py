@@ -187,13 +187,16 @@ def fill_session(app: Any, turns: int = 125) -> str:
     return sid
 
 
-async def key_latency(messages: bool, keys: int = 200) -> list[float]:
+async def key_latency(messages: int, keys: int = 200, cpu: list[float] | None = None) -> list[float]:
+    """Seconds from each key (alternately "a" and Backspace) to the frame showing it,
+    over a session of `messages` messages (a multiple of 4; 0: an empty one). With `cpu`,
+    the CPU time of each is appended to it."""
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
         app = make_app(Path(tmp), fake)
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(pilot)
             if messages:
-                sid = fill_session(app)
+                sid = fill_session(app, turns=messages // 4)
                 app.conversation.resume(sid)
                 await pilot.pause(0.5)
             painted = asyncio.Event()
@@ -210,10 +213,12 @@ async def key_latency(messages: bool, keys: int = 200) -> list[float]:
             for i in range(keys):
                 key = events.Key("a", "a") if i % 2 == 0 else events.Key("backspace", None)
                 painted.clear()
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 app.post_message(key)  # as the terminal driver does
                 await asyncio.wait_for(painted.wait(), 2)
                 samples.append(time.perf_counter() - t0)
+                if cpu is not None:
+                    cpu.append(time.process_time() - c0)
                 await asyncio.sleep(0.01)  # a fast typist: 100 keys a second
             return samples
 
@@ -274,16 +279,31 @@ async def stream_direct(reply: str, over_history: bool) -> tuple[float, int]:
             if over_history:
                 app.conversation.resume(fill_session(app))
                 await pilot.pause(0.5)
-            pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)]
             t0 = time.perf_counter()
-            for piece in pieces:
-                app.transcript.delta("text", piece)
-                await asyncio.sleep(0)
-            app.transcript.assistant({"type": "assistant", "text": reply})
-            live = app.query(LiveAnswer).first()
-            await asyncio.wait_for(live.finished.wait(), 60)
+            deltas = await feed(app, reply)
             await pilot.pause()
-            return time.perf_counter() - t0, len(pieces)
+            return time.perf_counter() - t0, deltas
+
+
+async def feed(app: Any, reply: str) -> int:
+    """`reply` fed to the transcript 4 characters at a time, each delta given its turn on
+    the event loop, then finished; returns once it is rendered (and, too long to stay a
+    Markdown widget, replaced by a plain one: part of what it costs). Returns the number
+    of deltas."""
+    from uji.tui.transcript import MARKDOWN_WIDGETS
+
+    pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)]
+    for piece in pieces:
+        app.transcript.delta("text", piece)
+        await asyncio.sleep(0)
+    app.transcript.assistant({"type": "assistant", "text": reply})
+    live = app.query(LiveAnswer).last()
+    await asyncio.wait_for(live.finished.wait(), 120)
+    if len(live.walk_children()) > MARKDOWN_WIDGETS:
+        end = time.perf_counter() + 60
+        while live.is_attached and time.perf_counter() < end:
+            await asyncio.sleep(0.001)
+    return len(pieces)
 
 
 def summary(samples: list[float]) -> str:
@@ -299,10 +319,12 @@ def main() -> None:
         f", CPU time by then: median {ms(statistics.median(cpu))}"
     )
     print(f"  all: {', '.join(ms(x) for x in frames)}")
-    empty = asyncio.run(key_latency(messages=False))
+    empty = asyncio.run(key_latency(messages=0))
     print(f"key press to screen, empty session: {summary(empty)}")
-    full = asyncio.run(key_latency(messages=True))
+    full = asyncio.run(key_latency(messages=500))
     print(f"key press to screen, 500-message session: {summary(full)}")
+    full = asyncio.run(key_latency(messages=5_000))
+    print(f"key press to screen, 5,000-message session: {summary(full)}")
     reply = markdown_reply()
     total, deltas = asyncio.run(stream_over_http(reply))
     print(

@@ -47,3 +47,32 @@ async def test_footer_shows_model_effort_context_and_working_time(tmp_path: Path
         screen = await shows(pilot, "context 2.5k/100.0k (2%)")
         # What the session has spent: both requests' input and output (2000+5 + 2500+7).
         screen = await shows(pilot, "session 4.5k tokens")
+
+
+async def test_the_context_figure_follows_the_history_as_it_is_saved_and_rewound(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    """The estimate is kept between saves (the bar asks twice a second, and it goes over
+    every message): a saved message, and a rewind, each give a new figure."""
+    from tests.test_rewind import make_repo
+    from tests.test_tui_rewind import choose
+
+    fake.script(
+        text("first answer", usage=make_usage(2000, 5)), text("second answer", usage=make_usage(3000, 5))
+    )
+    app = make_app(tmp_path, fake)
+    make_repo(tmp_path / "work")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "first question")
+        await idle(pilot)
+        await shows(pilot, "context 2.0k/100.0k (2%)")
+        await send(pilot, "second question " + "x" * 8000)
+        await idle(pilot)
+        await shows(pilot, "context 3.0k/100.0k (3%)")
+        await send(pilot, "/rewind")
+        await shows(pilot, "Rewind to before which turn?")
+        await choose(pilot, app, "second")
+        await choose(pilot, app, "conversation only")
+        # Back to the first turn, estimated: "first question" 4 tokens, "first answer" 3.
+        await shows(pilot, "context 7/100.0k (0%)")

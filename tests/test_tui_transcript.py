@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from textual.widgets._markdown import MarkdownFence
 
@@ -150,24 +151,31 @@ async def test_long_history_keeps_widgets_bounded(tmp_path: Path, fake: FakeOpen
         )
 
 
+def _long_session(app: Any, turns: int) -> str:
+    """A session of `turns` turns in the store, each a question, a call, its result and
+    an answer ("answer N"); returns its id."""
+    uji = app.conversation.app
+    assert uji is not None
+    sid: str = uji.store.create_session(uji.cwd, "long")
+    for i in range(turns):
+        uji.store.append(sid, {"type": "user", "text": f"question {i}"})
+        call = {"id": f"c{i}", "name": "read_file", "arguments": json.dumps({"path": f"f{i}.py"})}
+        uji.store.append(sid, {"type": "assistant", "text": "", "tool_calls": [call]})
+        uji.store.append(
+            sid, {"type": "tool", "tool_call_id": f"c{i}", "name": "read_file", "content": f"body {i}"}
+        )
+        uji.store.append(sid, {"type": "assistant", "text": f"answer {i}"})
+    return sid
+
+
 async def test_a_long_session_opens_with_its_newest_messages_and_reads_older_ones_on_scroll(
     tmp_path: Path, fake: FakeOpenAI
 ) -> None:
     app = make_app(tmp_path, fake)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        uji = app.conversation.app
-        assert uji is not None
-        sid = uji.store.create_session(uji.cwd, "long")
         n = transcript_mod.OPEN_MESSAGES * 3
-        for i in range(n // 4):  # per four: a question, a call, its result, an answer
-            uji.store.append(sid, {"type": "user", "text": f"question {i}"})
-            call = {"id": f"c{i}", "name": "read_file", "arguments": json.dumps({"path": f"f{i}.py"})}
-            uji.store.append(sid, {"type": "assistant", "text": "", "tool_calls": [call]})
-            uji.store.append(
-                sid, {"type": "tool", "tool_call_id": f"c{i}", "name": "read_file", "content": f"body {i}"}
-            )
-            uji.store.append(sid, {"type": "assistant", "text": f"answer {i}"})
+        sid = _long_session(app, n // 4)
         assert app.conversation.resume(sid) is None
         await shows(pilot, f"answer {n // 4 - 1}")
         t = app.transcript
@@ -295,3 +303,74 @@ async def test_older_streamed_answers_with_many_blocks_become_plain_and_read_the
         app.transcript.scroll_home(animate=False)
         screen = await shows(pilot, "print('first')")
         assert "item one" in screen and "item three" in screen and "**" not in screen
+
+
+def _steps(tag: str, n: int = 10) -> str:
+    """An answer of many blocks (about 7 widgets a step in Textual's Markdown)."""
+    return "".join(
+        f"## {tag} step {k}\n\n- first **{k}**\n- second\n\nDone with {tag} {k}.\n\n" for k in range(n)
+    )
+
+
+def _block_widgets(app: Any) -> int:
+    """Widgets in the transcript beyond one per mounted entry: the blocks of the answers
+    kept as Markdown (each layout, a streamed line, walks every mounted widget)."""
+    t = app.transcript
+    mounted = len([e for e in t.entries if e.widget is not None])
+    return len(t.walk_children()) - mounted - 1  # the "earlier entries" line
+
+
+async def test_long_streamed_answers_do_not_pile_up_widgets_above_the_next_one(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(*[text(_steps(f"a{i}")) for i in range(6)])
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        t = app.transcript
+        for i in range(6):
+            await send(pilot, f"q{i}")
+            await idle(pilot)
+            answers = [e for e in t.entries if e.kind == "answer"]
+            assert len(answers) == i + 1
+            # Its stream over, a long answer (over the bound alone) becomes one plain widget.
+            await until(pilot, lambda: not app.query(LiveAnswer), what="a plain answer")
+            assert isinstance(answers[-1].widget, EntryView)
+            assert _block_widgets(app) <= transcript_mod.MARKDOWN_WIDGETS
+        assert _block_widgets(app) == 0
+        assert len(t.walk_children()) == len([e for e in t.entries if e.widget is not None]) + 1
+        # What became plain reads the same: the first answer's steps, its lists, no markup.
+        t.scroll_home(animate=False)
+        screen = await shows(pilot, "Done with a0 2.")
+        assert "a0 step 0" in screen and "• first 1" in screen and "**" not in screen and "##" not in screen
+
+
+async def _streamed_over(tmp_path: Path, fake: FakeOpenAI, turns: int) -> tuple[int, int]:
+    """A session of `turns` turns (4 messages each) opened, then a long answer streamed
+    into it: (widgets on the screen once the answer has all its blocks, once it is done)."""
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = _long_session(app, turns)
+        assert app.conversation.resume(sid) is None
+        await shows(pilot, f"answer {turns - 1}")
+        reply = _steps("long")
+        for k in range(0, len(reply), 4):
+            app.transcript.delta("text", reply[k : k + 4])
+        await shows(pilot, "Done with long 9.")  # the screen follows the end
+        streaming = len(app.screen.walk_children())
+        app.transcript.assistant({"type": "assistant", "text": reply})
+        await until(pilot, lambda: not app.query(LiveAnswer), what="the answer made plain")
+        await shows(pilot, "Done with long 9.")
+        return streaming, len(app.screen.walk_children())
+
+
+async def test_a_streamed_answer_lays_out_as_many_widgets_in_a_long_session_as_in_a_short_one(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    (tmp_path / "short").mkdir()
+    (tmp_path / "long").mkdir()
+    short = await _streamed_over(tmp_path / "short", fake, 14)  # 56 messages
+    long = await _streamed_over(tmp_path / "long", fake, 500)  # 2,000 messages
+    assert long == short
+    assert long[0] - long[1] > 50, "the answer had its blocks as widgets while it streamed"

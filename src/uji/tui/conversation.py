@@ -71,6 +71,8 @@ class Conversation:
         self._probe: asyncio.Task[None] | None = None
         self._held: list[str] = []  # notices from loading the config, shown once the session is
         self._loading: App | None = None  # the App whose config is loading
+        # The context estimate and what it was made of: (agent, its history list, length, used).
+        self._estimate: tuple[Agent, list[dict[str, Any]], int, int | None] | None = None
 
     # Start-up -------------------------------------------------------------------
 
@@ -205,13 +207,24 @@ class Conversation:
         return asyncio.get_running_loop().time() - float(started)
 
     def context(self) -> tuple[int | None, int | None]:
-        """(tokens used, window): the agent's estimate, else the last reported input."""
+        """(tokens used, window): the agent's estimate, else the last reported input.
+
+        The estimate goes over the session's live messages, thousands in a long one, and
+        the bottom bar asks twice a second, while an answer streams too: it is kept until
+        the agent's history changes (a message saved, a rewind or a compaction: a longer
+        list, or another one)."""
         agent, app = self.agent, self.app
         if agent is None or app is None:
             return None, None
-        figures = agent.context() if hasattr(agent, "context") else None
-        if isinstance(figures, dict):
-            return figures.get("used"), figures.get("window")
+        if hasattr(agent, "context"):
+            history = agent.history
+            kept = self._estimate
+            if kept is not None and kept[0] is agent and kept[1] is history and kept[2] == len(history):
+                return kept[3], agent.budget().window
+            figures = agent.context()
+            if isinstance(figures, dict):
+                self._estimate = (agent, history, len(history), figures.get("used"))
+                return figures.get("used"), figures.get("window")
         last = getattr(agent, "last_usage", None)
         used = (last.input + last.cache_read + last.cache_write) if last else 0
         provider = app.models.provider()

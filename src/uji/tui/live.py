@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
+from textual.message import Message
 from textual.widgets import Markdown
 
 from uji.tui.mdparse import textual_parser
@@ -21,6 +22,9 @@ class LiveAnswer(Markdown):
     when they come faster than the screen can take them."""
 
     DEFAULT_CSS = "LiveAnswer { padding: 0; }"
+
+    class Finished(Message):
+        """Its stream has written its last piece (to the transcript: it may become plain)."""
 
     def __init__(self, entry: Entry) -> None:
         super().__init__(classes="entry answer", parser_factory=textual_parser)
@@ -57,3 +61,4 @@ class LiveAnswer(Markdown):
             with contextlib.suppress(Exception):
                 await stream.stop()
             self.finished.set()
+            self.post_message(self.Finished())

@@ -39,6 +39,7 @@ MAX_MOUNTED = 50  # entries on screen before the oldest are let go
 KEEP_MOUNTED = 40  # how many stay after letting go
 LOAD_STEP = 30  # entries brought back per scroll to the top
 LIVE_MARKDOWN = 6  # streamed answers kept as Markdown widgets
+MARKDOWN_WIDGETS = 60  # widgets in the finished answers kept as Markdown, in all
 SMALL_MARKDOWN = 2  # widgets in a streamed answer kept as it is however old (a paragraph: 1)
 OPEN_MESSAGES = 200  # messages read from the store when a session opens
 PAGE_MESSAGES = 100  # read from the store per scroll to the top, once the read ones are shown
@@ -429,19 +430,40 @@ class Transcript(KeyRouter, VerticalScroll):
 
     def _settle_markdowns(self) -> None:
         """Keep few Markdown widgets: older streamed answers become plain ones (a widget
-        rather than one per block). An answer of a block or two stays: replacing it (a
-        mount, a removal, Rich's Markdown) cost more than the widget it saves, a third
-        of each model round when 100 short queued prompts were answered."""
-        while len(self._markdowns) > LIVE_MARKDOWN:
-            old = self._markdowns.pop(0)
+        rather than one per block). Every layout (each streamed line) walks every mounted
+        widget, and a long answer is hundreds of them: the finished answers kept as
+        Markdown hold at most `MARKDOWN_WIDGETS` between them (newest first), so what a
+        delta costs does not grow with the answers above it. An answer of a block or two
+        stays: replacing it (a mount, a removal, Rich's Markdown) cost more than the
+        widget it saves, a third of each model round when 100 short queued prompts were
+        answered."""
+        kept: list[LiveAnswer] = []
+        widgets = 0
+        for old in reversed(self._markdowns):
             entry = old.entry
-            if entry.widget is not old or not old.is_mounted:
+            if entry.widget is not old:
+                continue  # let go of, or dropped
+            if not old.finished.is_set():
+                kept.append(old)  # still writing: looked at again once it has finished
                 continue
-            if len(old.walk_children()) <= SMALL_MARKDOWN:
+            if not old.is_mounted:
                 continue
-            entry.widget = EntryView(entry)
-            self.mount(entry.widget, after=old)
-            old.remove()
+            size = len(old.walk_children())
+            if size <= SMALL_MARKDOWN:
+                if len(kept) < LIVE_MARKDOWN:
+                    kept.append(old)
+            elif len(kept) < LIVE_MARKDOWN and widgets + size <= MARKDOWN_WIDGETS:
+                kept.append(old)
+                widgets += size
+            else:
+                entry.widget = EntryView(entry)
+                self.mount(entry.widget, after=old)
+                old.remove()
+        self._markdowns = kept[::-1]
+
+    def on_live_answer_finished(self, message: LiveAnswer.Finished) -> None:
+        message.stop()
+        self._settle_markdowns()
 
     def _update_earlier(self) -> None:
         hidden, stored = self._first, self._stored_before
