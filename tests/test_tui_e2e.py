@@ -1,7 +1,8 @@
 """The real `uji` in a real terminal (tmux): start, send a prompt, approve a
 write_file with y, see the file, interrupt a long run_command with Esc (the draft
 stays), clear a draft with one Ctrl+C and get it back with ↑, quit with Ctrl+C twice
-(told how to resume), and find the shell and a sane terminal again."""
+(told how to resume), and find the shell and a sane terminal again. A bracketed paste
+of a long log shows as a marker and reaches the model whole."""
 
 from __future__ import annotations
 
@@ -293,5 +294,31 @@ def test_shift_tab_to_plan_mode_refuses_an_edit(home: Home, tmux: Tmux) -> None:
     screen = tmux.shows("I could not write it.")
     assert "Denied write_file" in screen
     assert not (home.work / "plan.txt").exists()
+    quit_uji(tmux)
+    tmux.shows("uji-exited-0")
+
+
+def test_a_long_paste_in_a_real_terminal_is_a_marker_and_reaches_the_model_whole(
+    home: Home, tmux: Tmux
+) -> None:
+    home.init("")
+    assert home.fake is not None
+    home.fake.script(text("Seen the log."))
+    log = "".join(f"2026-12-03 12:00:{i:02d} ERROR worker {i} failed\n" for i in range(40))
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    tmux.shows("Message uji", timeout=15)
+    tmux.type("why this? ")
+    # A bracketed paste, as a terminal sends one when the application asked for it.
+    subprocess.run(
+        ["tmux", "-L", tmux.socket, "load-buffer", "-b", "log", "-"], input=log.encode(), check=True
+    )
+    tmux.run("paste-buffer", "-p", "-b", "log", "-t", "main")
+    screen = tmux.shows("why this? [paste #1 +40 lines]")
+    assert "worker 7 failed" not in screen  # the composer holds the marker, not the log
+    tmux.keys("Enter")
+    tmux.shows("Seen the log.")
+    assert home.fake.turn_requests[-1].body["messages"][-1]["content"] == "why this? " + log
     quit_uji(tmux)
     tmux.shows("uji-exited-0")

@@ -40,7 +40,7 @@ from uji.events.stream import (
 )
 from uji.paths import Paths
 from uji.tui import render
-from uji.tui.attachments import Attachments
+from uji.tui.attachments import Attachments, Pastes, is_long_paste
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
 from uji.tui.focus import KeyRouter
@@ -81,6 +81,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._resume, self._latest = resume, latest
         self.ring = KillRing()
         self.attachments = Attachments()  # the draft's images, `[image #N]` in its text
+        self.pastes = Pastes()  # the draft's long pastes, `[paste #N +L lines]` in its text
         self._early: list[str] = []  # typed before the config finished loading
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
@@ -467,12 +468,14 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             if why:  # the draft and its images stay
                 self.show_notice(f"{why}: choose one that does with /model, or delete the [image #N]")
                 return
+        text = self.pastes.expand(text)  # after the images: a paste's own "[image #1]" is text
         self.composer.sent.add(text)
         self.composer.text = ""
         self.composer.placeholder = PLACEHOLDER
         self.suggestions.close()
         self.mentions.close()
         self.attachments.clear()
+        self.pastes.clear()
         self.submit_line(text, images)
 
     async def _attach_paths_and_send(self, text: str, found: list[tuple[int, int, str]]) -> None:
@@ -499,21 +502,25 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         return current_limits(app.models) if app is not None else DEFAULT_LIMITS
 
     async def paste_into_composer(self, text: str) -> bool:
-        """A paste that names an image file attaches it as `[image #N]`; False leaves the
-        paste to the composer (any other text, or an image that cannot be read: said)."""
+        """A paste that names an image file attaches it as `[image #N]`, a long one goes in
+        as `[paste #N +L lines]`; False leaves the paste to the composer (short text, or an
+        image that cannot be read: said)."""
         from uji.images import ImageError, image_path, load
 
         app = self.conversation.app
         path = image_path(text, app.cwd) if app is not None else None
-        if path is None:
-            return False
-        try:
-            image = await asyncio.to_thread(load, path, self._image_limits())
-        except ImageError as e:
-            self.show_notice(f"{e}; pasted as text")
-            return False
-        self.composer.insert(self.attachments.add(image))
-        return True
+        if path is not None:
+            try:
+                image = await asyncio.to_thread(load, path, self._image_limits())
+            except ImageError as e:
+                self.show_notice(f"{e}; pasted as text")
+            else:
+                self.composer.insert(self.attachments.add(image))
+                return True
+        if is_long_paste(text):
+            self.composer.insert(self.pastes.add(text))
+            return True
+        return False
 
     def do_clear_input(self) -> None:
         self.composer.text = ""
@@ -708,7 +715,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.composer:
-            self.attachments.prune(self.composer.text)  # a deleted marker drops its image
+            if not self.composer.sent.browsing:  # the draft's markers come back with it
+                self.attachments.prune(self.composer.text)  # a deleted marker drops its image
+                self.pastes.prune(self.composer.text)  # and its paste
             self._update_suggestions()
             self._update_mentions()
 

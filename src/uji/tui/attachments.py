@@ -1,7 +1,14 @@
-"""Images attached to the composer's draft, each shown as an `[image #N]` marker in its
-text: pasted from the clipboard (Ctrl+V, through `wl-paste` or `xclip`), or a pasted or
-typed path to an image file. Deleting a marker drops its image; on send the images whose
-markers remain go with the message, numbered again from 1 in the order they stand."""
+"""What the composer's draft holds besides what was typed, each as a marker in its text.
+
+Images, `[image #N]`: pasted from the clipboard (Ctrl+V, through `wl-paste` or `xclip`),
+or a pasted or typed path to an image file. On send the images whose markers remain go
+with the message, numbered again from 1 in the order they stand.
+
+Long pastes, `[paste #N +L lines]` or `[paste #N C chars]` (as the original: a paste of
+more than one line or more than 80 characters): on send each marker becomes the text
+pasted, so the model (and the transcript) get it whole while the composer stays short.
+
+Deleting a marker drops what it stands for."""
 
 from __future__ import annotations
 
@@ -64,6 +71,56 @@ class Attachments:
 
     def clear(self) -> None:
         self.images.clear()
+        self._next = 1
+
+
+PASTE_MARKER = re.compile(r"\[paste #(\d+) (?:\+\d+ lines|\d+ chars)\]")
+PASTE_LINES = 1  # a paste of more lines than this, or
+PASTE_CHARS = 80  # of more characters than this, becomes a marker
+
+
+def is_long_paste(text: str) -> bool:
+    return len(text) > PASTE_CHARS or len(text.splitlines()) > PASTE_LINES
+
+
+class Pastes:
+    """The draft's long pastes, by number."""
+
+    def __init__(self) -> None:
+        self.texts: dict[int, str] = {}
+        self._next = 1
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def add(self, text: str) -> str:
+        """Keep a paste (its line ends made LF, as the composer would); returns its marker."""
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        n = self._next
+        self._next += 1
+        self.texts[n] = text
+        lines = len(text.splitlines())
+        return f"[paste #{n} +{lines} lines]" if lines > PASTE_LINES else f"[paste #{n} {len(text)} chars]"
+
+    def prune(self, text: str) -> None:
+        """Drop the pastes whose marker is no longer in the text."""
+        if not self.texts:
+            return
+        present = {int(m) for m in PASTE_MARKER.findall(text)}
+        for n in [n for n in self.texts if n not in present]:
+            del self.texts[n]
+        if not self.texts:
+            self._next = 1
+
+    def expand(self, text: str) -> str:
+        """The text with each marker of a kept paste replaced by what was pasted (a marker
+        typed by hand, of no paste, stays as it is)."""
+        if not self.texts:
+            return text
+        return PASTE_MARKER.sub(lambda m: self.texts.get(int(m.group(1)), m.group(0)), text)
+
+    def clear(self) -> None:
+        self.texts.clear()
         self._next = 1
 
 
