@@ -249,7 +249,8 @@ def stream_500(rounds: int = 5) -> Figures:
     pairs = sorted(b / a * 100 for a, b in zip(cpu[50], cpu[5_000], strict=True))
     figs.add("  5,000 over 50, single streams: lowest", pairs[0], "%")
     figs.add("  5,000 over 50, single streams: highest", pairs[-1], "%")
-    # The same per delta below two long answers streamed before it as below none.
+    # Below long answers streamed before it: the one still in sight stays Markdown until
+    # the new one has pushed it out of sight (fed as fast as here, most of the stream).
     first, third = (median(cpu[50][k::3] + cpu[5_000][k::3]) for k in (0, 2))
     figs.add("per token: the 3rd answer streamed over the 1st (CPU time, medians)", third / first * 100, "%")
     return figs

@@ -287,11 +287,9 @@ async def stream_direct(reply: str, over_history: bool) -> tuple[float, int]:
 
 async def feed(app: Any, reply: str) -> int:
     """`reply` fed to the transcript 4 characters at a time, each delta given its turn on
-    the event loop, then finished; returns once it is rendered (and, too long to stay a
-    Markdown widget, replaced by a plain one: part of what it costs). Returns the number
-    of deltas."""
-    from uji.tui.transcript import MARKDOWN_WIDGETS
-
+    the event loop, then finished; returns once it is rendered, with the number of
+    deltas. (A long answer is made a plain widget once it has scrolled out of sight,
+    while the next one streams: that cost falls in the next stream.)"""
     pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)]
     for piece in pieces:
         app.transcript.delta("text", piece)
@@ -299,10 +297,6 @@ async def feed(app: Any, reply: str) -> int:
     app.transcript.assistant({"type": "assistant", "text": reply})
     live = app.query(LiveAnswer).last()
     await asyncio.wait_for(live.finished.wait(), 120)
-    if len(live.walk_children()) > MARKDOWN_WIDGETS:
-        end = time.perf_counter() + 60
-        while live.is_attached and time.perf_counter() < end:
-            await asyncio.sleep(0.001)
     return len(pieces)
 
 

@@ -33,6 +33,7 @@ class LiveAnswer(Markdown):
         self._wake = asyncio.Event()
         self._ending = False
         self.finished = asyncio.Event()
+        self.widgets: int | None = None  # its widgets once finished (the transcript counts them)
 
     def on_mount(self) -> None:
         self.run_worker(self._pump(), exit_on_error=False, group="stream")

@@ -40,6 +40,7 @@ KEEP_MOUNTED = 40  # how many stay after letting go
 LOAD_STEP = 30  # entries brought back per scroll to the top
 LIVE_MARKDOWN = 6  # streamed answers kept as Markdown widgets
 MARKDOWN_WIDGETS = 60  # widgets in the finished answers kept as Markdown, in all
+SETTLE_AFTER = 0.25  # s between looks at whether an answer over MARKDOWN_WIDGETS has scrolled past
 SMALL_MARKDOWN = 2  # widgets in a streamed answer kept as it is however old (a paragraph: 1)
 OPEN_MESSAGES = 200  # messages read from the store when a session opens
 PAGE_MESSAGES = 100  # read from the store per scroll to the top, once the read ones are shown
@@ -134,6 +135,8 @@ class Transcript(KeyRouter, VerticalScroll):
         self._answer: Entry | None = None
         self._thinking: Entry | None = None
         self._markdowns: list[LiveAnswer] = []
+        self._over_bound = False  # a finished answer over MARKDOWN_WIDGETS waits to be passed
+        self._settling = False
         self._earlier = Static("", id="earlier")
         self._loading = False
         self._deferred = False  # while loading history: entries get widgets at the end
@@ -433,10 +436,14 @@ class Transcript(KeyRouter, VerticalScroll):
         rather than one per block). Every layout (each streamed line) walks every mounted
         widget, and a long answer is hundreds of them: the finished answers kept as
         Markdown hold at most `MARKDOWN_WIDGETS` between them (newest first), so what a
-        delta costs does not grow with the answers above it. An answer of a block or two
-        stays: replacing it (a mount, a removal, Rich's Markdown) cost more than the
-        widget it saves, a third of each model round when 100 short queued prompts were
-        answered."""
+        delta costs does not grow with the answers above it. One over that bound waits
+        until it has scrolled out of sight while the screen follows the end (Rich draws
+        it a little tighter: no jump where the user reads); `_settle_soon` looks again.
+        An answer of a block or two stays: replacing it (a mount, a removal, Rich's
+        Markdown) cost more than the widget it saves, a third of each model round when
+        100 short queued prompts were answered."""
+        self._settling = False
+        self._over_bound = False
         kept: list[LiveAnswer] = []
         widgets = 0
         for old in reversed(self._markdowns):
@@ -448,18 +455,37 @@ class Transcript(KeyRouter, VerticalScroll):
                 continue
             if not old.is_mounted:
                 continue
-            size = len(old.walk_children())
+            if old.widgets is None:
+                old.widgets = len(old.walk_children())  # finished: it has all its blocks
+            size = old.widgets
             if size <= SMALL_MARKDOWN:
                 if len(kept) < LIVE_MARKDOWN:
                     kept.append(old)
-            elif len(kept) < LIVE_MARKDOWN and widgets + size <= MARKDOWN_WIDGETS:
-                kept.append(old)
-                widgets += size
-            else:
+                continue
+            if len(kept) < LIVE_MARKDOWN and widgets + size > MARKDOWN_WIDGETS and not self._passed(old):
+                self._over_bound = True  # in sight: made plain once scrolled past
+            elif len(kept) >= LIVE_MARKDOWN or widgets + size > MARKDOWN_WIDGETS:
                 entry.widget = EntryView(entry)
                 self.mount(entry.widget, after=old)
                 old.remove()
+                continue
+            kept.append(old)
+            widgets += size
         self._markdowns = kept[::-1]
+        self._settle_soon()
+
+    def _settle_soon(self) -> None:
+        """With an answer over the bound in sight: look again in a moment, as long as it
+        stays (the screen following the end scrolls without `watch_scroll_y`)."""
+        if self._over_bound and not self._settling:
+            self._settling = True
+            self.set_timer(SETTLE_AFTER, self._settle_markdowns)
+
+    def _passed(self, widget: Widget) -> bool:
+        """Whether `widget` is above what the screen shows, and the screen follows the end
+        (so what it shows stays where it is when the widget changes height)."""
+        region = widget.virtual_region
+        return self._following() and region.height > 0 and region.bottom <= self.scroll_y
 
     def on_live_answer_finished(self, message: LiveAnswer.Finished) -> None:
         message.stop()
@@ -479,6 +505,7 @@ class Transcript(KeyRouter, VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        self._settle_soon()
         if self.unseen and self._following():
             self.unseen = 0
         if new <= 0 and (self._first > 0 or self._stored_before > 0) and not self._loading:
