@@ -111,8 +111,10 @@ class Composer(KeyRouter, TextArea):
         super()._rewrap_and_refresh_virtual_size()
 
     def set_text(self, text: str) -> None:
-        """Replace the text and put the cursor at the end."""
-        self.text = text
+        """Replace the text and put the cursor at the end. As an edit (Ctrl+Z takes it
+        back): setting `text` builds a new document and wraps all of it twice, 2 s for a
+        recalled 5 MB message; an edit wraps the lines it brings once."""
+        self.replace(text, self.document.start, self.document.end)
         self.move_cursor(self.document.end)
 
     async def _on_paste(self, event: events.Paste) -> None:
