@@ -6,6 +6,8 @@ model, and the real `uji` in a pseudo-terminal for the first frame. Each returns
 Budgets: the original's torture budgets where it had one (internals.md §7), issue 12's
 targets, else one frame at 60 Hz (16 ms) for what a user sees per key or token, and
 100 ms for a paste (the original measured these without a budget).
+
+The in-process app runs with the collector tuned as `uji` tunes it (`uji.cli.tune_gc`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from tests.fakes.openai_server import FakeOpenAI, drip, text, tool_call
 from tests.test_tui_support import entries, idle, make_app, ready, screen_text, send, until
 from textual import events
 
+from uji.cli import tune_gc
 from uji.tui.live import LiveAnswer
+
+tune_gc()  # as the real uji does before its screen starts
 
 ORIGINAL = "the original's torture budget"
 ISSUE = "issue 12's target"

@@ -61,6 +61,7 @@ exit codes: 0 answered, 1 the turn failed, 2 bad usage, 3 a budget stopped the t
 
 EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 GLOBAL_OPTIONS = ("--config-dir", "--data-dir", "--db")
+GC_YOUNG = 20_000  # see main()
 
 
 def _positive(kind: Any) -> Any:
@@ -307,6 +308,16 @@ def _parse_full(args: list[str]) -> Any:
     return opts
 
 
+def tune_gc() -> None:
+    """The cycle collector's young generation collected every GC_YOUNG container objects
+    allocated, not 700: a streamed answer's frames made it 30 % of the screen's CPU per
+    token, and the start-up's imports paid it too. Objects that die young are freed by
+    their reference counts before any collection sees them."""
+    import gc
+
+    gc.set_threshold(GC_YOUNG)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     # Fast paths: no argparse, no Lua, no HTTP.
@@ -320,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--help"], ["-h"]):
         sys.stdout.write(HELP)
         return 0
+    tune_gc()
     opts = _parse(args)
     if opts.version:
         from uji import __version__
