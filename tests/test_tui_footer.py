@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from textual import events
+
 from tests.fakes.openai_server import FakeOpenAI, make_usage, text, tool_call
-from tests.test_tui_support import SIZE, idle, make_app, ready, screen_text, send, shows, until
+from tests.test_tui_support import SIZE, idle, make_app, ready, screen_text, send, shows, type_text, until
 from uji.tui.render import SPINNER
 
 ALLOW_COMMANDS = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
@@ -67,7 +69,10 @@ async def test_the_context_figure_follows_the_history_as_it_is_saved_and_rewound
         await send(pilot, "first question")
         await idle(pilot)
         await shows(pilot, "context 2.0k/100.0k (2%)")
-        await send(pilot, "second question " + "x" * 8000)
+        await type_text(pilot, "second question ")
+        app.post_message(events.Paste("x" * 8000))  # pasted, not 8,000 keys: sent whole
+        await until(pilot, lambda: app.composer.text.endswith("[paste #1 8000 chars]"))
+        await pilot.press("enter")
         await idle(pilot)
         await shows(pilot, "context 3.0k/100.0k (3%)")
         await send(pilot, "/rewind")
