@@ -109,7 +109,7 @@ async def _paste(size: int) -> tuple[float, float, float, float, bool]:
             app.post_message(events.Paste(content))  # as the terminal driver does
             await asyncio.wait_for(marked.wait(), 60)  # the frame that shows it
             took, cpu = time.perf_counter() - t0, time.process_time() - c0
-            pasted = list(app.pastes.texts.values()) == [content]
+            pasted = list(app.pastes.by_number.values()) == [content]
             app.composer.text = ""
             app.composer.sent.add(content)
             recalled = _watch_paint(app, lambda: app.composer.text == content)

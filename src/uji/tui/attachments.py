@@ -16,7 +16,7 @@ import asyncio
 import os
 import re
 import shutil
-from typing import Any
+from typing import Any, ClassVar, Generic, TypeVar
 
 MARKER = re.compile(r"\[image #(\d+)\]")
 CLIPBOARD_SECONDS = 5.0  # a clipboard tool that has not answered by then is stopped
@@ -25,34 +25,53 @@ NO_IMAGE = "the clipboard holds no image"
 # The clipboard's image types in the order they are taken: uji.images.MEDIA_TYPES (a test
 # checks they are the same; uji.images loads with the first image, not before the first frame).
 TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
+T = TypeVar("T")
 
 
 def marker(n: int) -> str:
     return f"[image #{n}]"
 
 
-class Attachments:
+class Marked(Generic[T]):
+    """What a draft's markers stand for, by number (`MARKER`'s first group): kept from
+    `keep` until its marker is deleted (`prune`) or the draft is sent (`clear`)."""
+
+    MARKER: ClassVar[re.Pattern[str]]
+
     def __init__(self) -> None:
-        self.images: dict[int, dict[str, Any]] = {}
+        self.by_number: dict[int, T] = {}
         self._next = 1
 
     def __len__(self) -> int:
-        return len(self.images)
+        return len(self.by_number)
+
+    def keep(self, value: T) -> int:
+        n = self._next
+        self._next += 1
+        self.by_number[n] = value
+        return n
+
+    def prune(self, text: str) -> None:
+        """Drop what no marker in the text stands for any more."""
+        if not self.by_number:
+            return
+        present = {int(m) for m in self.MARKER.findall(text)}
+        for n in [n for n in self.by_number if n not in present]:
+            del self.by_number[n]
+        if not self.by_number:
+            self._next = 1
+
+    def clear(self) -> None:
+        self.by_number.clear()
+        self._next = 1
+
+
+class Attachments(Marked[dict[str, Any]]):
+    MARKER = MARKER
 
     def add(self, image: dict[str, Any]) -> str:
         """Keep an image; returns the marker to put in the text."""
-        n = self._next
-        self._next += 1
-        self.images[n] = image
-        return marker(n)
-
-    def prune(self, text: str) -> None:
-        """Drop the images whose marker is no longer in the text."""
-        present = {int(m) for m in MARKER.findall(text)}
-        for n in [n for n in self.images if n not in present]:
-            del self.images[n]
-        if not self.images:
-            self._next = 1
+        return marker(self.keep(image))
 
     def take(self, text: str) -> tuple[str, list[dict[str, Any]]]:
         """The text with its markers numbered again from 1, and the images in that order.
@@ -60,18 +79,14 @@ class Attachments:
         order: dict[int, int] = {}
         for m in MARKER.finditer(text):
             n = int(m.group(1))
-            if n in self.images and n not in order:
+            if n in self.by_number and n not in order:
                 order[n] = len(order) + 1
 
         def renumber(m: re.Match[str]) -> str:
             n = int(m.group(1))
             return marker(order[n]) if n in order else m.group(0)
 
-        return MARKER.sub(renumber, text), [self.images[n] for n in order]
-
-    def clear(self) -> None:
-        self.images.clear()
-        self._next = 1
+        return MARKER.sub(renumber, text), [self.by_number[n] for n in order]
 
 
 PASTE_MARKER = re.compile(r"\[paste #(\d+) (?:\+\d+ lines|\d+ chars)\]")
@@ -83,45 +98,24 @@ def is_long_paste(text: str) -> bool:
     return len(text) > PASTE_CHARS or len(text.splitlines()) > PASTE_LINES
 
 
-class Pastes:
-    """The draft's long pastes, by number."""
+class Pastes(Marked[str]):
+    """The draft's long pastes."""
 
-    def __init__(self) -> None:
-        self.texts: dict[int, str] = {}
-        self._next = 1
-
-    def __len__(self) -> int:
-        return len(self.texts)
+    MARKER = PASTE_MARKER
 
     def add(self, text: str) -> str:
         """Keep a paste (its line ends made LF, as the composer would); returns its marker."""
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        n = self._next
-        self._next += 1
-        self.texts[n] = text
+        n = self.keep(text)
         lines = len(text.splitlines())
         return f"[paste #{n} +{lines} lines]" if lines > PASTE_LINES else f"[paste #{n} {len(text)} chars]"
-
-    def prune(self, text: str) -> None:
-        """Drop the pastes whose marker is no longer in the text."""
-        if not self.texts:
-            return
-        present = {int(m) for m in PASTE_MARKER.findall(text)}
-        for n in [n for n in self.texts if n not in present]:
-            del self.texts[n]
-        if not self.texts:
-            self._next = 1
 
     def expand(self, text: str) -> str:
         """The text with each marker of a kept paste replaced by what was pasted (a marker
         typed by hand, of no paste, stays as it is)."""
-        if not self.texts:
+        if not self.by_number:
             return text
-        return PASTE_MARKER.sub(lambda m: self.texts.get(int(m.group(1)), m.group(0)), text)
-
-    def clear(self) -> None:
-        self.texts.clear()
-        self._next = 1
+        return PASTE_MARKER.sub(lambda m: self.by_number.get(int(m.group(1)), m.group(0)), text)
 
 
 def shown(text: str, images: int) -> str:
