@@ -70,6 +70,29 @@ class _Fields:
         cls._hidden = frozenset(hidden)
         setattr(cls, "__match_args__", cls._fields)  # noqa: B010 (class attribute set at run time)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        names = self._fields
+        if len(args) > len(names):
+            raise TypeError(
+                f"{type(self).__name__}() takes {len(names)} arguments but {len(args)} were given"
+            )
+        assign = object.__setattr__  # past a Record's refusing __setattr__
+        for name, value in zip(names, args, strict=False):
+            assign(self, name, value)
+        defaults = self._defaults
+        for name in names[len(args) :]:
+            if name in kwargs:
+                assign(self, name, kwargs.pop(name))
+            elif name in defaults:
+                value = defaults[name]
+                assign(self, name, value.make() if value.__class__ is _Factory else value)
+            else:
+                raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
+        if kwargs:
+            raise TypeError(
+                f"{type(self).__name__}() got unexpected or repeated argument(s) {', '.join(kwargs)}"
+            )
+
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self._fields)
 
@@ -101,33 +124,11 @@ def _from_field(cls: type, name: str, spec: Field[Any], hidden: set[str]) -> Any
     return _NO_DEFAULT
 
 
-def _init(obj: _Fields, args: tuple[Any, ...], kwargs: dict[str, Any], assign: Any) -> None:
-    names = obj._fields
-    if len(args) > len(names):
-        raise TypeError(f"{type(obj).__name__}() takes {len(names)} arguments but {len(args)} were given")
-    for name, value in zip(names, args, strict=False):
-        assign(obj, name, value)
-    defaults = obj._defaults
-    for name in names[len(args) :]:
-        if name in kwargs:
-            assign(obj, name, kwargs.pop(name))
-        elif name in defaults:
-            value = defaults[name]
-            assign(obj, name, value.make() if value.__class__ is _Factory else value)
-        else:
-            raise TypeError(f"{type(obj).__name__}() missing argument {name!r}")
-    if kwargs:
-        raise TypeError(f"{type(obj).__name__}() got unexpected or repeated argument(s) {', '.join(kwargs)}")
-
-
 @dataclass_transform(frozen_default=True, eq_default=True, field_specifiers=(field,))
 class Record(_Fields):
     """A frozen value: as `@dataclass(frozen=True)`."""
 
     __slots__ = ()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        _init(self, args, kwargs, object.__setattr__)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -145,9 +146,6 @@ class Struct(_Fields):
 
     __slots__ = ()
     __hash__ = None  # type: ignore[assignment]  # mutable and compared by value, as a dataclass
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        _init(self, args, kwargs, object.__setattr__)
 
 
 def record_fields(cls: type[_Fields]) -> tuple[str, ...]:
