@@ -7,6 +7,7 @@ import sys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs --version ~10 ms
 if TYPE_CHECKING:
+    from types import SimpleNamespace
     from typing import Any, NoReturn
 
 HELP = """usage: uji [--config-dir DIR] [--data-dir DIR] [--db FILE] [COMMAND]
@@ -64,17 +65,23 @@ GLOBAL_OPTIONS = ("--config-dir", "--data-dir", "--db")
 GC_YOUNG = 20_000  # see main()
 
 
+def _positive_number(kind: Any, text: str) -> Any:
+    """`text` as a finite number of `kind` (int or float) above 0, or None."""
+    try:
+        value = kind(text)
+    except ValueError:
+        return None
+    return value if value > 0 and value != float("inf") else None
+
+
 def _positive(kind: Any) -> Any:
     """An argparse type: a number of `kind` above 0."""
 
     def parse(text: str) -> Any:
         import argparse
 
-        try:
-            value = kind(text)
-        except ValueError:
-            value = None
-        if value is None or not value > 0 or value == float("inf"):
+        value = _positive_number(kind, text)
+        if value is None:
             what = "a whole number" if kind is int else "a number"
             raise argparse.ArgumentTypeError(f"expects {what} > 0, got {text!r}")
         return value
@@ -182,7 +189,7 @@ def _parser() -> Any:
 
 
 # `uji run`'s options for the quick parse: option -> (attribute, kind). A kind is "flag",
-# "value", "append", "int>0", "float>0", or the tuple of the values it takes. Kept equal to
+# "value", "append", int or float (a number above 0), or the tuple of the values it takes. Kept equal to
 # `_parser`'s by a test that parses the same command lines both ways.
 RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--json": ("json", "flag"),
@@ -195,8 +202,8 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--title": ("title", "value"),
     "--parent": ("parent", "value"),
     "--session": ("session", "value"),
-    "--max-steps": ("max_steps", "int>0"),
-    "--max-cost": ("max_cost", "float>0"),
+    "--max-steps": ("max_steps", int),
+    "--max-cost": ("max_cost", float),
     "--image": ("image", "append"),
     "--on-ask": ("on_ask", ("allow", "deny")),
     "--mode": ("mode", "value"),
@@ -229,14 +236,7 @@ RUN_DEFAULTS: dict[str, Any] = {
 }
 
 
-class Options:
-    """Parsed options, as argparse's Namespace holds them."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.__dict__.update(values)
-
-
-def _quick_run(args: list[str]) -> Options | None:
+def _quick_run(args: list[str]) -> SimpleNamespace | None:
     """`uji run` parsed without argparse (building its parser costs a headless turn ~5 ms),
     or None for anything but a plain, valid `uji run` line: argparse then parses it,
     with its help and its errors."""
@@ -270,19 +270,20 @@ def _quick_run(args: list[str]) -> Options | None:
             i += 1
         if kind == "append":
             values[dest] = [*(values[dest] or []), value]
-        elif kind == "int>0" or kind == "float>0":
-            try:
-                number: float = int(value) if kind == "int>0" else float(value)
-            except ValueError:
-                return None
-            if not number > 0 or number == float("inf"):
+        elif kind is int or kind is float:
+            number = _positive_number(kind, value)
+            if number is None:
                 return None
             values[dest] = number
         elif isinstance(kind, tuple) and value not in kind:
             return None
         else:
             values[dest] = value
-    return Options(values) if command else None
+    if not command:
+        return None
+    from types import SimpleNamespace  # a small module the run imports anyway (asyncio, enum)
+
+    return SimpleNamespace(**values)
 
 
 def _parse(args: list[str]) -> Any:
