@@ -127,3 +127,23 @@ async def test_a_5_mb_paste_is_sent_whole_and_recalled_whole(tmp_path: Path, fak
         screen = await until(pilot, lambda: "END-OF-PASTE" in (s := screen_text(app)) and s, 60)
         rows = [r.strip() for r in screen.splitlines() if "漢" in r]
         assert len(rows) == 2 and "".join(rows) == wide, rows
+
+
+async def test_a_draft_cleared_with_ctrl_c_comes_back_with_its_paste(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(text("ok"))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "look: ")
+        app.post_message(events.Paste("one\ntwo\nthree"))
+        await until(pilot, lambda: app.composer.text == "look: [paste #1 +3 lines]")
+        await pilot.press("ctrl+c")  # the draft goes to the history, the composer empties
+        await until(pilot, lambda: app.composer.text == "" and len(app.pastes) == 0)
+        await pilot.press("up")
+        await until(pilot, lambda: app.composer.text == "look: one\ntwo\nthree", what="the draft back whole")
+        await pilot.press("enter")
+        await until(pilot, lambda: fake.turn_requests, what="the request")
+        await idle(pilot)
+    assert user_texts(fake) == ["look: one\ntwo\nthree"]

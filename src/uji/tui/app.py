@@ -420,7 +420,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         text = field.text if isinstance(field, TextArea) else field.value if field is not None else ""
         if text:
             if field is self.composer:
-                self.composer.sent.add(text)
+                self.composer.sent.add(self.pastes.expand(text))  # the marker's paste goes now
                 self.composer.text = ""
                 self.suggestions.close()
             elif isinstance(field, Input):
