@@ -1,28 +1,41 @@
-"""uji side by side with Codex CLI and Claude Code, against the same loopback fake model;
-run by hand: `python bench/peers.py [-n N]`.
+"""uji side by side with Codex CLI, Claude Code and pi, against the same loopback fake
+model; run by hand: `python bench/peers.py [-n N] [--only SCENARIO] [--check-codex-switches]`.
 
 The peers are installed from npm into .cache/peers/ on first use (never project
-dependencies): `@openai/codex` and `@anthropic-ai/claude-code`, each of which ships a
-native binary for this platform, run directly (as their npm launchers end up doing).
-Each agent talks to the fake of its own wire, all from tests/fakes/:
+dependencies): `@openai/codex`, `@anthropic-ai/claude-code` and
+`@mariozechner/pi-coding-agent`. Codex and Claude Code are run as their native binaries
+(from the platform package's vendor folder), not through their Node launchers, which
+add a Node start-up to every run; pi is a Node program and runs as `node dist/cli.js`.
+Each agent talks to the fake of its own wire, all from tests/fakes/, with everything
+that would reach past the fake turned off (it would wait on blocked traffic otherwise):
 
 - uji: Chat Completions (`openai-chat`), a provider pointing at the fake;
 - Codex: the Responses API, a custom `model_providers.fake` in its CODEX_HOME's
-  config.toml (`wire_api = "responses"`);
-- Claude Code: the Messages API, through ANTHROPIC_BASE_URL.
+  config.toml, and `-c features.plugins=false -c features.remote_plugin=false
+  -c analytics.enabled=false` (`--check-codex-switches` shows what they save);
+- Claude Code: the Messages API, through ANTHROPIC_BASE_URL, with
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC and the auto-updater, telemetry and error
+  reporting off;
+- pi: Chat Completions, a provider in its models.json, `--offline`.
 
-Scenarios, the agents alternating within each round, medians of N rounds:
-`--version`; one headless turn with one shell call; a 20,000-delta answer; 20
-sequential tool calls (20 model steps of one shell call each, then an answer). Every
-shell call touches a marker file, checked after the run, so a skipped call shows.
-Printed: each agent's median, and uji's ratio to each peer (issue 12's target: ≤ 0.5x the
-fastest peer). Not a test: nothing here fails a build.
+Scenarios, every agent run once per round in turn, medians of N rounds: `--version`
+(with bare `python -c pass` in the same alternation); one headless turn with one shell
+call; a 20,000-delta answer; 20 sequential tool calls (20 model steps of one shell call
+each, then an answer). A run counts only if the agent did the work: its requests reached
+the fake, and every shell call touched the marker file (checked after the run).
+
+Printed per scenario: CPU (user + sys of the agent's process and every process it
+waited for) and wall medians, peak RSS, and uji's ratios to each peer, with the load
+average before and after. Verdicts use the CPU ratio (steady on a busy machine, where
+wall time mostly measures the other load); wall is shown beside it. Not a test: nothing
+here fails a build.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import platform
 import shutil
@@ -41,7 +54,17 @@ from tests.fakes import anthropic_server, openai_server, responses_server
 from tests.fakes.base import FakeServer, Step
 
 CACHE = ROOT / ".cache" / "peers"
-PACKAGES = ["@openai/codex", "@anthropic-ai/claude-code"]
+PACKAGES = ["@openai/codex", "@anthropic-ai/claude-code", "@mariozechner/pi-coding-agent"]
+# What keeps Codex from reaching for its plugin registry and analytics, which it cannot
+# reach here and would wait on (about 5 s a run).
+CODEX_SWITCHES = [
+    "-c",
+    "features.plugins=false",
+    "-c",
+    "features.remote_plugin=false",
+    "-c",
+    "analytics.enabled=false",
+]
 
 
 # --------------------------------------------------------------------------- install
@@ -49,7 +72,7 @@ PACKAGES = ["@openai/codex", "@anthropic-ai/claude-code"]
 
 def install() -> None:
     """npm install the peers into .cache/peers/ unless they are there already."""
-    if codex_binary() and claude_binary():
+    if codex_binary() and claude_binary() and pi_script():
         return
     npm = shutil.which("npm")
     if npm is None:
@@ -63,14 +86,12 @@ def install() -> None:
 
 
 def codex_binary() -> str | None:
-    """The native codex of this platform (from the optional dependency
-    @openai/codex-<os>-<arch>), else the npm launcher."""
+    """The native codex of this platform, from the optional dependency
+    @openai/codex-<os>-<arch> (its vendor folder); the Node launcher is not measured."""
     machine = {"x86_64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(platform.machine(), "")
-    found = sorted(glob.glob(str(CACHE / f"node_modules/@openai/codex-*/vendor/{machine}-*linux*/bin/codex")))
-    if found:
-        return found[0]
-    launcher = CACHE / "node_modules/.bin/codex"
-    return str(launcher) if launcher.exists() else None
+    pattern = f"node_modules/@openai/codex*/vendor/{machine}-*linux*/bin/codex"
+    found = sorted(glob.glob(str(CACHE / pattern)))
+    return found[0] if found else None
 
 
 def claude_binary() -> str | None:
@@ -83,9 +104,23 @@ def claude_binary() -> str | None:
     return found[0] if found else None
 
 
-def version_of(cmd: list[str]) -> str:
-    p = subprocess.run([*cmd, "--version"], capture_output=True, text=True, timeout=60, check=False)
-    return (p.stdout or p.stderr).strip().splitlines()[0] if (p.stdout or p.stderr).strip() else "?"
+def pi_script() -> str | None:
+    script = CACHE / "node_modules/@mariozechner/pi-coding-agent/dist/cli.js"
+    return str(script) if script.exists() and shutil.which("node") else None
+
+
+def version_of(cmd: list[str], env: dict[str, str]) -> str:
+    p = subprocess.run(
+        [*cmd, "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    out = (p.stdout or p.stderr).strip()
+    return out.splitlines()[0] if out else "?"
 
 
 # --------------------------------------------------------------------------- agents
@@ -96,13 +131,13 @@ class Agent:
     """One agent, its fake model and how to run a headless prompt."""
 
     name: str
-    fake: FakeServer
+    fake: FakeServer | None
     mod: Any  # the fake's step builders
     shell_call: Callable[[str, int], Step]  # a call of its shell tool running `command`
     cmd: list[str]
     env: dict[str, str]
     work: Path
-    versions: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # before the prompt's arguments
 
     def prompt(self, text: str) -> list[str]:
         raise NotImplementedError
@@ -118,7 +153,14 @@ class Uji(Agent):
 
 class Codex(Agent):
     def prompt(self, text: str) -> list[str]:
-        return ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", text]
+        return [
+            *self.flags,
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            text,
+        ]
 
 
 class Claude(Agent):
@@ -126,7 +168,23 @@ class Claude(Agent):
         return ["-p", text, "--output-format", "json", "--allowedTools", "Bash"]
 
 
-def make_agents(tmp: Path) -> list[Agent]:
+class Pi(Agent):
+    def prompt(self, text: str) -> list[str]:
+        return ["--offline", "--no-session", "--model", "fake/m", "-p", text]
+
+
+class Bare(Agent):
+    """`python -c pass` of the interpreter uji runs on: what `--version` is compared with."""
+
+    def run(self, args: list[str]) -> Run:
+        return spawn(self.cmd, env=self.env, cwd=self.work, timeout=60)
+
+
+def _none(c: str, i: int) -> Step:
+    raise AssertionError("bare python runs no turn")
+
+
+def make_agents(tmp: Path, *, codex_switches: bool = True) -> list[Agent]:
     work = tmp / "work"
     work.mkdir()
     agents: list[Agent] = []
@@ -161,11 +219,11 @@ def make_agents(tmp: Path) -> list[Agent]:
         env = _clean_env(HOME=str(tmp / "home-codex-user"), CODEX_HOME=str(codex_home), FAKE_API_KEY="fake")
         agents.append(
             Codex(
-                "Codex CLI",
+                "Codex",
                 fake_c,
                 responses_server,
                 lambda c, i: responses_server.tool_call("exec_command", {"cmd": c}, id=f"call_{i}"),
-                [codex],
+                [codex, *(CODEX_SWITCHES if codex_switches else [])],
                 env,
                 work,
             )
@@ -184,6 +242,7 @@ def make_agents(tmp: Path) -> list[Agent]:
             DISABLE_AUTOUPDATER="1",
             DISABLE_TELEMETRY="1",
             DISABLE_ERROR_REPORTING="1",
+            DISABLE_BUG_COMMAND="1",
         )
         agents.append(
             Claude(
@@ -196,11 +255,43 @@ def make_agents(tmp: Path) -> list[Agent]:
                 work,
             )
         )
+
+    pi = pi_script()
+    if pi:
+        fake_p = openai_server.FakeOpenAI().start()
+        pi_dir = tmp / "home-pi" / "agent"
+        pi_dir.mkdir(parents=True)
+        provider = {
+            "baseUrl": fake_p.base_url,
+            "api": "openai-completions",
+            "apiKey": "fake",
+            "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+            "models": [{"id": "m", "contextWindow": 1_000_000, "maxTokens": 32_000}],
+        }
+        (pi_dir / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
+        env = _clean_env(
+            HOME=str(tmp / "home-pi"),
+            PI_CODING_AGENT_DIR=str(pi_dir),
+            PI_OFFLINE="1",
+            PI_SKIP_VERSION_CHECK="1",
+            PI_TELEMETRY="0",
+        )
+        agents.append(
+            Pi(
+                "pi",
+                fake_p,
+                openai_server,
+                lambda c, i: openai_server.tool_call("bash", {"command": c}, id=f"call_{i}"),
+                [shutil.which("node") or "node", pi],
+                env,
+                work,
+            )
+        )
     return agents
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
-    drop = ("UJI_", "XDG_", "ANTHROPIC_", "CLAUDE", "OPENAI_", "CODEX_")
+    drop = ("UJI_", "XDG_", "ANTHROPIC_", "CLAUDE", "OPENAI_", "CODEX_", "PI_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     env.update(extra)
     return env
@@ -210,29 +301,41 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 
 def one(agent: Agent, scenario: str, problems: list[str]) -> Run:
-    """One run of `scenario` by `agent`; a wrong outcome is noted in problems."""
+    """One run of `scenario` by `agent`; a wrong outcome (the work not done) is noted in
+    problems."""
     marker = agent.work / "marker"
     marker.unlink(missing_ok=True)
     mod = agent.mod
+    fake = agent.fake
+    if fake is not None:
+        fake.reset()
     if scenario == "--version":
         r = agent.run(["--version"])
-        ok = r.code == 0
+        ok, why = r.code == 0, ""
     elif scenario == "one turn, one shell call":
-        agent.fake.script(agent.shell_call("touch marker", 0), mod.text("done"))
+        assert fake is not None
+        fake.script(agent.shell_call("touch marker", 0), mod.text("done"))
         r = agent.run(agent.prompt("touch the marker"))
-        ok = r.code == 0 and marker.exists()
+        ok, why = r.code == 0 and marker.exists(), "no marker"
     elif scenario == "a 20,000-delta answer":
-        agent.fake.script(mod.text_deltas(20_000))
+        assert fake is not None
+        fake.script(mod.text_deltas(20_000))
         r = agent.run(agent.prompt("say x 20,000 times"))
-        ok = r.code == 0 and "x" * 20_000 in r.stdout
+        ok, why = r.code == 0 and "x" * 20_000 in r.stdout, "the answer is not in its output"
     else:  # 20 sequential tool calls
+        assert fake is not None
         steps = [agent.shell_call(f"echo {i} >> marker", i) for i in range(20)]
-        agent.fake.script(*steps, mod.text("done"))
+        fake.script(*steps, mod.text("done"))
         r = agent.run(agent.prompt("append 20 lines to the marker"))
         lines = marker.read_text().split() if marker.exists() else []
-        ok = r.code == 0 and lines == [str(i) for i in range(20)]
+        ok, why = r.code == 0 and lines == [str(i) for i in range(20)], f"marker lines {lines}"
+    if fake is not None and scenario != "--version":
+        turns = len(fake.turn_requests)
+        wanted = {"one turn, one shell call": 2, "a 20,000-delta answer": 1}.get(scenario, 21)
+        if turns < wanted:
+            ok, why = False, f"{turns} requests reached the fake, {wanted} expected"
     if not ok:
-        problems.append(f"{agent.name}, {scenario}: {r.why()} (stdout ends {r.stdout[-200:]!r})")
+        problems.append(f"{agent.name}, {scenario}: {why}; {r.why()} (stdout ends {r.stdout[-200:]!r})")
     return r
 
 
@@ -244,89 +347,143 @@ SCENARIOS = {
 }
 
 
+class Samples:
+    """Every run's wall, CPU and peak RSS, by (agent, scenario)."""
+
+    def __init__(self) -> None:
+        self.wall: dict[tuple[str, str], list[float]] = {}
+        self.cpu: dict[tuple[str, str], list[float]] = {}
+        self.rss: dict[tuple[str, str], list[float]] = {}
+
+    def add(self, agent: str, scenario: str, r: Run) -> None:
+        key = (agent, scenario)
+        self.wall.setdefault(key, []).append(r.ms)
+        self.cpu.setdefault(key, []).append(r.cpu_ms)
+        self.rss.setdefault(key, []).append(r.rss_mib)
+
+
+def load() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def measure(agents: list[Agent], scenarios: list[str], n: int, problems: list[str]) -> Samples:
+    samples = Samples()
+    for a in agents:  # a warm-up each: first-run set-up, page cache
+        if not isinstance(a, Bare):
+            one(a, scenarios[-1], [])
+    for _ in range(n):
+        for s in scenarios:
+            for a in agents:
+                if isinstance(a, Bare) and s != "--version":
+                    continue
+                samples.add(a.name, s, one(a, s, problems))
+    return samples
+
+
 def main() -> None:
     p = argparse.ArgumentParser(prog="bench/peers.py", description=__doc__.split("\n\n")[0])
     p.add_argument("-n", type=int, default=7, help="rounds (default 7); the median of each is shown")
     p.add_argument("--only", choices=SCENARIOS, action="append", help="only this scenario (repeatable)")
+    p.add_argument(
+        "--check-codex-switches",
+        action="store_true",
+        help="alternate native Codex's turn with and without its opt-out switches instead",
+    )
     opts = p.parse_args()
     install()
+    if opts.check_codex_switches:
+        check_codex_switches(opts.n)
+        return
     with tempfile.TemporaryDirectory(prefix="uji-peers-") as tmp:
         agents = make_agents(Path(tmp))
+        bare = Bare(
+            "python -c pass", None, None, _none, [sys.executable, "-c", "pass"], dict(os.environ), Path(tmp)
+        )
         try:
-            missing = {"Codex CLI", "Claude Code"} - {a.name for a in agents}
-            for name in sorted(missing):
+            for name in sorted({"Codex", "Claude Code", "pi"} - {a.name for a in agents}):
                 print(f"{name}: not installed in {CACHE} (see the npm output above); left out")
             for a in agents:
-                print(f"{a.name:12} {version_of(a.cmd)}   ({a.cmd[0]})")
-            problems: list[str] = []
+                print(f"{a.name:12} {version_of(a.cmd, a.env):40} {' '.join(a.cmd)}")
+            print(f"{'python':12} {platform.python_version():40} {sys.executable}")
             scenarios = [SCENARIOS[k] for k in opts.only or SCENARIOS]
-            for a in agents:  # a warm-up each: first-run set-up, page cache
-                one(a, scenarios[-1], [])
-            samples: dict[tuple[str, str], list[float]] = {}
-            cpu: dict[tuple[str, str], list[float]] = {}  # user + sys ms of each run
-            for _ in range(opts.n):
-                for s in scenarios:
-                    for a in agents:
-                        r = one(a, s, problems)
-                        samples.setdefault((a.name, s), []).append(r.ms)
-                        cpu.setdefault((a.name, s), []).append(r.cpu_ms)
-            bare = median(
-                [
-                    spawn([sys.executable, "-c", "pass"], env=dict(os.environ), cwd=tmp).ms
-                    for _ in range(opts.n)
-                ]
+            problems: list[str] = []
+            before = load()
+            samples = measure([*agents, bare], scenarios, opts.n, problems)
+            after = load()
+            print(
+                f"\nmedians of {opts.n} rounds, the agents alternating; load average {before} before, {after} after"
             )
-            report(agents, scenarios, samples, bare, opts.n)
-            print("\nCPU time (user + sys) of the same runs, medians; less disturbed by a loaded machine")
-            for s in scenarios:
-                mine = median(cpu[("uji", s)])
-                line = "  ".join(
-                    f"{a.name} {median(cpu[(a.name, s)]):.0f} ms"
-                    + (f" ({mine / median(cpu[(a.name, s)]):.2f}x)" if a.name != "uji" else "")
-                    for a in agents
-                )
-                print(f"  {s}: {line}")
+            report([a.name for a in agents], scenarios, samples)
             for line in dict.fromkeys(problems):
                 print("PROBLEM:", line)
         finally:
             for a in agents:
-                a.fake.stop()
+                if a.fake is not None:
+                    a.fake.stop()
 
 
-def report(
-    agents: list[Agent],
-    scenarios: list[str],
-    samples: dict[tuple[str, str], list[float]],
-    bare: float,
-    n: int,
-) -> None:
-    names = [a.name for a in agents]
-    peers = names[1:]
-    head = ["scenario", *names, *(f"uji / {p}" for p in peers), "target", "verdict"]
-    rows = []
-    for s in scenarios:
-        med = {a: median(samples[(a, s)]) for a in names}
-        ratios = [med["uji"] / med[p] for p in peers]
-        if s == "--version":
-            target, ok = f"≤ 1.5x python -c pass ({bare:.0f} ms)", med["uji"] <= 1.5 * bare
-        elif peers:
-            fastest = min(med[p] for p in peers)
-            target, ok = "≤ 0.5x the fastest peer", med["uji"] <= 0.5 * fastest
-        else:
-            target, ok = "", True
-        rows.append(
-            [
-                s,
-                *(f"{med[a]:.0f} ms" for a in names),
-                *(f"{r:.2f}x" for r in ratios),
-                target,
-                "PASS" if ok else "OVER",
-            ]
+def check_codex_switches(n: int) -> None:
+    """Native Codex's turn with its opt-out switches and without, alternating: the
+    difference is time spent waiting on traffic that cannot leave this machine."""
+    with tempfile.TemporaryDirectory(prefix="uji-peers-") as tmp:
+        agents = make_agents(Path(tmp))
+        codex = next((a for a in agents if isinstance(a, Codex)), None)
+        if codex is None:
+            sys.exit("bench/peers.py: Codex is not installed")
+        bare_cmd = [c for c in codex.cmd if c not in CODEX_SWITCHES[1::2] and c != "-c"]
+        plain = Codex(
+            "Codex without switches", codex.fake, codex.mod, codex.shell_call, bare_cmd, codex.env, codex.work
         )
-    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-    print(f"\nmedians of {n} rounds, the agents alternating; same loopback fake model for all")
-    for r in [head, ["-" * w for w in widths], *rows]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+        problems: list[str] = []
+        try:
+            samples = measure([codex, plain], [SCENARIOS["turn"]], n, problems)
+            for a in (codex, plain):
+                key = (a.name, SCENARIOS["turn"])
+                print(
+                    f"{a.name:24} wall {median(samples.wall[key]):7.0f} ms   cpu {median(samples.cpu[key]):6.0f} ms"
+                )
+            for line in dict.fromkeys(problems):
+                print("PROBLEM:", line)
+        finally:
+            for a in agents:
+                if a.fake is not None:
+                    a.fake.stop()
+
+
+def report(names: list[str], scenarios: list[str], samples: Samples) -> None:
+    """One table per scenario: each agent's medians and uji's ratios to it, then the
+    verdict on the CPU ratio."""
+    for s in scenarios:
+        rows = [["agent", "cpu", "wall", "peak rss", "uji/it cpu", "uji/it wall"]]
+        mine = (median(samples.cpu[("uji", s)]), median(samples.wall[("uji", s)]))
+        shown = [*names, "python -c pass"] if s == "--version" else names
+        for name in shown:
+            if (name, s) not in samples.cpu:
+                continue
+            cpu, wall = median(samples.cpu[(name, s)]), median(samples.wall[(name, s)])
+            rss = median(samples.rss[(name, s)])
+            ratios = ["", ""] if name == "uji" else [f"{mine[0] / cpu:.2f}x", f"{mine[1] / wall:.2f}x"]
+            rows.append([name, f"{cpu:.0f} ms", f"{wall:.0f} ms", f"{rss:.0f} MiB", *ratios])
+        if s == "--version":
+            base, target, limit = "python -c pass", "uji's CPU <= 1.5x bare python's", 1.5
+        else:
+            base, target, limit = "Codex", "uji's CPU <= 0.5x native Codex's", 0.5
+        if (base, s) in samples.cpu:
+            ratio = mine[0] / median(samples.cpu[(base, s)])
+            verdict = f"{target}: {ratio:.2f}x {'PASS' if ratio <= limit else 'OVER'}"
+            verdict += f" (wall {mine[1] / median(samples.wall[(base, s)]):.2f}x)"
+        else:
+            verdict = f"{target}: {base} not measured"
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        print(f"\n{s}")
+        for r in rows:
+            print(
+                "  "
+                + "  ".join(
+                    c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+                )
+            )
+        print(f"  verdict: {verdict}")
 
 
 if __name__ == "__main__":
