@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 
-import httpx2
 import pytest
 
 from tests.fakes.base import RecordingReply, Step, wire_request
 from tests.fakes.openai_server import FakeOpenAI, chunk
 from uji.wires.http import Http
 from uji.wires.openai_chat import OpenAIChatWire
-from uji.wires.sse import EventSplitter, objects
+from uji.wires.sse import EventSplitter, EventStreamError, objects
 
 
 def data(content: str, finish: str | None = None) -> str:
@@ -81,7 +80,7 @@ def test_a_last_cr_ends_the_last_event_when_the_body_ends() -> None:
 def test_an_event_past_the_limit_fails_the_stream() -> None:
     splitter = EventSplitter(limit=100)
     assert splitter.feed(b"data: " + b"x" * 90) == []
-    with pytest.raises(httpx2.SSEError, match="100 character limit"):
+    with pytest.raises(EventStreamError, match="100 character limit"):
         splitter.feed(b"x" * 20)
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import Home, unmeasured
 from tests.fakes.openai_server import text, tool_call
+from tests.loopback import pump, serving
 
 # Runs uji's real command line with the ways a CA store gets loaded recorded in a file.
 TRACED = """
@@ -75,20 +76,9 @@ def tls_front(port: int, cert: Path, key: Path) -> Iterator[int]:
     """A TLS-terminating forwarder on 127.0.0.1 to the plain fake on `port`."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.1)
-    stop = threading.Event()
-
-    def pump(src: socket.socket, dst: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while data := src.recv(65536):
-                dst.sendall(data)
-        with contextlib.suppress(OSError):
-            dst.shutdown(socket.SHUT_WR)
 
     def serve(conn: socket.socket) -> None:
-        with contextlib.suppress(OSError, ssl.SSLError):
-            conn.settimeout(30)
+        with contextlib.suppress(ssl.SSLError):
             tls = ctx.wrap_socket(conn, server_side=True)
             upstream = socket.create_connection(("127.0.0.1", port), timeout=30)
             back = threading.Thread(target=pump, args=(upstream, tls), daemon=True)
@@ -98,24 +88,8 @@ def tls_front(port: int, cert: Path, key: Path) -> Iterator[int]:
             tls.close()
             upstream.close()
 
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield listener.getsockname()[1]
-    finally:
-        stop.set()
-        thread.join(5)
-        listener.close()
+    with serving(serve) as front:
+        yield front
 
 
 def https_init(home: Home, port: int) -> None:

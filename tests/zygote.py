@@ -48,8 +48,6 @@ LAZY = (
     "ctypes",
     "gettext",
     "h11",
-    "httpcore2",
-    "httpx2",
     "lupa.luajit21",
     "shlex",
     "sqlite3",

@@ -51,7 +51,7 @@ async def get_json(
     http: Http, url: str, headers: dict[str, str] | None = None, timeout: float = TIMEOUT
 ) -> Any:
     """GET a JSON document; raises DiscoveryError with the URL in the message."""
-    import httpx2
+    from uji.wires.transport import ConnectError, HTTPError
 
     try:
         async with asyncio.timeout(timeout):
@@ -64,9 +64,9 @@ async def get_json(
                 status = response.status_code
     except TimeoutError:
         raise DiscoveryError(f"{url}: no answer within {timeout:g}s") from None
-    except httpx2.ConnectError as e:
+    except ConnectError as e:
         raise DiscoveryError(f"could not connect to {url}: {e or 'connection refused'}") from None
-    except httpx2.HTTPError as e:
+    except HTTPError as e:
         raise DiscoveryError(f"{url}: {e or type(e).__name__}") from None
     if not 200 <= status <= 299:
         raise DiscoveryError(f"{url}: http {status}: {bytes(body[:200]).decode('utf-8', 'replace')}")

@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
-
-import httpx2
 
 from .base import STALL_SECONDS, Answer, Failure, Image, Message, Reply, ToolCall, Usage, WireRequest
 from .http import Http
+
+if TYPE_CHECKING:
+    from .transport import Client
 from .sse import DRAIN_SECONDS, objects, open_sse
 
 MAX_IMAGES = 20  # per request, newest first (internals §4)
@@ -146,11 +147,13 @@ async def drain_into(events: AsyncIterator[dict[str, Any]], feed: Callable[[dict
     not a stall timeout. Late events (usage) still count; errors after the finish
     change nothing.
     """
+    from .transport import HTTPError
+
     try:
         async with asyncio.timeout(DRAIN_SECONDS):
             async for obj in events:
                 feed(obj)
-    except (TimeoutError, httpx2.HTTPError, Failure):
+    except (TimeoutError, HTTPError, Failure):
         pass
 
 
@@ -241,7 +244,7 @@ class SSEWire:
     name = ""
     late_events = False  # events after `complete` (a usage chunk) still go to the parser
 
-    def __init__(self, http: Http | httpx2.AsyncClient, *, idle: float = STALL_SECONDS) -> None:
+    def __init__(self, http: Http | Client, *, idle: float = STALL_SECONDS) -> None:
         # The client is its maker's to close; a bare client is wrapped, not owned.
         self.http = http if isinstance(http, Http) else Http(http)
         self.idle = idle

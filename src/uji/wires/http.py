@@ -11,42 +11,43 @@ later call on another loop (a test that runs a second `asyncio.run` with the sam
 gets a fresh client. The CA bundle is read on the first https handshake (see tls.py),
 so a run against a local `http://` server never reads it.
 
-`Http(client)` wraps a client someone else made and closes: `aclose` leaves it open.
+`Http(client)` wraps a client someone else made and closes: `aclose` leaves it open. It
+may be a `transport.Client`, or an httpx-style `AsyncClient` (the SDK-replay tests hand
+the wires the one the SDK uses), which foreign.py adapts.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import httpx2
+    from .transport import Client
 
 CONNECT_TIMEOUT = 10.0
 
 
-def new_client() -> httpx2.AsyncClient:
+def new_client() -> Client:
     """An HTTP/1.1 client with no read timeout: a model may think for minutes between
     events, and the stall watchdog of `sse.open_sse` decides that a stream is dead."""
-    import httpx2
+    from .transport import Client
 
-    from .tls import trust_context
-
-    return httpx2.AsyncClient(
-        http1=True,
-        http2=False,
-        timeout=httpx2.Timeout(None, connect=CONNECT_TIMEOUT),
-        verify=trust_context(),  # the CA bundle is read on the first https handshake
-    )
+    return Client(connect_timeout=CONNECT_TIMEOUT)
 
 
 class Http:
-    def __init__(self, client: httpx2.AsyncClient | None = None) -> None:
-        self._client = client
+    def __init__(self, client: Any = None) -> None:
+        if client is not None:
+            from .foreign import Foreign
+            from .transport import Client
+
+            if not isinstance(client, Client):
+                client = Foreign(client)
+        self._client: Client | None = client
         self._owned = client is None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def client(self) -> httpx2.AsyncClient:
+    def client(self) -> Client:
         """The client for the running loop, made on first use (and again after `aclose`)."""
         if not self._owned:
             assert self._client is not None

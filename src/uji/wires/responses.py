@@ -38,9 +38,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
-from typing import Any
-
-import httpx2
+from typing import TYPE_CHECKING, Any
 
 from uji.record import Struct
 
@@ -70,6 +68,9 @@ from .common import (
 )
 from .http import Http
 from .openai_chat import build_headers, host_of
+
+if TYPE_CHECKING:
+    from .transport import Client
 
 MIN_OUTPUT = 16  # the API's smallest `max_output_tokens`
 # Reasoning counts against `max_output_tokens`: a reasoning model gets room to think
@@ -506,7 +507,7 @@ class ResponsesWire(SSEWire):
 
     name = "responses"
 
-    def __init__(self, http: Http | httpx2.AsyncClient, *, idle: float = STALL_SECONDS) -> None:
+    def __init__(self, http: Http | Client, *, idle: float = STALL_SECONDS) -> None:
         super().__init__(http, idle=idle)
         self.no_summary: set[tuple[str, str]] = set()  # (base_url, model)
 

@@ -14,9 +14,9 @@ What it owns, so no wire repeats it:
   is not `text/event-stream` is a `provider` failure quoting the start of the body.
 - Yields the JSON objects of `data:` events; `[DONE]` ends the stream. Comment lines,
   `event:`-only events and data that is not a JSON object are skipped (a torture test
-  feeds garbage between events). The events are cut out of httpx2's response bytes here
+  feeds garbage between events). The events are cut out of the response's bytes here
   (`EventSplitter`), all those of one read at once, and their JSON read by the C scanner
-  directly: httpx2's own `EventSource` builds an object per line and per event, which
+  directly: an `EventSource` object per line and per event (as httpx-sse builds)
   was the largest cost per delta of a streamed answer (bench/wires.py).
 - A dropped connection becomes a retryable `http` failure without a status.
 - The stall watchdog: one `asyncio.timeout()` around the whole call, its deadline moved
@@ -39,11 +39,12 @@ import codecs
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from typing import Any
-
-import httpx2
+from typing import TYPE_CHECKING, Any
 
 from .base import Failure
+
+if TYPE_CHECKING:
+    from .transport import Client, Response, TransportError
 
 BODY_CLIP = 2000  # characters of an error body we keep (reference internals §1)
 QUOTE_CLIP = 500  # characters of an unexpected 2xx body quoted in the failure
@@ -54,10 +55,14 @@ JSON_SPACE = " \t\n\r"  # the whitespace JSON allows around a value
 DRAIN_SECONDS = 0.5
 
 
+class EventStreamError(Exception):
+    """The event stream cannot be read (an event past the size limit)."""
+
+
 class SSEStream:
     """An open event stream. Iterate `batches()` once; call `progress()` on real progress."""
 
-    def __init__(self, response: httpx2.Response, timeout: asyncio.Timeout, idle: float) -> None:
+    def __init__(self, response: Response, timeout: asyncio.Timeout, idle: float) -> None:
         self._response = response
         self._timeout = timeout
         self._idle = idle
@@ -67,7 +72,7 @@ class SSEStream:
         timeout.reschedule(self._clock() + idle)  # the status came: `idle` for the first event
 
     @property
-    def response(self) -> httpx2.Response:
+    def response(self) -> Response:
         return self._response
 
     def progress(self) -> None:
@@ -176,7 +181,7 @@ class EventSplitter:
         """The event being received is now `size` characters: past the limit, the stream fails."""
         self._size = size
         if size > self._limit:
-            raise httpx2.SSEError(f"an event exceeded the {self._limit} character limit")
+            raise EventStreamError(f"an event exceeded the {self._limit} character limit")
 
 
 def _block_data(block: str, out: list[str]) -> None:
@@ -230,6 +235,8 @@ def _loads(data: str) -> dict[str, Any] | None:
 
 
 async def _drain(chunks: AsyncIterator[Any]) -> None:
+    from .transport import HTTPError
+
     """Read to the end of the body after [DONE], briefly: a response read to its end
     returns its connection to the pool, so the next call of the turn skips a new TCP
     and TLS handshake. A server that keeps the stream open only costs DRAIN_SECONDS."""
@@ -237,13 +244,13 @@ async def _drain(chunks: AsyncIterator[Any]) -> None:
         async with asyncio.timeout(DRAIN_SECONDS):
             async for _ in chunks:
                 pass
-    except (TimeoutError, httpx2.HTTPError):
+    except (TimeoutError, HTTPError):
         pass
 
 
 @asynccontextmanager
 async def open_sse(
-    client: httpx2.AsyncClient,
+    client: Client,
     url: str,
     *,
     headers: dict[str, str],
@@ -251,6 +258,8 @@ async def open_sse(
     idle: float,
 ) -> AsyncIterator[SSEStream]:
     """POST `body` and give an `SSEStream`; every failure leaves as a `Failure`."""
+    from .transport import HTTPError, TransportError
+
     # A lone surrogate (a model can send one as `\udc80` in its arguments) cannot be UTF-8;
     # written back as the same JSON escape, the request stays valid.
     payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
@@ -274,15 +283,15 @@ async def open_sse(
         if not timeout.expired():
             raise
         raise Failure("http", f"stream stalled: no data for {idle:g}s") from None
-    except httpx2.SSEError as e:  # before TransportError: SSEError is one
+    except EventStreamError as e:
         raise Failure("provider", f"bad event stream: {e}") from None
-    except httpx2.TransportError as e:
+    except TransportError as e:
         raise Failure("http", _transport_message(e)) from None
-    except httpx2.HTTPError as e:  # decoding errors and the like: not worth a retry
+    except HTTPError as e:  # a bad URL and the like: not worth a retry
         raise Failure("provider", f"bad response: {e}") from None
 
 
-async def _check_response(response: httpx2.Response) -> None:
+async def _check_response(response: Response) -> None:
     status = response.status_code
     if status in (401, 403):
         message = f"authentication rejected ({status}) - check the api key for this provider"
@@ -295,14 +304,14 @@ async def _check_response(response: httpx2.Response) -> None:
             status=status,
             retry_after=retry_after(response.headers.get("retry-after")),
         )
-    content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    content_type = (response.headers.get("content-type") or "").partition(";")[0].strip().lower()
     if content_type != "text/event-stream":
         text = await read_clipped(response, QUOTE_CLIP)
         got = content_type or "no content type"
         raise Failure("provider", f"expected an event stream, got {got}: {text}")
 
 
-async def read_clipped(response: httpx2.Response, limit: int) -> str:
+async def read_clipped(response: Response, limit: int) -> str:
     """The start of the body, without reading more of a huge error page than needed."""
     parts: list[str] = []
     size = 0
@@ -322,10 +331,12 @@ def retry_after(value: str | None) -> float | None:
     return float(value) if value.isdigit() else None
 
 
-def _transport_message(error: httpx2.TransportError) -> str:
+def _transport_message(error: TransportError) -> str:
+    from .transport import ConnectError, ConnectTimeout
+
     detail = str(error) or type(error).__name__
-    if isinstance(error, httpx2.TimeoutException):
+    if isinstance(error, ConnectTimeout):
         return f"connection timed out: {detail}"
-    if isinstance(error, httpx2.ConnectError):
+    if isinstance(error, ConnectError):
         return f"could not connect: {detail}"
     return f"connection dropped mid-stream: {detail}"

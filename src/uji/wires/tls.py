@@ -1,13 +1,13 @@
 """The wires' TLS context, with the CA store loaded on the first TLS handshake.
 
-httpx2 loads the system CA bundle when a client is created, even if the only URL ever
-used is `http://127.0.0.1` (a local model): tens of milliseconds of every `uji run`.
-`trust_context()` returns a context that verifies exactly as httpx2's default does
-(certificate and host name required) but reads the CA bundle in its first `wrap_bio` /
-`wrap_socket`, which is where every TLS connection starts.
+Loading the system CA bundle takes tens of milliseconds, and a run against a local
+`http://127.0.0.1` model never needs it. `trust_context()` returns a context that
+verifies as a browser does (certificate and host name required) but reads the CA bundle
+in its first `wrap_bio` / `wrap_socket`, which is where every TLS connection starts
+(asyncio's TLS goes through `wrap_bio`).
 
-Where the trust store is not OpenSSL's files (Windows and macOS use `truststore`), the
-library's default is used as is.
+Where the trust store is not OpenSSL's files (Windows and macOS), the system's own
+store is asked through `truststore`.
 """
 
 from __future__ import annotations
@@ -58,15 +58,23 @@ class LazyTrustContext(ssl.SSLContext):
         return super().wrap_socket(*args, **kwargs)
 
 
+# Where the distributions keep their CA bundle, for an OpenSSL built with other defaults.
+CA_FILE_CANDIDATES = (
+    "/etc/ssl/cert.pem",
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+    "/etc/pki/tls/cert.pem",
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/ssl/ca-bundle.pem",
+)
+
+
 def ca_locations() -> tuple[str | None, str | None]:
-    """(cafile, capath) as httpcore2's default context picks them on Linux: SSL_CERT_FILE
-    or SSL_CERT_DIR, else OpenSSL's compiled-in paths, else a well-known bundle file."""
+    """(cafile, capath) on Linux: SSL_CERT_FILE or SSL_CERT_DIR, else OpenSSL's
+    compiled-in paths, else a well-known bundle file."""
     if cafile := os.environ.get("SSL_CERT_FILE"):
         return cafile, None
     if capath := os.environ.get("SSL_CERT_DIR"):
         return None, capath
-    from httpcore2._ssl import CA_FILE_CANDIDATES
-
     paths = ssl.get_default_verify_paths()
     file = paths.openssl_cafile if os.path.isfile(paths.openssl_cafile) else None
     folder = paths.openssl_capath if os.path.isdir(paths.openssl_capath) else None
@@ -83,9 +91,13 @@ def _has_hashed_certs(folder: str) -> bool:
     return any(re.fullmatch(r"[0-9a-fA-F]{8}\.\d", f) for f in os.listdir(folder))
 
 
-def trust_context() -> ssl.SSLContext | bool:
-    """What the wires pass as httpx2's `verify`: a lazy context on OpenSSL-file platforms,
-    `True` (the library's own default) elsewhere."""
+def trust_context() -> ssl.SSLContext:
+    """The context https connections verify with: a lazy one on OpenSSL-file platforms,
+    the system's trust store elsewhere."""
     if sys.platform in ("win32", "darwin"):
-        return True
+        try:
+            import truststore
+        except ImportError:
+            return ssl.create_default_context()
+        return truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     return LazyTrustContext()

@@ -6,7 +6,8 @@ With `on_line`, each line of the body goes to the callback as it arrives and the
 watchdog restarts on every line it does not answer `false` to; the body is still
 returned whole at the end. Redirects are followed.
 
-httpx2 is imported on the first request: most runs make none, and start-up stays fast.
+The transport (uji.wires.transport, h11) is imported on the first request: most runs
+make none, and start-up stays fast.
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ from uji.lua.runtime import ApiError, LuaError, Pending
 from uji.record import Record
 
 if TYPE_CHECKING:
-    import httpx2
-
     from uji.lua.host import LuaHost
     from uji.wires.http import Http
+    from uji.wires.transport import Client, HTTPError, Response
 
 DEFAULT_TIMEOUT = 30.0  # seconds for a whole request that is not streamed
 DEFAULT_IDLE = 120.0  # seconds without progress before a stream counts as stalled
@@ -100,21 +100,22 @@ def _build(
 
 
 def _check_url(url: str) -> None:
-    import httpx2
+    from urllib.parse import urlsplit
 
     try:
-        parsed = httpx2.URL(url)
-    except (httpx2.InvalidURL, TypeError, ValueError) as e:
+        parsed = urlsplit(url)
+        parsed.port  # noqa: B018 (a bad port raises here)
+    except (TypeError, ValueError) as e:
         raise ApiError(f"uji.http.request: bad url {url!r}: {e}")
     if parsed.scheme not in ("http", "https"):
         raise ApiError(f"uji.http.request: bad url {url!r}: the scheme must be http or https")
-    if not parsed.host:
+    if not parsed.hostname:
         raise ApiError(f"uji.http.request: bad url {url!r}: it names no host")
 
 
 async def perform(host: LuaHost, http: Http, request: Request) -> Any:
     """Send the request and return the Lua response table; failures raise HttpError."""
-    import httpx2
+    from uji.wires.transport import HTTPError
 
     client = http.client()  # made first: building it (TLS setup) is not the request's time
     watch = _Watch(request)
@@ -125,7 +126,7 @@ async def perform(host: LuaHost, http: Http, request: Request) -> Any:
         if not watch.timer.expired():
             raise
         raise HttpError(watch.expiry_text()) from None
-    except httpx2.HTTPError as e:
+    except HTTPError as e:
         raise HttpError(_failure_text(e)) from None
     return host.lua.convert.to_lua({"status": status, "headers": headers, "body": body})
 
@@ -157,7 +158,7 @@ class _Watch:
 
 
 async def _exchange(
-    host: LuaHost, client: httpx2.AsyncClient, request: Request, watch: _Watch
+    host: LuaHost, client: Client, request: Request, watch: _Watch
 ) -> tuple[int, dict[str, str], bytes]:
     async with client.stream(
         request.method,
@@ -173,7 +174,7 @@ async def _exchange(
         return response.status_code, _headers(response), body
 
 
-async def _stream_lines(host: LuaHost, response: httpx2.Response, on_line: Any, watch: _Watch) -> bytes:
+async def _stream_lines(host: LuaHost, response: Response, on_line: Any, watch: _Watch) -> bytes:
     """Hand each line to `on_line` as it arrives; the whole body comes back at the end."""
     body = bytearray()
     pending = bytearray()
@@ -201,7 +202,7 @@ async def _line(host: LuaHost, on_line: Any, line: bytes, watch: _Watch) -> None
         watch.progress()
 
 
-def _headers(response: httpx2.Response) -> dict[str, str]:
+def _headers(response: Response) -> dict[str, str]:
     """Lower-case names; a repeated header's values joined with ", "."""
     out: dict[str, str] = {}
     for name, value in response.headers.multi_items():
@@ -210,16 +211,14 @@ def _headers(response: httpx2.Response) -> dict[str, str]:
     return out
 
 
-def _failure_text(error: httpx2.HTTPError) -> str:
-    import httpx2
+def _failure_text(error: HTTPError) -> str:
+    from uji.wires.transport import ConnectError, TooManyRedirects, TransportError
 
     detail = str(error) or type(error).__name__
-    if isinstance(error, httpx2.TooManyRedirects):
+    if isinstance(error, TooManyRedirects):
         return f"too many redirects: {detail}"
-    if isinstance(error, (httpx2.ConnectError, httpx2.ConnectTimeout)):
+    if isinstance(error, ConnectError):
         return f"could not connect: {detail}"
-    if isinstance(error, httpx2.TimeoutException):
-        return f"timed out: {detail}"
-    if isinstance(error, httpx2.TransportError):
+    if isinstance(error, TransportError):
         return f"connection failed: {detail}"
     return f"bad response: {detail}"
