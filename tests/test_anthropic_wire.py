@@ -174,9 +174,9 @@ def test_max_tokens_floor() -> None:
         (BUDGET_MODEL, True, "short", {"type": "ephemeral"}),
         (BUDGET_MODEL, True, "long", {"type": "ephemeral", "ttl": "1h"}),
         (BUDGET_MODEL, True, "off", None),
-        (BUDGET_MODEL, False, "short", None),  # the catalog says the model does not cache
+        (BUDGET_MODEL, False, "short", None),  # the model says `cache = false`
         ("claude-new-thing", None, "short", {"type": "ephemeral"}),  # unlisted Claude: yes
-        ("proxy-model", None, "short", None),  # unlisted and not a Claude: no
+        ("proxy-model", None, "short", {"type": "ephemeral"}),  # any model of the wire: yes
     ],
 )
 def test_cache_breakpoints(

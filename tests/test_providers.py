@@ -167,8 +167,8 @@ async def test_uji_provider_list_and_remove(app: App) -> None:
     )
     assert row["auth_env"] == ["MINE_KEY"]
     assert row["models"] == [
-        {"id": "a", "reasoning": False, "cache": False},
-        {"id": "b", "reasoning": True, "cache": False, "efforts": ["low"]},
+        {"id": "a", "reasoning": False},
+        {"id": "b", "reasoning": True, "efforts": ["low"]},
     ]
     assert (got["removed"], got["again"], got["left"]) == (True, False, False)
 

@@ -576,7 +576,11 @@ SHAPES: list[Shape] = [
             ("context?", "integer", "the context window in tokens"),
             ("output?", "integer", "the output limit in tokens"),
             ("reasoning?", "boolean"),
-            ("cache?", "boolean", "takes prompt caching"),
+            (
+                "cache?",
+                "boolean",
+                "false: send no prompt-cache breakpoints (Anthropic wire; every model gets them otherwise)",
+            ),
             ("images?", "boolean"),
             ("efforts?", "uji.Effort[]"),
             ("wire?", "string", "another wire for this model"),

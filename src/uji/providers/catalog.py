@@ -104,7 +104,7 @@ class Model(Struct):
     context: int | None = None
     output: int | None = None
     reasoning: bool = False
-    cache: bool = False
+    cache: bool | None = None  # prompt-cache breakpoints (Anthropic): None lets the wire decide
     images: bool | None = None
     efforts: list[str] | None = None
     name: str | None = None
@@ -236,6 +236,8 @@ def _model(spec: Any, where: str) -> Model:
     for key in ("context", "output"):
         if spec.get(key) is not None and not isinstance(spec[key], int):
             raise CatalogError(f"{where}: model {key} must be a whole number of tokens")
+    if spec.get("cache") is not None and not isinstance(spec["cache"], bool):
+        raise CatalogError(f"{where}: model cache must be true or false")
     if spec.get("name") is not None and not isinstance(spec["name"], str):
         raise CatalogError(f"{where}: model name must be a string")
     if spec.get("wire") is not None and (not isinstance(spec["wire"], str) or not spec["wire"]):
@@ -247,7 +249,7 @@ def _model(spec: Any, where: str) -> Model:
         context=spec.get("context"),
         output=spec.get("output"),
         reasoning=bool(spec.get("reasoning", False)),
-        cache=bool(spec.get("cache", False)),
+        cache=spec.get("cache"),
         images=spec.get("images"),
         efforts=list(efforts) if efforts is not None else None,
         name=spec.get("name"),

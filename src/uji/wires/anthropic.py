@@ -106,14 +106,11 @@ def claude_version(model: str) -> tuple[int, int] | None:
 
 
 def caches(request: WireRequest) -> bool:
-    """Whether to place cache breakpoints. An unlisted model counts as cacheable when it
-    is a Claude: every current Claude model takes them, and a wrong guess elsewhere
-    would be a 400."""
-    if request.cache == "off":
-        return False
-    if request.model_cache is not None:
-        return request.model_cache
-    return "claude" in request.model
+    """Whether to place cache breakpoints: for every model of the wire (built-in,
+    declared in init.lua, or unlisted), unless caching is off or the model says
+    `cache = false` (a server that refuses `cache_control`). Without them every request
+    pays the full input price for the whole conversation again."""
+    return request.cache != "off" and request.model_cache is not False
 
 
 def build_body(request: WireRequest) -> dict[str, Any]:

@@ -267,7 +267,7 @@
 ---@field context? integer the context window in tokens
 ---@field output? integer the output limit in tokens
 ---@field reasoning? boolean
----@field cache? boolean takes prompt caching
+---@field cache? boolean false: send no prompt-cache breakpoints (Anthropic wire; every model gets them otherwise)
 ---@field images? boolean
 ---@field efforts? uji.Effort[]
 ---@field wire? string another wire for this model
