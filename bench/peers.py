@@ -385,6 +385,12 @@ def main() -> None:
     p.add_argument("-n", type=int, default=7, help="rounds (default 7); the median of each is shown")
     p.add_argument("--only", choices=SCENARIOS, action="append", help="only this scenario (repeatable)")
     p.add_argument(
+        "--peer",
+        choices=["Codex", "Claude Code", "pi"],
+        action="append",
+        help="only this peer beside uji (repeatable; default all)",
+    )
+    p.add_argument(
         "--check-codex-switches",
         action="store_true",
         help="alternate native Codex's turn with and without its opt-out switches instead",
@@ -395,7 +401,7 @@ def main() -> None:
         check_codex_switches(opts.n)
         return
     with tempfile.TemporaryDirectory(prefix="uji-peers-") as tmp:
-        agents = make_agents(Path(tmp))
+        agents = [a for a in make_agents(Path(tmp)) if a.name == "uji" or a.name in (opts.peer or [a.name])]
         bare = Bare(
             "python -c pass", None, None, _none, [sys.executable, "-c", "pass"], dict(os.environ), Path(tmp)
         )
