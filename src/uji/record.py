@@ -13,15 +13,45 @@ checkers treat both as dataclasses (PEP 681).
 What they do not do: `dataclasses.fields`/`replace`/`asdict` (use `record_fields`,
 `record_types` and `replace` here), `__post_init__`, other `field()` options, or
 `ClassVar` fields declared through a string alias.
+
+`field` here takes `default`, `default_factory` and `repr` as `dataclasses.field` does,
+without importing `dataclasses` (with `inspect` and `ast` behind it, a tenth of an
+interpreter's start-up); a `dataclasses.field(...)` is read too.
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING, Field, FrozenInstanceError, field
-from typing import Any, ClassVar, TypeVar, dataclass_transform
+import sys
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar, dataclass_transform, overload
 
 _NO_DEFAULT = object()
 _T = TypeVar("_T", bound="_Fields")
+_V = TypeVar("_V")
+
+
+class _Spec:
+    """What `field(...)` declared."""
+
+    __slots__ = ("default", "factory", "repr")
+
+    def __init__(self, default: Any, factory: Any, repr: bool) -> None:
+        self.default = default
+        self.factory = factory
+        self.repr = repr
+
+
+@overload
+def field(*, default_factory: Callable[[], _V], repr: bool = True) -> _V: ...
+@overload
+def field(*, default: _V, repr: bool = True) -> _V: ...
+@overload
+def field(*, repr: bool = True) -> Any: ...
+def field(*, default: Any = _NO_DEFAULT, default_factory: Any = None, repr: bool = True) -> Any:
+    """A field's declaration, as `dataclasses.field` with only these options."""
+    if default is not _NO_DEFAULT and default_factory is not None:
+        raise ValueError("field(): default and default_factory both given")
+    return _Spec(default, default_factory, repr)
 
 
 class _Factory:
@@ -56,7 +86,7 @@ class _Fields:
                 fields.append(name)
             types[name] = annotation
             default = cls.__dict__.get(name, _NO_DEFAULT)
-            if isinstance(default, Field):
+            if isinstance(default, _Spec) or _is_dataclass_field(default):
                 default = _from_field(cls, name, default, hidden)
             if default is not _NO_DEFAULT:
                 defaults[name] = default
@@ -107,17 +137,31 @@ class _Fields:
         return f"{type(self).__qualname__}({inner})"
 
 
-def _from_field(cls: type, name: str, spec: Field[Any], hidden: set[str]) -> Any:
-    """A `dataclasses.field(...)` declaration read: its default (a `_Factory` for a
-    default_factory); the class attribute it was goes, as a dataclass does."""
-    if not spec.init or not spec.compare or spec.kw_only is True or spec.metadata:
-        raise TypeError(f"{cls.__name__}.{name}: field() takes only default, default_factory and repr here")
+def _is_dataclass_field(value: Any) -> bool:
+    """A `dataclasses.field(...)`: only possible when something imported dataclasses."""
+    dataclasses = sys.modules.get("dataclasses")
+    return dataclasses is not None and isinstance(value, dataclasses.Field)
+
+
+def _from_field(cls: type, name: str, spec: Any, hidden: set[str]) -> Any:
+    """A `field(...)` declaration read: its default (a `_Factory` for a default_factory);
+    the class attribute it was goes, as a dataclass does."""
+    if not isinstance(spec, _Spec):
+        from dataclasses import MISSING
+
+        if not spec.init or not spec.compare or spec.kw_only is True or spec.metadata:
+            raise TypeError(
+                f"{cls.__name__}.{name}: field() takes only default, default_factory and repr here"
+            )
+        default = _NO_DEFAULT if spec.default is MISSING else spec.default
+        factory = None if spec.default_factory is MISSING else spec.default_factory
+        spec = _Spec(default, factory, spec.repr)
     if not spec.repr:
         hidden.add(name)
-    if spec.default_factory is not MISSING:
+    if spec.factory is not None:
         delattr(cls, name)
-        return _Factory(spec.default_factory)
-    if spec.default is not MISSING:
+        return _Factory(spec.factory)
+    if spec.default is not _NO_DEFAULT:
         setattr(cls, name, spec.default)
         return spec.default
     delattr(cls, name)
@@ -131,9 +175,13 @@ class Record(_Fields):
     __slots__ = ()
 
     def __setattr__(self, name: str, value: Any) -> None:
+        from dataclasses import FrozenInstanceError  # the error dataclasses raise; imported when raised
+
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __hash__(self) -> int:

@@ -7,10 +7,9 @@ Every decision says what made it (`by`, and the rule with its file and line), so
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, cast
 
-from uji.record import Struct
+from uji.record import Struct, field
 from uji.tools.verdict import Verdict
 
 if TYPE_CHECKING:

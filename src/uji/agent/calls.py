@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -107,6 +106,8 @@ def describe_failure(f: Failure) -> str:
 def backoff(attempt: int, retry_after: float | None) -> float:
     if retry_after is not None:
         return min(max(retry_after, 0.0), RETRY_AFTER_CAP)
+    import random  # only a retry needs it: not loaded on every run
+
     return float(min(2.0 * 2**attempt, 30.0) * random.uniform(0.75, 1.25))
 
 

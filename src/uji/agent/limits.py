@@ -16,10 +16,9 @@ that budget, for this turn, by its configured amount again.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import Any, Literal
 
-from uji.record import Record, Struct
+from uji.record import Record, Struct, field
 
 LimitName = Literal["max_steps", "max_cost", "max_tokens", "max_minutes"]
 LIMITS: tuple[LimitName, ...] = ("max_steps", "max_cost", "max_tokens", "max_minutes")

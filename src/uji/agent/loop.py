@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from uji.agent import compaction, titles
@@ -38,7 +37,7 @@ from uji.events.stream import (
     TurnFinished,
     discard,
 )
-from uji.record import Struct
+from uji.record import Struct, field
 from uji.wires.base import STALL_SECONDS, Answer, Failure, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:

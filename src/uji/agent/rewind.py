@@ -4,10 +4,9 @@ checkpoints `uji.agent.checkpointing` takes), its conversation, or both."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from uji.record import Struct
+from uji.record import Struct, field
 from uji.store.checkpoints import ChangedFile, CheckpointError, Plan
 
 if TYPE_CHECKING:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 from uji.agent.limits import Limits
-from uji.record import Record
+from uji.record import Record, field
 
 if TYPE_CHECKING:
     from uji.agent.checkpointing import TurnCheckpoints

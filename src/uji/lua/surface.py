@@ -13,9 +13,7 @@ Add a function here when you add one to `runtime/uji/api/*.lua`, then run
 
 from __future__ import annotations
 
-from dataclasses import field
-
-from uji.record import Record
+from uji.record import Record, field
 
 
 class Param(Record):

@@ -10,12 +10,11 @@ Not on the start-up path: only that command and the tests import this module.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 
 from uji.lua import surface
 from uji.lua.surface import Function, Namespace, Param, Shape, Value
-from uji.record import Struct
+from uji.record import Struct, field
 
 META_DIR = Path(__file__).resolve().parent / "meta"  # shipped in the package: `uji lua-types`
 GENERATED = (

@@ -16,10 +16,9 @@ import os
 import re
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from uji.record import Struct
+from uji.record import Struct, field
 from uji.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:

@@ -13,11 +13,10 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from uji.providers.efforts import DEFAULT_EFFORTS, EFFORTS
-from uji.record import Record, Struct, record_fields
+from uji.record import Record, Struct, field, record_fields
 
 if TYPE_CHECKING:
     from uji.wires.base import Usage

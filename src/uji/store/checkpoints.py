@@ -56,11 +56,10 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import field
 from typing import Any
 
 from uji.paths import nearest
-from uji.record import Struct
+from uji.record import Struct, field
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are not checkpointed
 MAX_AGE_DAYS = 7  # checkpoints older than this are pruned

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from uji.record import Struct
+from uji.record import Struct, field
 
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox

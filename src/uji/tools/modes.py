@@ -19,10 +19,9 @@ Built in, in the order Shift+Tab goes through them:
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from uji.record import Struct
+from uji.record import Struct, field
 from uji.tools.policy import STRICTNESS, Policy
 from uji.tools.verdict import Verdict
 

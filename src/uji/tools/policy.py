@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import field
 from typing import Any
 
-from uji.record import Struct
+from uji.record import Struct, field
 from uji.tools.verdict import Verdict as Verdict  # re-exported: callers import it from here
 
 DECISIONS = ("allow", "ask", "deny")

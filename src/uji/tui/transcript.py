@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
@@ -25,7 +24,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from uji.record import Struct
+from uji.record import Struct, field
 from uji.tui import render
 from uji.tui.focus import KeyRouter
 

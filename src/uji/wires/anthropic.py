@@ -23,11 +23,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
 from typing import Any
 
 from uji.providers.efforts import BUDGETS
-from uji.record import Struct
+from uji.record import Struct, field
 
 from .base import (
     Answer,

@@ -8,10 +8,9 @@ The agent loop owns retries and the stall watchdog; a wire only reports.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
-from uji.record import Struct
+from uji.record import Struct, field
 
 FailureKind = Literal["http", "auth", "provider"]
 Cache = Literal["off", "short", "long"]  # prompt caching: none, 5 minutes, 1 hour

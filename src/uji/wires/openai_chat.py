@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
 from typing import Any
 from urllib.parse import urlsplit
 
-from uji.record import Record, Struct, record_types, replace
+from uji.record import Record, Struct, field, record_types, replace
 
 from .base import (
     STALL_SECONDS,

@@ -37,10 +37,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from uji.record import Struct
+from uji.record import Struct, field
 
 from .base import (
     STALL_SECONDS,
