@@ -406,7 +406,7 @@ def main() -> None:
             "python -c pass", None, None, _none, [sys.executable, "-c", "pass"], dict(os.environ), Path(tmp)
         )
         try:
-            for name in sorted({"Codex", "Claude Code", "pi"} - {a.name for a in agents}):
+            for name in sorted(set(opts.peer or ["Codex", "Claude Code", "pi"]) - {a.name for a in agents}):
                 print(f"{name}: not installed in {CACHE} (see the npm output above); left out")
             for a in agents:
                 print(f"{a.name:12} {version_of(a.cmd, a.env):40} {' '.join(a.cmd)}")

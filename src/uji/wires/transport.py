@@ -401,6 +401,10 @@ class Client:
     async def _send(
         self, method: str, url: URL, headers: list[tuple[str, str]], body: bytes | None
     ) -> Response:
+        # A cancellation point before anything leaves: an interrupt scheduled just before
+        # (a reader that went away, Ctrl+C between steps) stops the request unsent, as it
+        # would if opening a connection had to wait.
+        await asyncio.sleep(0)
         proxy = self._proxy(url)
         key = (url.origin, proxy.url if proxy else None)
         request = self._request(method, url, headers, body, proxy)
