@@ -71,6 +71,32 @@ def first_frame(runs: int = 7, cpu: list[float] | None = None) -> list[float]:
     return samples
 
 
+def codex_first_frame(runs: int = 7, cpu: list[float] | None = None) -> list[float]:
+    """The same for native Codex's TUI (from bench/peers.py's npm install, with its
+    opt-out switches and the fake provider), until its composer shows; [] without it."""
+    from bench.peers import CACHE, CODEX_SWITCHES, codex_binary
+
+    codex = codex_binary()
+    if codex is None:
+        return []
+    samples = []
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
+        home = CACHE / "home-codex-tui"  # not under /tmp: codex refuses helper links there
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.toml").write_text(
+            'model = "gpt-5-fake"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "{fake.base_url}"\nwire_api = "responses"\nenv_key = "FAKE_API_KEY"\n'
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CODEX_", "OPENAI_"))}
+        env.update(HOME=tmp, CODEX_HOME=str(home), FAKE_API_KEY="fake", TERM="xterm-256color")
+        for _ in range(runs):
+            wall, used = _spawn_until_painted(env, tmp, [codex, *CODEX_SWITCHES], b"Ask Codex")
+            samples.append(wall)
+            if cpu is not None:
+                cpu.append(used)
+    return samples
+
+
 def _cpu_seconds(pid: int) -> float:
     """The CPU time process `pid` has used so far, over all its threads: from each
     thread's schedstat (nanoseconds), else from /proc/PID/stat (user + system, in clock
@@ -89,12 +115,17 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _spawn_until_painted(env: dict[str, str], cwd: str) -> tuple[float, float]:
+def _spawn_until_painted(
+    env: dict[str, str], cwd: str, argv: list[str] | None = None, marker: bytes = MARKER
+) -> tuple[float, float]:
+    """Spawn `argv` (uji by default) in a pty until `marker` shows: (seconds, CPU seconds
+    by then). A cursor-position query is answered as a terminal would (Codex waits on it)."""
+    argv = argv or [sys.executable, "-m", "uji"]
     started = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:  # the child: the real command, in a terminal of its own
         os.chdir(cwd)
-        os.execve(sys.executable, [sys.executable, "-m", "uji"], env)
+        os.execve(argv[0], argv, env)
     seen = b""
     painted = None
     cpu = float("nan")
@@ -104,10 +135,13 @@ def _spawn_until_painted(env: dict[str, str], cwd: str) -> tuple[float, float]:
             ready, _, _ = select.select([fd], [], [], 0.5)
             if ready:
                 try:
-                    seen += os.read(fd, 65536)
+                    got = os.read(fd, 65536)
                 except OSError:
                     break
-                if MARKER in seen:
+                seen += got
+                for _ in range(got.count(b"\x1b[6n")):
+                    os.write(fd, b"\x1b[1;1R")
+                if marker in seen:
                     painted = time.perf_counter() - started
                     cpu = _cpu_seconds(pid)
         os.write(fd, b"\x03")  # Ctrl+C quits
@@ -313,6 +347,16 @@ def main() -> None:
         f", CPU time by then: median {ms(statistics.median(cpu))}"
     )
     print(f"  all: {', '.join(ms(x) for x in frames)}")
+    codex_cpu: list[float] = []
+    if codex := codex_first_frame(cpu=codex_cpu):
+        print(
+            f"native Codex's TUI, the same way: median {ms(statistics.median(codex))}"
+            f", CPU time by then: median {ms(statistics.median(codex_cpu))}"
+        )
+    else:
+        print("native Codex's TUI: not installed (bench/peers.py installs it)")
+    if "--first-frame" in sys.argv:
+        return
     empty = asyncio.run(key_latency(messages=0))
     print(f"key press to screen, empty session: {summary(empty)}")
     full = asyncio.run(key_latency(messages=500))
