@@ -19,6 +19,9 @@ commands:
   run PROMPT...       run one prompt headless and print the answer (PROMPT - or none: stdin)
   resume [--id ID]    reopen the latest session of this directory, or session ID
   list [--json]       list the sessions of this directory
+  export [--id ID] [--format md|json|html|atif] [-o FILE]
+                      write the latest session of this directory (or ID) to stdout or FILE
+  acp                 serve the Agent Client Protocol on stdio (for editors: Zed, JetBrains, ...)
   delete ID           delete a session and its child sessions
   lua-types           print the directory of the LuaLS definitions of `uji.*` (docs/lua-api.md)
 
@@ -48,9 +51,12 @@ RUN_EXAMPLES = """examples:
   uji run --json --tools read_file,grep "where is main defined?"
   uji run --on-ask deny "clean up the build"  # calls that would ask are refused
   uji run --image shot.png "why is this button cut off?"
+  uji run --json --input-format stream-json < messages.jsonl   # a turn per line, one session
 
 With no PROMPT (stdin not a terminal) or PROMPT `-`, stdin is the prompt. With a PROMPT
-and stdin a pipe or file, stdin is appended to it. Calls that would ask for approval are
+and stdin a pipe or file, stdin is appended to it. With --input-format stream-json, each
+stdin line is a user message ({"type":"user","message":{"role":"user","content":...}},
+content a string or text and image parts) run as its own turn of one session. Calls that would ask for approval are
 allowed, as nobody is there to answer; --on-ask deny refuses them.
 
 --max-steps and --max-cost override uji.session.configure. At a budget the run stops with
@@ -60,6 +66,7 @@ exit codes: 0 answered, 1 the turn failed, 2 bad usage, 3 a budget stopped the t
 130 interrupted, 141 stdout's reader went away
 """
 
+INPUT_FORMATS = ("text", "stream-json")
 EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 GLOBAL_OPTIONS = ("--config-dir", "--data-dir", "--db")
 GC_YOUNG = 20_000  # see main()
@@ -128,6 +135,12 @@ def _parser() -> Any:
         "prompt", nargs="*", help="the prompt (its words are joined with spaces; `-` or none: stdin)"
     )
     run.add_argument("--json", action="store_true", help="print JSON events, one per line")
+    run.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        default="text",
+        help="stream-json: user messages on stdin, one JSON object a line, a turn each (Claude Code's format)",
+    )
     run.add_argument("-m", "--model", help="PROVIDER/MODEL for this run")
     run.add_argument("--effort", choices=EFFORTS, help="reasoning effort for this run")
     run.add_argument("--tools", help="offer only these tools (comma-separated)")
@@ -184,6 +197,11 @@ def _parser() -> Any:
     listing.add_argument("--json", action="store_true", help="one JSON object per session and line")
     delete = command("delete", "delete a session")
     delete.add_argument("id")
+    export = command("export", "write a session as Markdown, JSON lines, HTML or an ATIF trajectory")
+    export.add_argument("--id", help="the session (default: the latest of this directory)")
+    export.add_argument("--format", choices=("md", "json", "html", "atif"), default="md")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    command("acp", "serve the Agent Client Protocol on stdin/stdout, for editors")
     command("lua-types", "print the directory of the LuaLS definitions of uji.* (for .luarc.json)")
     return p
 
@@ -197,6 +215,7 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "-m": ("model", "value"),
     "--model": ("model", "value"),
     "--effort": ("effort", EFFORTS),
+    "--input-format": ("input_format", INPUT_FORMATS),
     "--tools": ("tools", "value"),
     "--append-prompt": ("append_prompt", "value"),
     "--title": ("title", "value"),
@@ -220,6 +239,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "json": False,
     "model": None,
     "effort": None,
+    "input_format": "text",
     "tools": None,
     "append_prompt": None,
     "title": None,
@@ -363,6 +383,16 @@ def main(argv: list[str] | None = None) -> int:
         if argv is None:  # the real command line; a caller in this process keeps its interpreter
             fast_exit(code)
         return code
+    if command == "export":
+        from uji.export.command import export_command
+
+        return export_command(paths, opts.id, opts.format, opts.output)
+    if command == "acp":
+        import asyncio
+
+        from uji.acp.server import serve
+
+        return asyncio.run(serve(paths))
     if command in ("list", "delete"):
         from uji.sessions_cli import delete, listing
 

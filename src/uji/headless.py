@@ -253,8 +253,13 @@ def _stop_on_closed_output(app: App) -> Callable[[], None]:
 
 async def run(paths: Paths, opts: Any) -> int:
     printer: Printer = JsonPrinter() if opts.json else Printer()
+    stream = getattr(opts, "input_format", "text") == "stream-json"
+    if stream and (opts.prompt or opts.image):
+        return _usage_error(
+            "--input-format stream-json reads the messages from stdin: give no PROMPT or --image"
+        )
     try:
-        prompt = prompt_from(opts.prompt, notice=printer.notice)
+        prompt = "" if stream else prompt_from(opts.prompt, notice=printer.notice)
     except UsageError as e:
         return _usage_error(str(e))
     for attempt in range(2):  # uji.reload() from the config: once more, with a fresh Lua
@@ -308,6 +313,8 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
             printer.done(TurnResult(error=NO_MODEL))
             return EXIT_FAILED
         printer.notice(picked)
+    if getattr(opts, "input_format", "text") == "stream-json":
+        return await _run_stream(app, opts, printer, sigint, tools)
     images: list[dict[str, Any]] = []
     if opts.image:
         refusal = await _image_refusal(app)
@@ -325,6 +332,23 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
         printer.notice(HEADLESS_ASK)  # --json: each such call shows as `call` with by = "auto"
     if printer.closed:
         return EXIT_PIPE
+    agent = _make_agent(app, opts, printer, session_id, tools)
+    result = await _run_prompt(app, agent, prompt, sigint, images)
+    printer.done(result)
+    return _exit_code(printer, result)
+
+
+def _exit_code(printer: Printer, result: TurnResult) -> int:
+    if printer.closed:
+        return EXIT_PIPE
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    if result.budget is not None:
+        return EXIT_BUDGET
+    return EXIT_FAILED if result.error is not None else EXIT_OK
+
+
+def _make_agent(app: App, opts: Any, printer: Printer, session_id: str, tools: list[str] | None) -> Agent:
     if opts.max_steps is not None:  # the command line wins over the config
         app.limits.max_steps = opts.max_steps
     if opts.max_cost is not None:
@@ -337,15 +361,69 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
         TurnOptions(tools=tools, append_prompt=opts.append_prompt),
     )
     app.frontend.agent = agent
-    result = await _run_prompt(app, agent, prompt, sigint, images)
-    printer.done(result)
-    if printer.closed:
-        return EXIT_PIPE
-    if result.interrupted:
-        return EXIT_INTERRUPTED
-    if result.budget is not None:
-        return EXIT_BUDGET
-    return EXIT_FAILED if result.error is not None else EXIT_OK
+    return agent
+
+
+async def _run_stream(app: App, opts: Any, printer: Printer, sigint: Sigint, tools: list[str] | None) -> int:
+    """--input-format stream-json: a turn for each user message on stdin, all in one
+    session, each ending with its own `done`. A bad line is reported with its number and
+    skipped (the run then exits 1); the end of stdin ends the run."""
+    from uji.stream_input import BadLine, lines, parse
+
+    agent: Agent | None = None
+    code = EXIT_OK
+    try:
+        async for number, line in lines(sys.stdin.fileno()):
+            try:
+                message = parse(line)
+                images = await _stream_images(app, message.images, number)
+            except BadLine as e:
+                _bad_line(printer, number, str(e))
+                code = code or EXIT_FAILED
+                continue
+            if agent is None:
+                session_id, problem = _open_session(app, opts, message.text)
+                if problem or session_id is None:
+                    return _usage_error(problem or "no session")
+                printer.session(session_id)
+                agent = _make_agent(app, opts, printer, session_id, tools)
+            result = await _run_prompt(app, agent, message.text, sigint, images)
+            printer.done(result)
+            turn_code = _exit_code(printer, result)
+            if turn_code in (EXIT_PIPE, EXIT_INTERRUPTED):
+                return turn_code
+            code = turn_code or code
+    except BadLine as e:  # a line too long to read on from
+        _bad_line(printer, None, str(e))
+        return EXIT_FAILED
+    return code
+
+
+def _bad_line(printer: Printer, number: int | None, why: str) -> None:
+    where = f"stdin line {number}: " if number is not None else "stdin: "
+    say(sys.stderr, f"uji: error: {where}{why}")
+    if isinstance(printer, JsonPrinter):
+        printer.notice(f"{where}{why}")
+
+
+async def _stream_images(app: App, parts: tuple[tuple[str, bytes], ...], number: int) -> list[dict[str, Any]]:
+    """A message's image parts, checked and fitted as --image files are."""
+    from uji.images import ImageError, current_limits, from_bytes
+    from uji.stream_input import BadLine
+
+    if not parts:
+        return []
+    refusal = await _image_refusal(app)
+    if refusal:
+        raise BadLine(refusal.removeprefix("--image: "))
+    limits = current_limits(app.models)
+    out = []
+    for i, (_media_type, data) in enumerate(parts, 1):
+        try:
+            out.append(await asyncio.to_thread(from_bytes, data, f"line-{number}-{i}", limits, f"image {i}"))
+        except ImageError as e:
+            raise BadLine(str(e)) from None
+    return out
 
 
 async def _image_refusal(app: App) -> str | None:
