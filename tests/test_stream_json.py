@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
+import sys
 from typing import Any
 
 from tests.conftest import Home
@@ -77,3 +79,27 @@ def test_plain_output_and_usage_errors(home: Home) -> None:
     assert bad.rc == 2 and "give no PROMPT" in bad.stderr
     empty = home.uji("run", "--json", "--input-format", "stream-json", stdin="")
     assert (empty.rc, empty.events) == (0, [])
+
+
+def test_uji_run_imports_none_of_acp_export_or_stream_input(home: Home) -> None:
+    home.init("")
+    home.fake.script(text("hi"))
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "uji", "run", "hello"],
+        cwd=home.work,
+        env=home.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0 and proc.stdout == "hi\n", proc.stderr[-2000:]
+    imported = {
+        line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")
+    }
+    assert "uji.headless" in imported
+    assert not {
+        m
+        for m in imported
+        if m.split(".")[0] == "acp" or m.startswith(("uji.acp", "uji.export", "uji.stream_input"))
+    }

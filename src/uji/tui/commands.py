@@ -304,6 +304,32 @@ async def mode(tui: UjiApp, args: str) -> None:
     tui.state_changed()
 
 
+async def export(tui: UjiApp, args: str) -> None:
+    """/export [md|json|html|atif] [FILE]: the session to FILE (default uji-<id>.<ext> here)."""
+    import os
+
+    from uji.export import FORMATS, SUFFIX
+    from uji.export.command import export_text
+
+    app, session_id = tui.conversation.app, tui.conversation.session_id
+    assert app is not None
+    words = args.split(maxsplit=1)
+    fmt = next((f for f in FORMATS if words and words[0] == f), None)
+    rest = words[1] if fmt and len(words) > 1 else "" if fmt else args.strip()
+    fmt = fmt or "md"
+    if session_id is None:
+        return
+    path = os.path.join(app.cwd, os.path.expanduser(rest or f"uji-{session_id[:8]}{SUFFIX[fmt]}"))
+    text = export_text(app.store, app.paths, session_id, fmt)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        tui.show_notice(f"/export: {path}: {e.strerror or e}")
+        return
+    tui.show_notice(f"exported the session ({fmt}) to {path}")
+
+
 async def quit_(tui: UjiApp, args: str) -> None:
     await tui.quit()
 
@@ -322,6 +348,7 @@ BUILTINS: dict[str, Builtin] = {
     "mcp": Builtin("each MCP server's state and tools", mcp),
     "context": Builtin("what the prompt is made of, with sizes in tokens", context),
     "mode": Builtin("see the modes' policy layers, or switch: /mode [name]", mode),
+    "export": Builtin("write the session to a file: /export [md|json|html|atif] [FILE]", export),
     "help": Builtin("list the commands and keys", help_),
     "quit": Builtin("exit uji", quit_),
 }
