@@ -87,8 +87,8 @@ def test_errors_name_the_wrong_word(home: Home) -> None:
     assert run.rc == 2 and "unknown option '--jsn' for `uji run`" in run.stderr
     run = home.uji("list", "--all")
     assert run.rc == 2 and "'--all'" in run.stderr
-    run = home.uji("hello")
-    assert run.rc == 2 and "unknown command 'hello'" in run.stderr and "uji run" in run.stderr
+    run = home.uji("hello")  # a prompt for the screen (`uji "PROMPT"`), which needs a terminal
+    assert run.rc == 1 and "the screen needs a terminal; use `uji run PROMPT`" in run.stderr
     run = home.uji("run", "-m", "noslash", "hi")
     assert run.rc == 2 and "--model takes PROVIDER/MODEL" in run.stderr
     assert home.fake is not None and home.fake.turn_requests == []

@@ -16,6 +16,9 @@ A coding agent for the terminal that you shape with Lua (~/.config/uji/init.lua)
 
 commands:
   new                 open the terminal UI on a new session (the default)
+  "PROMPT"            open the terminal UI on a new session and send PROMPT at once
+  -p "PROMPT"         the same as `uji run "PROMPT"` (-p, --print)
+  -c, --continue      reopen the latest session of this directory (as `uji resume`)
   run PROMPT...       run one prompt headless and print the answer (PROMPT - or none: stdin)
   resume [--id ID]    reopen the latest session of this directory, or session ID
   list [--json]       list the sessions of this directory
@@ -306,6 +309,29 @@ def _quick_run(args: list[str]) -> SimpleNamespace | None:
     return SimpleNamespace(**values)
 
 
+COMMANDS = ("new", "run", "resume", "list", "delete", "export", "acp", "lua-types")
+
+
+def _habits(args: list[str]) -> tuple[list[str], str | None]:
+    """The peers' habits, as the command line they stand for, and the prompt to send at
+    once: `uji "PROMPT"` (the screen, PROMPT sent), `uji -p PROMPT` (`uji run PROMPT`),
+    `uji -c [PROMPT]` (`uji resume`, PROMPT sent). Global options may come first."""
+    i = 0
+    while i < len(args) and args[i].partition("=")[0] in GLOBAL_OPTIONS:
+        i += 1 if "=" in args[i] else 2
+    if i >= len(args):
+        return args, None
+    head, word, rest = args[:i], args[i], args[i + 1 :]
+    if word in ("-p", "--print"):
+        return [*head, "run", *rest], None
+    words_only = all(not w.startswith("-") for w in rest)
+    if word in ("-c", "--continue") and words_only:
+        return [*head, "resume"], " ".join(rest) or None
+    if not word.startswith("-") and word not in COMMANDS and words_only:
+        return [*head, "new"], " ".join([word, *rest])
+    return args, None
+
+
 def _parse(args: list[str]) -> Any:
     quick = _quick_run(args)
     return quick if quick is not None else _parse_full(args)
@@ -353,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(HELP)
         return 0
     tune_gc()
+    args, prompt = _habits(args)
     opts = _parse(args)
     if opts.version:
         from uji import __version__
@@ -401,8 +428,8 @@ def main(argv: list[str] | None = None) -> int:
         from uji.tui import main as screen
 
         if command == "resume":
-            return screen(paths, resume=opts.id, latest=opts.id is None)
-        return screen(paths)
+            return screen(paths, resume=opts.id, latest=opts.id is None, prompt=prompt)
+        return screen(paths, prompt=prompt)
     print(f"uji: error: `uji {command}` is not available yet; use `uji run PROMPT`", file=sys.stderr)
     return 2
 

@@ -35,8 +35,9 @@ def pick_session(paths: Paths) -> int:
     return code or 0
 
 
-def main(paths: Paths, resume: str | None = None, latest: bool = False) -> int:
-    """Open the screen on a new session, the latest one of the cwd (`latest`), or `resume`."""
+def main(paths: Paths, resume: str | None = None, latest: bool = False, prompt: str | None = None) -> int:
+    """Open the screen on a new session, the latest one of the cwd (`latest`), or `resume`;
+    `prompt` is sent as soon as the session is open."""
     if resume is not None:
         problem = _check_session(paths, resume)
         if problem:
@@ -49,7 +50,7 @@ def main(paths: Paths, resume: str | None = None, latest: bool = False) -> int:
     from uji.tui.terminal import enable_alt_enter
 
     enable_alt_enter()
-    app = UjiApp(paths, resume=resume, latest=latest)
+    app = UjiApp(paths, resume=resume, latest=latest, prompt=prompt)
     with _sigint_quits(app):
         code = app.run()
     _say_how_to_resume(app)

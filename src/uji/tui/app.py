@@ -74,7 +74,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     """
 
     def __init__(
-        self, paths: Paths, cwd: str | None = None, resume: str | None = None, latest: bool = False
+        self,
+        paths: Paths,
+        cwd: str | None = None,
+        resume: str | None = None,
+        latest: bool = False,
+        prompt: str | None = None,
     ) -> None:
         super().__init__()
         self.conversation = Conversation(paths, cwd, self)
@@ -82,7 +87,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.ring = KillRing()
         self.attachments = Attachments()  # the draft's images, `[image #N]` in its text
         self.pastes = Pastes()  # the draft's long pastes, `[paste #N +L lines]` in its text
-        self._early: list[str] = []  # typed before the config finished loading
+        # Typed before the config finished loading, or given on the command line (`uji "PROMPT"`).
+        self._early: list[str] = [prompt] if prompt else []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
         self._quit_armed: float | None = None  # when Ctrl+C said "again to quit"
