@@ -774,6 +774,19 @@ SHAPES: list[Shape] = [
         fields(("title?", "string"), ("value?", "string"), ("hidden?", "boolean", "for secrets")),
     ),
     Shape(
+        "uji.UiConfig",
+        "What `uji.ui.configure` takes.",
+        fields(
+            (
+                "notify?",
+                '"auto"|"osc9"|"osc777"|"bell"|"off"|false|fun(reason: "turn_done"|"question", text: string): string?',
+                "what the terminal is sent when a turn ends or a question waits and the terminal "
+                "is not focused (default auto: OSC 9, OSC 777 or BEL by terminal); a function is "
+                "called instead, and a style it returns is sent too",
+            ),
+        ),
+    ),
+    Shape(
         "uji.ConfirmSpec",
         "What `uji.ui.confirm` takes.",
         fields(
@@ -1180,6 +1193,11 @@ NAMESPACES: list[Namespace] = [
                 "Asks yes or no; gives true, false, or nil on timeout.",
                 ret=("boolean?",),
                 waits="boolean",
+            ),
+            fn(
+                "uji.ui.configure",
+                "spec: uji.UiConfig",
+                "Sets how the screen calls you back to it (`notify`: the bell when a turn ends or a question waits unfocused).",
             ),
             fn(
                 "uji.ui.toggle_thinking",

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from uji.agent.approval import Answer, Question
     from uji.images import Limits
     from uji.tui.modals import Modal
+    from uji.ui.bell import Reason, Style
 
 T = TypeVar("T")
 TICK = 0.08  # the spinner's frame time (reference limits)
@@ -195,7 +196,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 t.stream_cleared()
             case QueueChanged():
                 self.queue_view.show(self.conversation.queued())
-            case MessageSubmitted() | StatusChanged() | TurnFinished() | SessionTitled() | SessionCompacted():
+            case TurnFinished():
+                self.attention("turn_done", "the turn has ended")
+            case MessageSubmitted() | StatusChanged() | SessionTitled() | SessionCompacted():
                 pass  # for Lua handlers; the conversation redraws the state itself
             case BudgetReached():
                 pass  # the question that follows says it (and a stop is saved as an error)
@@ -256,12 +259,44 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.suggestions.close()
         self.mentions.close()
         await self.modals.mount(modal)
+        self.attention("question", "a question waits for you")
         modal.focus_field()
         try:
             return await modal.answer
         finally:
             modal.remove()
             self.call_after_refresh(self._focus_top)
+
+    def attention(self, reason: Reason, text: str) -> None:
+        """A turn ended or a question waits: when the terminal is not focused (focus
+        reporting), the bell that `uji.ui.configure{notify}` says (`uji.ui.bell`)."""
+        app = self.conversation.app
+        if self.app_focus or app is None:
+            return
+        setting = app.ui.notify
+        if isinstance(setting, str):
+            from uji.ui.bell import STYLES
+
+            self._ring(next((s for s in STYLES if s == setting), "auto"), text)
+            return
+
+        async def ask_lua() -> None:
+            from uji.ui.bell import STYLES
+
+            result = await app.lua.call(setting, reason, text)
+            style = next((s for s in STYLES if result and result[0] == s), None)
+            if style is not None:
+                self._ring(style, text)
+
+        self._spawn(ask_lua())
+
+    def _ring(self, style: Style, text: str) -> None:
+        from uji.ui.bell import escape
+
+        data = escape(style, "uji", text)
+        if data and self._driver is not None:
+            self._driver.write(data)
+            self._driver.flush()
 
     def _focus_top(self) -> None:
         top = self.top_modal()

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from uji.lua.runtime import Pending
+from uji.lua.runtime import ApiError, Pending
 from uji.ui.port import Deferred
 
 if TYPE_CHECKING:
@@ -57,6 +57,13 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
 
         return Pending(Deferred(ask, answer))
 
+    def ui_configure_notify(notify: Any) -> None:
+        from uji.ui.bell import STYLES
+
+        if isinstance(notify, str) and notify not in STYLES:
+            raise ApiError(f"uji.ui.configure: `notify` must be one of {', '.join(STYLES)}, got {notify!r}")
+        ui.notify = notify
+
     def ui_toggle_thinking() -> bool:
         return ui.toggle_thinking()
 
@@ -69,4 +76,5 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
         "ui_confirm": ui_confirm,
         "ui_toggle_thinking": ui_toggle_thinking,
         "ui_size": ui_size,
+        "ui_configure_notify": ui_configure_notify,
     }

@@ -416,6 +416,10 @@
 ---@field value? string
 ---@field hidden? boolean for secrets
 
+---What `uji.ui.configure` takes.
+---@class uji.UiConfig
+---@field notify? "auto"|"osc9"|"osc777"|"bell"|"off"|false|fun(reason: "turn_done"|"question", text: string): string? what the terminal is sent when a turn ends or a question waits and the terminal is not focused (default auto: OSC 9, OSC 777 or BEL by terminal); a function is called instead, and a style it returns is sent too
+
 ---What `uji.ui.confirm` takes.
 ---@class uji.ConfirmSpec
 ---@field title? string
@@ -973,6 +977,10 @@ function uji.ui.prompt(spec) end
 ---@return boolean?
 ---@overload fun(spec: uji.ConfirmSpec, cb: fun(result: boolean?, err: string?)): uji.Cancel
 function uji.ui.confirm(spec) end
+
+---Sets how the screen calls you back to it (`notify`: the bell when a turn ends or a question waits unfocused).
+---@param spec uji.UiConfig
+function uji.ui.configure(spec) end
 
 ---Shows or hides the model's reasoning; returns whether it is shown.
 ---@return boolean

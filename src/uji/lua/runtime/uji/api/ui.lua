@@ -92,6 +92,19 @@ uji.ui = {
     return wait(pending, cb)
   end,
 
+  -- configure{notify = "auto"|"osc9"|"osc777"|"bell"|"off"|false|function(reason, text)}:
+  -- what the terminal is sent when a turn ends or a question waits while it is not focused.
+  configure = function(spec)
+    local fname = "uji.ui.configure"
+    check(type(spec) == "table", fname .. " expects a table {notify = ...}")
+    local notify = spec.notify
+    if notify ~= nil then
+      check(notify == false or type(notify) == "string" or is_callable(notify),
+        fname .. ': `notify` must be "auto", "osc9", "osc777", "bell", "off", false or a function')
+      call(host.ui_configure_notify, notify == false and "off" or notify)
+    end
+  end,
+
   -- Shows or hides the model's reasoning; returns whether it is now shown.
   toggle_thinking = function() return host.ui_toggle_thinking() end,
 
