@@ -23,7 +23,7 @@ OSC777_TERMS = ("foot", "rxvt")
 
 
 def resolve(style: Style, env: Mapping[str, str] | None = None) -> Style:
-    """"auto" made concrete for this terminal; any other style as it is."""
+    """The style for this terminal: "auto" made concrete, any other as it is."""
     if style != "auto":
         return style
     env = os.environ if env is None else env
