@@ -37,7 +37,7 @@ print(json.dumps({"name": agent.name(), "context": context.model_dump(mode="json
 """
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(400)
 def test_the_adapter_runs_uji_and_harbor_reads_back_its_usage_and_trajectory(home: Home) -> None:
     assert home.fake is not None
     home.fake.script(tool_call("read_file", {"path": "app.py"}, id="c1"), text("done"))
@@ -72,7 +72,7 @@ def test_the_adapter_runs_uji_and_harbor_reads_back_its_usage_and_trajectory(hom
         [str(python), "-c", POPULATE, str(ROOT), str(logs)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=240,
         env=env,
     )
     assert out.returncode == 0, out.stderr
