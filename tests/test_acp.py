@@ -237,3 +237,26 @@ def test_modes_map_onto_the_gate_and_bad_input_is_an_error(home: Home) -> None:
     assert bad["code"] == -32602 and "no mode 'nope'" in json.dumps(bad)
     assert out.of("permission") == []  # accept edits: the write inside the project is allowed
     assert (home.work / "x.txt").read_text() == "x"
+
+
+def test_mcp_servers_the_client_passes_are_uji_s_tools(home: Home) -> None:
+    from tests.test_mcp import SERVER, calls
+
+    home.init("")
+    log = home.root / "calls.jsonl"
+    home.fake.script(tool_call("t__echo", {"text": "hi"}, id="call_m"), text("ok"))
+    server = {"name": "t", "command": sys.executable, "args": [str(SERVER), str(log)], "env": []}
+    out = drive(
+        home,
+        [
+            {"op": "initialize"},
+            {"op": "new", "cwd": str(home.work), "mcpServers": [server]},
+            {"op": "prompt", "text": "echo hi", "answers": ["allow_once"]},
+        ],
+    )
+    assert out.result("prompt")["stopReason"] == "end_turn"
+    assert "t__echo" in [t["function"]["name"] for t in home.fake.turn_requests[0].body["tools"]]
+    [asked] = out.of("permission")
+    assert asked["params"]["toolCall"]["title"] == '{"text":"hi"}'
+    assert [c["args"] for c in calls(log)] == [{"text": "hi"}]
+    assert home.fake.turn_requests[1].body["messages"][-1]["content"] == "echo: hi"

@@ -84,6 +84,9 @@ ALLOW_ALWAYS = PermissionOption(option_id="allow_always", name="Always allow", k
 REJECT = PermissionOption(option_id="reject", name="Deny", kind="reject_once")
 REMEMBER = {"allow_session": "session", "allow_always": "always"}
 INVALID_PARAMS = -32602
+# How long a turn waits for an MCP server the editor passed to connect: the editor chose
+# it for this session, so its tools are waited for longer than a config's (5 s).
+MCP_WAIT = 60.0
 TURN_FAILED = -32603
 
 
@@ -421,9 +424,12 @@ def _add_mcp(app: App, server: McpServer) -> None:
             command=[server.command, *server.args],
             env={e.name: e.value for e in server.env},
             cwd=app.cwd,
+            wait=MCP_WAIT,
         )
     elif isinstance(server, HttpMcpServer):
-        config = ServerConfig(url=server.url, headers={h.name: h.value for h in server.headers})
+        config = ServerConfig(
+            url=server.url, headers={h.name: h.value for h in server.headers}, wait=MCP_WAIT
+        )
     else:
         log(f"MCP server {server.name!r}: only stdio and http servers are supported")
         return
