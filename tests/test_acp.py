@@ -260,3 +260,12 @@ def test_mcp_servers_the_client_passes_are_uji_s_tools(home: Home) -> None:
     assert asked["params"]["toolCall"]["title"] == '{"text":"hi"}'
     assert [c["args"] for c in calls(log)] == [{"text": "hi"}]
     assert home.fake.turn_requests[1].body["messages"][-1]["content"] == "echo: hi"
+
+
+def test_a_budget_ends_the_prompt_with_its_stop_reason(home: Home) -> None:
+    home.init("uji.session.configure({ max_steps = 1 })\n")
+    (home.work / "a.txt").write_text("a\n")
+    home.fake.script(tool_call("read_file", {"path": "a.txt"}, id="c1"), text("never reached"))
+    out = drive(home, [*start(home), {"op": "prompt", "text": "read it"}])
+    assert out.result("prompt")["stopReason"] == "max_turn_requests"
+    assert len(home.fake.turn_requests) == 1
