@@ -1,13 +1,16 @@
 """Approvals: the question titled by the tool, its body and diff preview; y allows,
 n / Esc / Ctrl+G deny, t denies with what to do instead; a and A remember the part that
-asked. Keys typed before the question appeared, or within its guard time, answer nothing."""
+asked. Keys typed before the question appeared, or within its guard time, answer nothing;
+a question that appeared as the user typed takes no letter until they move to it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
+from textual._time import get_time
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
 from tests.test_tui_support import (
@@ -21,7 +24,8 @@ from tests.test_tui_support import (
     type_text,
     until,
 )
-from uji.tui.approval import ApprovalPanel
+from uji.tui import approval
+from uji.tui.approval import GUARD_SECONDS, ApprovalPanel
 
 
 def asking(app: object, subject: str) -> bool:
@@ -199,15 +203,21 @@ def stamped(app: object, text: str, start: float, step: float = 0.04) -> None:
         app.post_message(event)  # type: ignore[attr-defined]
 
 
+async def asked(pilot: Any, app: Any) -> ApprovalPanel:
+    """Sends a message; the question its answer's call opens, once on the screen."""
+    await send(pilot, "make a file")
+    panel = await until(pilot, lambda: app.top_modal(), timeout=15)
+    assert isinstance(panel, ApprovalPanel)
+    await until(pilot, lambda: panel.is_mounted, timeout=15)
+    return panel
+
+
 async def test_keys_typed_as_a_question_appears_do_not_answer_it(tmp_path: Path, fake: FakeOpenAI) -> None:
     fake.script(tool_call("run_command", {"command": "touch ran.txt"}), text("Done."))
     app = make_app(tmp_path, fake)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await send(pilot, "make a file")
-        panel = await until(pilot, lambda: app.top_modal(), timeout=15)
-        assert isinstance(panel, ApprovalPanel)
-        await until(pilot, lambda: panel.is_mounted, timeout=15)
+        panel = await asked(pilot, app)
         # Typed just before the question appeared (still on their way: ends in `n`),
         # then right after it appeared (ends in `y`); Enter of the highlighted "Yes" too.
         stamped(app, "a function", panel.shown_at - 0.45)
@@ -216,7 +226,9 @@ async def test_keys_typed_as_a_question_appears_do_not_answer_it(tmp_path: Path,
         assert not panel.answer.done() and app.top_modal() is panel
         assert not (tmp_path / "work" / "ran.txt").exists()
         assert len(fake.turn_requests) == 1  # nothing was answered, so the model waits
-        assert not panel.takes(panel.shown_at + 0.1)  # still inside the guard: Enter would not count
+        assert (
+            panel.takes("enter", panel.shown_at + 0.1) == "typing"
+        )  # inside the guard: Enter would not count
         # A deliberate answer, once typing has paused, works.
         await answerable(pilot)
         await pilot.press("y")
@@ -299,3 +311,84 @@ async def test_shift_tab_cycles_the_modes_and_the_gate_follows(tmp_path: Path, f
         assert '"write_file": {"default": "deny"}' in labels[2]
         await pilot.press("down", "down", "enter")  # choosing one switches to it
         await shows(pilot, "mode plan")
+
+
+TOUCH = tool_call("run_command", {"command": "touch ran.txt"})
+
+
+async def typed_over(pilot: Any, app: Any) -> ApprovalPanel:
+    """The question, sent for, with "why not" typed just before it appeared and "yet" 0.7 s after
+    (a pause between words): both in the composer, nothing answered."""
+    panel = await asked(pilot, app)
+    stamped(app, "why not", panel.shown_at - 0.5)
+    stamped(app, " yet", panel.shown_at + 0.7)
+    await until(pilot, lambda: app.composer.text == "why not yet", timeout=15)
+    return panel
+
+
+async def test_a_question_that_appears_while_typing_takes_no_letter_until_moved_to(
+    tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(approval, "PAUSE_SECONDS", 600.0)  # only a key moves to it here
+    fake.script(TOUCH, text("Not run."))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        panel = await typed_over(pilot, app)
+        # The `y` of "yet" did not approve: the call waits, nothing ran, the model waits.
+        assert not panel.answer.done() and panel.held and not panel.has_focus
+        assert not (tmp_path / "work" / "ran.txt").exists() and len(fake.turn_requests) == 1
+        screen = await shows(pilot, "you were typing: letters wait for a 600 s pause or Tab/↑/↓")
+        assert "1–5 and Enter choose now" in screen
+        # The call above the question is not told in the past tense: it has not run.
+        assert "⏺ run_command touch ran.txt" in screen and "Ran touch" not in screen
+        await until(pilot, lambda: get_time() >= panel.shown_at + GUARD_SECONDS)
+        await pilot.press("tab")  # moves to the question, and does nothing else
+        await until(pilot, lambda: panel.has_focus and not panel.held)
+        assert panel.choice == 0 and not panel.answer.done()
+        await shows(pilot, "↑/↓ or 1–5 and Enter")
+        await pilot.press("n")
+        await idle(pilot)
+        assert not (tmp_path / "work" / "ran.txt").exists()
+        assert fake.turn_requests[1].body["messages"][-1]["content"] == "denied: user denied"
+        assert app.composer.text == "why not yet"  # what was typed is kept
+
+
+async def test_a_number_and_enter_answer_a_question_typed_over(
+    tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(approval, "PAUSE_SECONDS", 600.0)
+    fake.script(TOUCH, text("Ran it."))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        panel = await typed_over(pilot, app)
+        await until(pilot, lambda: get_time() >= panel.shown_at + GUARD_SECONDS)
+        await pilot.press("4")  # "4. No" highlighted, nothing answered yet
+        await until(pilot, lambda: panel.choice == 3 and panel.has_focus)
+        assert not panel.answer.done()
+        await pilot.press("1", "enter")  # "1. Yes, proceed", taken
+        await idle(pilot)
+        assert (tmp_path / "work" / "ran.txt").exists()
+        await shows(pilot, "Ran touch ran.txt")  # past tense once it ran
+        assert app.composer.text == "why not yet"
+
+
+async def test_a_question_typed_over_takes_letters_after_a_pause(
+    tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(approval, "PAUSE_SECONDS", 0.5)  # 2 s in use; shortened, not waited for
+    fake.script(TOUCH, text("Ran it."))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        panel = await asked(pilot, app)
+        stamped(app, "why", panel.shown_at - 0.1)
+        await until(pilot, lambda: app.composer.text == "why")
+        assert not (tmp_path / "work" / "ran.txt").exists()
+        # No key for the pause: the question takes the keyboard and says which keys answer.
+        await until(pilot, lambda: panel.armed() and panel.has_focus and not panel.held)
+        await shows(pilot, "n/Esc no")
+        await pilot.press("y")
+        await idle(pilot)
+        assert (tmp_path / "work" / "ran.txt").exists()

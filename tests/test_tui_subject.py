@@ -29,8 +29,9 @@ async def test_a_subject_function_is_shown_live_and_after_resume(tmp_path: Path,
         await ready(pilot)
         await send(pilot, "greet bob")
         await shows(pilot, "Greet someone?")
-        screen = await shows(pilot, "⏺ Greeted bob")  # live, while the question is open
-        assert "who=bob" not in screen and app.query(ApprovalPanel)
+        # Live while the question is open, under the tool's name: "Greeted" would say it ran.
+        screen = await shows(pilot, "⏺ greet bob")
+        assert "who=bob" not in screen and "Greeted bob" not in screen and app.query(ApprovalPanel)
         await answerable(pilot)  # a question ignores keys until typing has paused
         await pilot.press("y")
         await idle(pilot)

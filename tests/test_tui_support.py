@@ -103,11 +103,20 @@ def entries(app: UjiApp, kind: str) -> list[dict[str, Any]]:
 
 
 async def answerable(pilot: Pilot[Any]) -> Any:
-    """Until a question is open and past its guard time (it ignores keys typed earlier)."""
-    from uji.tui.approval import ApprovalPanel
+    """Until a question is open and takes keys: past its guard time (it ignores keys typed
+    earlier), and moved to if it appeared as the test typed (the `1` picks the first answer,
+    the one highlighted when it opens, and moves to a held question)."""
+    from textual._time import get_time
 
-    def armed() -> Any:
-        top = pilot.app.top_modal()  # type: ignore[attr-defined]
-        return top if isinstance(top, ApprovalPanel) and top.armed() and top.has_focus else None
+    from uji.tui.approval import GUARD_SECONDS, ApprovalPanel
 
-    return await until(pilot, armed, what="a question that takes keys")
+    def top() -> Any:
+        panel = pilot.app.top_modal()  # type: ignore[attr-defined]
+        return panel if isinstance(panel, ApprovalPanel) and panel.is_mounted else None
+
+    panel = await until(pilot, top, what="a question")
+    await until(pilot, lambda: get_time() >= panel.shown_at + GUARD_SECONDS, what="the guard time")
+    if not panel.armed():
+        await pilot.press("1")
+    await until(pilot, lambda: panel.armed() and panel.has_focus, what="a question that takes keys")
+    return panel

@@ -94,6 +94,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._quitting = False
         self._quit_armed: float | None = None  # when Ctrl+C said "again to quit"
         self._broke_lua = False  # Ctrl+C stopped a config that looped as it loaded
+        self.last_typed = float("-inf")  # when a key last went to the composer (the question guard)
         self.resume_hint: str | None = None  # the session to resume, printed on exit
         self._ticks = 0
         self._shell_started = 0.0
@@ -381,10 +382,15 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             from uji.tui.approval import ApprovalPanel
 
             top = self.top_modal()
-            if isinstance(top, ApprovalPanel) and not top.takes(event.time):
-                # Typed before the question appeared or within its guard time: not an
-                # answer. It goes where it would have gone without the question.
+            took = top.takes(event.key, event.time) if isinstance(top, ApprovalPanel) else "answer"
+            if took == "moved":
+                return True  # the user moved to a held question: the key does nothing else
+            if took == "typing":
+                # Typed before the question appeared, or while it is held: not an answer.
+                # It goes where it would have gone without the question.
                 mode = "normal"
+        if mode in ("normal", "suggest"):
+            self.last_typed = max(self.last_typed, event.time)  # a question appearing now is held
         found = self.current_keymap().lookup(mode, from_textual(event.key, event.character))
         if found is None:
             if mode == "confirm":

@@ -1,24 +1,28 @@
 """The approval question: a tool call that policy says to ask about (and
 `uji.ui.confirm`).
 
-Answers must be deliberate. A key typed before the question appeared, or less than
-GUARD_SECONDS after it appeared or after the previous key, does not answer it: it goes
-where it would have gone without the question (the composer), so a fast typist's `n`
-of "function" or `y` of "why" neither denies nor approves anything, and nothing typed is
-lost. Once typing has paused for the guard time the question takes the keyboard:
+Answers must be deliberate. A question that appears while the user is typing (a key in
+the composer less than TYPING_SECONDS before it, or less than GUARD_SECONDS after it) is
+*held*: its letters do not answer, and every key typed goes where it would have gone
+without the question (the composer), so the `y` of "why not yet" approves nothing, even
+after a pause between words. The user moves to a held question with Tab, ↑ or ↓ (the key
+only moves there), or by not typing for PAUSE_SECONDS; the question says so meanwhile.
+A number picks that answer at any time (held or not); Enter then takes it. Once on the
+question:
 
   y  yes, this once               a  yes, and allow this part for the session
   A  yes, and always allow it     n  no (Esc and Ctrl+G too)
   t  no, and tell uji what to do instead: a text field opens in the question; Enter
      sends the text as the reason the model gets, Esc goes back to the question.
+  1…9  pick that answer           Enter  take the highlighted answer
 
-Enter takes the highlighted choice. The remembering choices appear only when the
-policy asked (not a hook, not uji.ui.confirm) and say exactly what they remember.
+The remembering choices appear only when the policy asked (not a hook, not
+uji.ui.confirm) and say exactly what they remember.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -33,10 +37,20 @@ from uji.tui.modals import Field, Modal
 APPROVAL_DIFF_LINES = 30
 BODY_LINES = 12
 SCOPE_CHARS = 60
-# Long enough to cover the gap between keys of someone typing (100–300 ms) and the
-# time to notice a question has appeared (about 250 ms), short enough not to be felt
-# by someone who reads the question before answering.
+# A key this soon after the question appeared was on its way before it was read (the
+# time to notice a question has appeared is about 250 ms): the user was typing.
 GUARD_SECONDS = 0.4
+# A key in the composer this recently before the question appeared: the user is typing.
+TYPING_SECONDS = 1.0
+# A held question takes letters once typing has paused this long. Longer than a pause
+# between words or to think ("why not … yet": 0.7 s), short enough to be felt as "it waits".
+PAUSE_SECONDS = 2.0
+# Keys that move to a held question (and do nothing else there).
+MOVE_KEYS = frozenset(("tab", "up", "down"))
+NUMBER_KEYS = frozenset("123456789")  # pick an answer, held or not
+PICK = "confirm_pick_"  # confirm_pick_1 … confirm_pick_9: the number keys' actions
+
+Took = Literal["answer", "moved", "typing"]  # what a key typed while a question is open does
 
 
 ACTIONS = {  # the keymap's action names → the choice they make
@@ -113,7 +127,8 @@ class ApprovalPanel(KeyRouter, Modal):
         self.choice = 0
         self.telling: Field | None = None
         self.shown_at = get_time()
-        # Keys typed before this time do not answer; each one pushes it on.
+        self.held = False  # shown while the user was typing: letters wait (see the top)
+        # Keys typed before this time are typing, not answers; each one pushes it on.
         self.quiet_until = self.shown_at + GUARD_SECONDS
         self._view = Static("")
 
@@ -123,21 +138,39 @@ class ApprovalPanel(KeyRouter, Modal):
     def on_mount(self) -> None:
         self.shown_at = get_time()
         self.quiet_until = max(self.quiet_until, self.shown_at + GUARD_SECONDS)
+        typed = getattr(self.app, "last_typed", None)  # the composer's last key (app.route_key)
+        if isinstance(typed, float) and self.shown_at - typed < TYPING_SECONDS:
+            self._hold(typed)
         self._draw()
-        self.set_timer(GUARD_SECONDS, self._arm)
+        self.set_timer(max(self.quiet_until - self.shown_at, 0.01), self._arm)
 
     # The guard ----------------------------------------------------------------
 
-    def takes(self, typed_at: float) -> bool:
-        """Whether a key typed at `typed_at` (the event's time) may answer the question."""
+    def takes(self, key: str, typed_at: float) -> Took:
+        """What a key typed at `typed_at` (the event's time) does: answers the question,
+        moves to it (a held question, Tab or an arrow), or is typing (goes to the composer)."""
         if typed_at >= self.quiet_until:
-            return True
-        self.quiet_until = max(self.quiet_until, typed_at + GUARD_SECONDS)
+            return "answer"
+        deliberate = typed_at >= self.shown_at + GUARD_SECONDS  # not on its way before it was read
+        if deliberate and self.held and (key in MOVE_KEYS or key in NUMBER_KEYS):
+            self.release(typed_at)
+            return "answer" if key not in MOVE_KEYS else "moved"
+        self._hold(typed_at)
         # The key goes to the composer (which takes the focus); the question takes the
         # keyboard back once typing pauses, even if it had armed before this key arrived.
         if self.is_mounted:
             self.set_timer(max(self.quiet_until - get_time(), 0.01), self._arm)
-        return False
+            self._draw()
+        return "typing"
+
+    def _hold(self, typed_at: float) -> None:
+        self.held = True
+        self.quiet_until = max(self.quiet_until, typed_at + PAUSE_SECONDS)
+
+    def release(self, moved_at: float) -> None:
+        """The user moved to the question: the keys typed from then on answer it."""
+        self.quiet_until = min(self.quiet_until, moved_at)
+        self._arm()
 
     def armed(self) -> bool:
         return get_time() >= self.quiet_until
@@ -149,6 +182,7 @@ class ApprovalPanel(KeyRouter, Modal):
         if left > 0:
             self.set_timer(left, self._arm)
             return
+        self.held = False
         self._draw()
         if self.app.top_modal() is self:
             self.focus_field()
@@ -186,7 +220,13 @@ class ApprovalPanel(KeyRouter, Modal):
             parts.append(Text("Tell uji what to do instead · Enter sends · Esc back", style=render.MUTED))
         elif self.armed():
             keys = " · ".join(f"{c.key}{'/Esc' if c.kind == 'no' else ''} {c.kind}" for c in self.choices)
-            parts.append(Text(f"{keys} · ↑/↓ and Enter", style=render.MUTED))
+            parts.append(Text(f"{keys} · ↑/↓ or 1–{len(self.choices)} and Enter", style=render.MUTED))
+        elif self.held:
+            pause = f"{PAUSE_SECONDS:g} s"
+            parts.append(
+                Text(f"you were typing: letters wait for a {pause} pause or Tab/↑/↓", style=render.CODE)
+            )
+            parts.append(Text(f"1–{len(self.choices)} and Enter choose now", style=render.MUTED))
         else:
             parts.append(Text("keys answer once typing pauses", style=render.MUTED))
         self._view.update(Group(*parts))
@@ -250,9 +290,17 @@ class ApprovalPanel(KeyRouter, Modal):
         else:
             self.finish(Reply("no"))
 
+    def pick(self, number: int) -> None:
+        """A number key: highlight that answer (Enter takes it)."""
+        if self.telling is None and 1 <= number <= len(self.choices):
+            self.choice = number - 1
+            self._draw()
+
     def confirm_action(self, action: str) -> None:
-        """A question's key: confirm_allow, _deny, _session, _always, _tell or _toggle."""
+        """A question's key: confirm_allow, _deny, _session, _always, _tell, _toggle or _pick_N."""
         if action == "confirm_toggle":
             self.modal_down()
+        elif action.startswith(PICK):
+            self.pick(int(action.removeprefix(PICK)))
         elif action in ACTIONS:
             self.choose(ACTIONS[action])

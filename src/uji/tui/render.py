@@ -123,6 +123,8 @@ def tool_call(state: dict[str, Any]) -> Group:
     if status == "denied":  # it never ran: not "Ran rm -rf build"
         head.append("Denied", style=f"bold {ERROR}")
         head.append(" " + (state.get("name") or state.get("verb") or "tool"), style=MUTED)
+    elif status == "pending":  # not decided yet (perhaps asking): not "Ran …" before it ran
+        head.append(state.get("name") or state.get("verb") or "tool", style=f"bold {TEXT}")
     else:
         head.append(state.get("verb") or state.get("name") or "tool", style=f"bold {TEXT}")
     subject = state.get("subject") or ""

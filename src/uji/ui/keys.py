@@ -259,6 +259,8 @@ def _implicit() -> dict[tuple[str, Key], str]:
     put(("confirm",), "A", "confirm_always")
     put(("confirm",), "t", "confirm_tell")
     put(("confirm",), "T", "confirm_tell")
+    for n in range(1, 10):
+        put(("confirm",), str(n), f"confirm_pick_{n}")  # highlight answer n; Enter takes it
     for mode in MODES:
         put((mode,), "<PageUp>", "page_up")
         put((mode,), "<PageDown>", "page_down")
@@ -386,7 +388,16 @@ HELP_ROWS: list[tuple[str, tuple[str, ...], str]] = [
         ("confirm_allow", "confirm_session", "confirm_always", "confirm_deny", "confirm_tell"),
         "in a question: yes · yes for the session · always · no · no, and tell uji what to do instead",
     ),
-    ("confirm", ("confirm_toggle",), "in a question: the next answer"),
+    (
+        "confirm",
+        ("confirm_toggle",),
+        "in a question: the next answer; on one that appeared as you typed, moves to it (as ↑/↓ do)",
+    ),
+    (
+        "confirm",
+        tuple(f"confirm_pick_{n}" for n in range(1, 10)),
+        "in a question: pick that answer (Enter takes it), even while you were typing",
+    ),
 ]
 
 _HUMAN = {
@@ -433,6 +444,8 @@ def help_rows() -> list[tuple[str, str]]:
             for key in bound(mode, action):
                 if human(key) not in seen:
                     seen.append(human(key))
+        if len(seen) > 2 and "".join(seen) in "123456789":  # a run of number keys: "1–9"
+            seen = [f"{seen[0]}–{seen[-1]}"]
         rows.append((", ".join(seen), what))
     return rows
 
