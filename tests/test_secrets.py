@@ -418,3 +418,62 @@ async def test_uji_tool_inherit_keys_reads_and_checks_its_argument(app: App) -> 
 
     with pytest.raises(LuaError, match=r"uji\.tool\.inherit_keys expects true, false, a list"):
         await lua(app, "uji.tool.inherit_keys(3)")
+
+
+# --------------------------------------------------------------------------- streamed output
+
+
+SHORT = "sk-nest-0123456789"  # a saved key that begins another saved key
+LONG = SHORT + "-TAILPART-abcdef"
+STREAM_TEXT = f"before {LONG} middle {SHORT} and sk-nest- almost, {ENV_KEY} end"
+
+
+def streamed(chunks: list[str]) -> str:
+    """The chunks through the stream redaction of run_command's output, as it comes out."""
+    from uji.tools.secrets import Redactor
+
+    stream = Redactor({LONG: "[L]", SHORT: "[S]", ENV_KEY: "[E]"}).stream()
+    return b"".join([*(stream.feed(c.encode()) for c in chunks), stream.flush()]).decode()
+
+
+WHOLE = "before [L] middle [S] and sk-nest- almost, [E] end"
+
+
+def test_a_secret_split_across_two_chunks_is_cut_at_every_split_point() -> None:
+    for k in range(len(STREAM_TEXT) + 1):
+        assert streamed([STREAM_TEXT[:k], STREAM_TEXT[k:]]) == WHOLE, k
+
+
+def test_nested_secrets_in_three_chunks_leak_no_part_at_any_split() -> None:
+    # Where one saved key begins another, the shorter one complete at a chunk's end must not
+    # be cut out before the next chunk shows whether the longer one goes on: "-TAILPART"
+    # would leak.
+    text = f"x {LONG} y"
+    for i in range(len(text) + 1):
+        for j in range(i, len(text) + 1):
+            out = streamed([text[:i], text[i:j], text[j:]])
+            assert out == "x [L] y", (i, j, out)
+
+
+def test_a_nested_key_printed_in_two_writes_reaches_nobody(home: Home) -> None:
+    # Two saved keys, one the start of the other; the command prints the longer one in two
+    # writes, the break just after the shorter one (the pipe reader usually gets two chunks).
+    auth = home.data / "auth.toml"
+    auth.write_text(
+        f'[anthropic]\ntype = "api_key"\nkey = "{LONG}"\n\n[openai]\ntype = "api_key"\nkey = "{SHORT}"\n'
+    )
+    auth.chmod(0o600)
+    (home.work / "k.txt").write_text(LONG)
+    home.init("")
+    cut = len(SHORT)
+    home.fake.script(
+        tool_call("run_command", {"command": f"head -c {cut} k.txt; sleep 0.3; tail -c +{cut + 1} k.txt"}),
+        text("done"),
+    )
+    run = home.run("go", "--on-ask", "allow")
+    assert run.rc == 0, run.stderr
+    (c,) = run.calls
+    assert (c["decision"], c["by"]) == ("allow", "auto")
+    assert run.tool_results()[0]["content"] == "[redacted anthropic key]"
+    sent = json.dumps([r.body for r in home.fake.turn_requests])
+    assert "TAILPART" not in sent and SHORT not in sent and "TAILPART" not in run.stdout

@@ -41,8 +41,10 @@ class Redactor:
 
 
 class StreamRedactor:
-    """The same for a byte stream cut into arbitrary chunks: the end of a chunk that could
-    be the start of a secret is held back until the next chunk (or `flush`) shows it."""
+    """The same for a byte stream cut into arbitrary chunks. The end of a chunk that could
+    be the start of a secret is held back, unreplaced, until the next chunk (or `flush`)
+    shows it: a shorter secret complete there may be the start of a longer one, and the
+    part sent on ends where no secret runs across the cut."""
 
     def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
         self._pairs = [(s.encode(), replacement.encode()) for s, replacement in pairs]
@@ -51,14 +53,14 @@ class StreamRedactor:
     def feed(self, data: bytes) -> bytes:
         if not self._pairs:
             return data
-        buf = self._replace(self._pending + data)
-        hold = self._partial(buf)
-        self._pending = buf[len(buf) - hold :] if hold else b""
-        return buf[: len(buf) - hold]
+        buf = self._pending + data
+        cut = self._safe_cut(buf, len(buf) - self._partial(buf))
+        self._pending = buf[cut:]
+        return self._replace(buf[:cut])
 
     def flush(self) -> bytes:
         out, self._pending = self._pending, b""
-        return out
+        return self._replace(out)
 
     def _replace(self, buf: bytes) -> bytes:
         for secret, label in self._pairs:
@@ -67,13 +69,26 @@ class StreamRedactor:
         return buf
 
     def _partial(self, buf: bytes) -> int:
-        """The length of the longest end of `buf` that begins some secret."""
+        """The length of the longest end of `buf` that begins some secret (and is shorter
+        than it: a whole one may still begin a longer one)."""
         longest = max(len(s) for s, _ in self._pairs) - 1
         for k in range(min(longest, len(buf)), 0, -1):
             tail = buf[-k:]
-            if any(s.startswith(tail) for s, _ in self._pairs):
+            if any(s.startswith(tail) and len(s) > k for s, _ in self._pairs):
                 return k
         return 0
+
+    def _safe_cut(self, buf: bytes, cut: int) -> int:
+        """`cut` moved back to the start of any secret in `buf` that runs across it, so
+        the part before it is replaced with each of its secrets whole."""
+        moved = True
+        while moved:
+            moved = False
+            for secret, _ in self._pairs:
+                start = buf.find(secret, max(cut - len(secret) + 1, 0))
+                if start != -1 and start < cut:
+                    cut, moved = start, True
+        return cut
 
 
 def key_variables(providers: Iterable[Any]) -> list[str]:
