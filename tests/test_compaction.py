@@ -175,3 +175,44 @@ def test_lua_reads_folded_messages_from_the_store_in_pages(home: Home) -> None:
     assert "page 2 3 4 " + "x = 1\n" * 100 in run.notices
     (bad,) = [n for n in run.notices if n.startswith("bad limit")]
     assert bad.startswith("bad limit false") and "limit must be a whole number" in bad
+
+
+def test_a_cut_between_parallel_tool_calls_keeps_both_results_with_their_call(home: Home) -> None:
+    # The newest results are two of one message's parallel calls, the second big enough
+    # that the kept part (750 tokens here) would begin between them: the cut goes back to
+    # their call, and the model still gets the call and both results.
+    small(home)
+    sid = long_session(home, rounds=6)
+    store = Store(str(home.db))
+    store.append(sid, {"type": "user", "text": "read both"})
+    store.append(
+        sid,
+        {
+            "type": "assistant",
+            "text": "",
+            "tool_calls": [
+                {"id": "pa", "name": "read_file", "arguments": json.dumps({"path": "a.py"})},
+                {"id": "pb", "name": "read_file", "arguments": json.dumps({"path": "b.py"})},
+            ],
+        },
+    )
+    store.append(sid, {"type": "tool", "tool_call_id": "pa", "name": "read_file", "content": "RESULT-A"})
+    store.append(
+        sid,
+        {"type": "tool", "tool_call_id": "pb", "name": "read_file", "content": "RESULT-B " + "b = 2\n" * 600},
+    )
+    store.close()
+    home.fake.script(text("continuing"))
+    run = home.run("next step", "--session", sid)
+    assert run.rc == 0, run.stderr
+    assert len(home.fake.side_requests) == 1  # it did compact
+    turn = home.fake.turn_requests[-1].body["messages"]
+    assert turn[1]["content"].startswith(SUMMARY_HEAD)
+    calls = [m for m in turn if m.get("tool_calls")]
+    assert [[c["id"] for c in m["tool_calls"]] for m in calls] == [["pa", "pb"]]
+    results = [(m["tool_call_id"], m["content"][:8]) for m in turn if m["role"] == "tool"]
+    assert results == [("pa", "RESULT-A"), ("pb", "RESULT-B")]
+    assert_no_orphan_results(turn)
+    # What was folded is the older rounds, not the parallel calls.
+    folded = home.fake.side_requests[0].body["messages"][1]["content"]
+    assert "RESULT-A" not in folded and "step 0:" in folded
