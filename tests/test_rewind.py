@@ -252,3 +252,65 @@ def test_over_the_size_cap_the_oldest_sessions_go_but_not_a_recent_one(tmp_path:
     assert set(cps.turns("s-now")) == {1}
     plan = cps.plan("s-now", 1)  # what it needs survived the gc
     assert plan.write == {"a.txt": plan.write["a.txt"]} and not plan.delete
+
+
+def test_rewind_keeps_an_executable_files_mode_and_puts_a_symlink_back(home: Home) -> None:
+    work = home.work
+    (work / "run.sh").write_text("echo before\n")
+    (work / "run.sh").chmod(0o755)
+    (work / "a.txt").write_text("one\n")
+    (work / "other.txt").write_text("other\n")
+    os.symlink("a.txt", work / "link")
+    os.symlink("a.txt", work / "moved")
+    git(work, "init", "-q")
+    git(work, "add", ".")
+    git(work, "commit", "-qm", "init")
+    home.init(UNDO_LUA)
+    home.fake.script(
+        tool_call("write_file", {"path": "run.sh", "content": "echo after\n"}, id="c1"),
+        # The link replaced by a file, the other pointed elsewhere, the script's bit off.
+        tool_call(
+            "run_command",
+            {"command": "rm link && echo file > link && ln -sfn other.txt moved && chmod -x run.sh"},
+            id="c2",
+        ),
+        text("done"),
+    )
+    run = home.run("change them", "--on-ask", "allow")
+    assert run.rc == 0, run.stderr
+    assert [(c["id"], c["decision"]) for c in run.calls] == [("c1", "allow"), ("c2", "allow")]
+    assert not os.access(work / "run.sh", os.X_OK) and not (work / "link").is_symlink()
+    undo = home.run("/undo files", "--session", run.session_id)
+    assert any(n.startswith("rewound: restored=link,moved,run.sh removed=") for n in undo.notices), (
+        undo.notices
+    )
+    assert (work / "run.sh").read_text() == "echo before\n"
+    assert (work / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert os.readlink(work / "link") == "a.txt" and os.readlink(work / "moved") == "a.txt"
+    assert (work / "a.txt").read_text() == "one\n"
+
+
+def test_outside_git_a_file_tools_write_keeps_the_executable_bit_and_the_link(home: Home) -> None:
+    work = home.work
+    (work / "run.sh").write_text("echo before\n")
+    (work / "run.sh").chmod(0o750)
+    (work / "target.txt").write_text("target before\n")
+    os.symlink("target.txt", work / "link")
+    home.init(UNDO_LUA)
+    home.fake.script(
+        tool_call("write_file", {"path": "run.sh", "content": "echo after\n"}, id="c1"),
+        tool_call("write_file", {"path": "link", "content": "through the link\n"}, id="c2"),
+        text("done"),
+    )
+    run = home.run("write", "--on-ask", "allow")
+    assert run.rc == 0, run.stderr
+    assert [(c["id"], c["decision"], c["by"]) for c in run.calls] == [
+        ("c1", "allow", "auto"),
+        ("c2", "allow", "auto"),
+    ]
+    undo = home.run("/undo files", "--session", run.session_id)
+    assert any(n.startswith("rewound: ") for n in undo.notices), undo.notices
+    assert (work / "run.sh").read_text() == "echo before\n"
+    assert os.access(work / "run.sh", os.X_OK)
+    assert os.readlink(work / "link") == "target.txt"
+    assert (work / "target.txt").read_text() == "target before\n"

@@ -471,7 +471,9 @@ class Checkpoints:
         """Before a file tool writes `path` (absolute): keep its pre-image in the turn's
         checkpoint if the snapshot does not have it (blocking)."""
         turn = self.current
-        rel = self.relative(path)
+        # A write through a symlink changes the file it points to: that is the pre-image
+        # to keep (the link itself is left as it is).
+        rel = self.relative(os.path.realpath(path))
         if turn is None or rel is None or rel in turn.captured:
             return
         turn.wrote = True
