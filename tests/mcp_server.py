@@ -4,7 +4,8 @@
 
 Serves stdio (or streamable HTTP on 127.0.0.1:PORT). Every tool call appends one JSON
 line {"tool", "args"} to LOG before it does anything, so a test sees what reached it.
-`--delay` sleeps before serving (a slow server).
+`--delay` sleeps before serving (a slow server); `--odd-names` adds tools whose names
+providers refuse or that collide once made safe.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def main() -> None:
     ap.add_argument("log")
     ap.add_argument("--http", type=int)
     ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument(
+        "--odd-names", action="store_true", help="add `fs.read` and `fs_read` (alike once made safe)"
+    )
     opts = ap.parse_args()
     if opts.delay:
         time.sleep(opts.delay)
@@ -90,6 +94,15 @@ def main() -> None:
         server.add_tool(extra, name="extra", description="Added at run time.")
         await ctx.session.send_tool_list_changed()
         return "grown"
+
+    if opts.odd_names:
+        for odd in ("fs.read", "fs_read"):
+
+            def read(path: str, odd: str = odd) -> str:
+                record(odd, {"path": path})
+                return f"{odd} read {path}"
+
+            server.add_tool(read, name=odd, description=f"The tool named {odd}.")
 
     if opts.http:
         server.run("streamable-http", host="127.0.0.1", port=opts.http)

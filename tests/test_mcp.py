@@ -6,6 +6,7 @@ server that dies mid-call is survived."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Home, tool_schemas
-from tests.fakes.openai_server import text, tool_call
+from tests.fakes.openai_server import call, text, tool_call, tool_calls
 from tests.mcp_server import PNG
 
 SERVER = Path(__file__).with_name("mcp_server.py")
@@ -271,3 +272,34 @@ def test_the_sdk_is_imported_only_when_a_server_is_configured(home: Home) -> Non
     home.fake.script(text("ok"))
     loaded, out = sdk_imported(home, "run", "--json", "go")
     assert not loaded and '"done"' in out
+
+
+def test_tool_names_providers_refuse_are_made_safe_and_kept_apart(home: Home) -> None:
+    # The server has `fs.read` and `fs_read`: both are `t__fs_read` once the dot is made `_`.
+    log = home.root / "calls.jsonl"
+    command = [sys.executable, str(SERVER), str(log), "--odd-names"]
+    home.init(
+        f"uji.mcp.add('t', {{ command = {lua_list(command)}, {WAIT} }})\n"
+        'uji.tool.policy({ t__fs_read = { allow = { "*" } }, t__fs_read_2 = { deny = { "*" } } })'
+    )
+    home.fake.script(
+        tool_calls(
+            call("t__fs_read", {"path": "a"}, id="dot"),
+            call("t__fs_read_2", {"path": "b"}, id="underscore"),
+        ),
+        text("ok"),
+    )
+    run = home.run("go", "--on-ask", "deny", check=True)
+    names = tool_schemas(home.fake.turn_requests[0].body)
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", n) for n in names), names
+    assert {"t__fs_read", "t__fs_read_2"} <= set(names) and not any("." in n for n in names)
+    decided = {c["id"]: c for c in run.calls}
+    assert (decided["dot"]["decision"], decided["dot"]["by"], decided["dot"]["rule"]) == (
+        "allow",
+        "policy",
+        "*",
+    )
+    assert (decided["underscore"]["decision"], decided["underscore"]["by"]) == ("deny", "policy")
+    # Each name reaches its own tool: the allowed call reached `fs.read`, the denied one nothing.
+    assert [(c["tool"], c["args"]) for c in calls(log)] == [("fs.read", {"path": "a"})]
+    assert tool_contents(home)[0] == "fs.read read a"

@@ -177,3 +177,37 @@ def test_a_lua_tool_whose_cancel_fails_tells_the_user(home: Home) -> None:
     assert tool_contents(home) == ["error: stuck timed out after 0.2s waiting for ctx.done"]
     [notice] = [n for n in run.notices if n.startswith("stuck:")]
     assert notice.startswith("stuck: its cancel function failed:") and "cannot stop" in notice
+
+
+def test_lua_tool_names_providers_refuse_are_offered_made_safe(home: Home) -> None:
+    # `git.branch` is offered as `git_branch` (a dot makes providers refuse the request);
+    # its rules, written under either name, go with it. `a.b` then `a_b`: one name once
+    # safe, so the later replaces the earlier, as a tool of the same name does.
+    home.init(
+        """
+        uji.tool.add("git.branch", { policy = "ask", run = function() return "on main" end })
+        uji.tool.policy({ ["git.branch"] = { default = "allow" } })
+        uji.tool.add("a.b", { policy = "allow", run = function() return "first" end })
+        uji.tool.add("a_b", { policy = "allow", run = function() return "second" end })
+        """
+    )
+    home.fake.script(
+        tool_calls(call("git_branch", {}, id="g"), call("a_b", {}, id="ab")),
+        text("ok"),
+    )
+    run = home.run("go", "--on-ask", "deny", check=True)
+    names = list(tool_schemas(home.fake.turn_requests[0].body))
+    assert "git_branch" in names and "a_b" in names and not [n for n in names if "." in n]
+    decided = {c["id"]: c for c in run.calls}
+    assert (decided["g"]["decision"], decided["g"]["by"], decided["g"]["name"]) == (
+        "allow",
+        "policy",
+        "git_branch",
+    )
+    assert [m["content"] for m in run.tool_results()] == ["on main", "second"]
+    init = home.config / "init.lua"
+    assert (
+        "uji.tool.add: 'git.branch' is offered to the model as 'git_branch': providers accept only letters,"
+        f" digits, _ and - in a tool's name, at most 64 of them ({init}:{home.line_of('git.branch')})"
+    ) in run.notices
+    assert any(n.startswith("uji.tool.add: 'a.b' is offered to the model as 'a_b'") for n in run.notices)

@@ -13,7 +13,6 @@ import contextlib
 import importlib
 import json
 import os
-import re
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -228,7 +227,16 @@ class McpServers:
     def register(self, server: Server) -> None:
         """Bring the registry's `server__*` tools in line with the server's list."""
         prefix = tool_name(server.name, "")
-        wanted = {tool_name(server.name, t.name): t for t in server.tools}
+
+        def taken(name: str) -> bool:  # by another of this server's tools, or another server's
+            other = self.registry.get(name)
+            return name in wanted or (isinstance(other, McpTool) and other.server is not server)
+
+        # Two of its tools named alike once made safe for providers (`fs.read`, `fs_read`),
+        # or like another server's, each keep a name of their own: the later one gets `_2`.
+        wanted: dict[str, ToolInfo] = {}
+        for info in server.tools:
+            wanted[_unique(tool_name(server.name, info.name), taken)] = info
         for name in self.registry.names():
             tool = self.registry.get(name)
             if isinstance(tool, McpTool) and tool.server is server and name not in wanted:
@@ -359,7 +367,20 @@ async def _import_client() -> Any:
 def tool_name(server: str, tool: str) -> str:
     """`server__tool`, with what providers refuse in a tool name made `_`, at most 64
     characters."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")[:64]
+    from uji.tools.registry import provider_name
+
+    return provider_name(f"{server}__{tool}")
+
+
+def _unique(name: str, taken: Callable[[str], bool]) -> str:
+    """`name`, or `name_2`, `name_3`… (within the length limit) when it is taken."""
+    n = 1
+    found = name
+    while taken(found):
+        n += 1
+        suffix = f"_{n}"
+        found = name[: 64 - len(suffix)] + suffix
+    return found
 
 
 class McpTool(Tool):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import ApiError, LuaError, Pending
 from uji.tools.base import Tool, ToolContext, ToolResult
-from uji.tools.registry import normalize_schema
+from uji.tools.registry import normalize_schema, provider_name
 from uji.tools.results import from_value
 from uji.wires.base import Usage
 
@@ -35,10 +35,18 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         params = rt.convert.to_python(spec.parameters) if spec.parameters is not None else {}
         if not isinstance(params, dict):
             raise ApiError("uji.tool.add: `parameters` must be a JSON Schema object")
+        offered = provider_name(name)
+        if offered != name:  # providers refuse the whole request over one such name
+            where = f" ({origin})" if origin else ""
+            taken = " (it replaces the tool of that name)" if gate.registry.get(offered) else ""
+            host.notice(
+                f"uji.tool.add: {name!r} is offered to the model as {offered!r}{taken}: providers accept"
+                f" only letters, digits, _ and - in a tool's name, at most 64 of them{where}"
+            )
         gate.registry.add(
             LuaTool(
                 rt,
-                name,
+                offered,
                 spec.run,
                 subject=subject,
                 description=spec.description or "",
@@ -68,6 +76,10 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         data = host.lua.convert.to_python(rules)
         if not isinstance(data, dict):
             raise ApiError("uji.tool.policy expects a table that maps tool names to rules")
+        # Rules for a tool go with it under the name the model is offered (see tool_add).
+        data = {
+            k if k == "default" or not isinstance(k, str) else provider_name(k): v for k, v in data.items()
+        }
         for notice in gate.policy.set(data, origin):
             host.notice(notice)
 
