@@ -1,0 +1,172 @@
+"""Mutation testing of the gate's modules with cosmic-ray (not part of ./test).
+
+    .venv/bin/pip install -e '.[mutation]'
+    .venv/bin/python tests/mutation/mutate.py [NAME ...] [--report]
+
+Each module in MODULES is mutated in turn, smallest first, against its own fast selection of
+tests. cosmic-ray rewrites the module's file in place for each mutant, so this runs in a
+detached git worktree of HEAD under .cache/mutation/tree (your checkout is never touched),
+with PYTHONPATH pointing there so the `uji` processes the tests start run the mutant too.
+Everything runs under `nice -n 19`, one mutant at a time. Sessions are kept in
+.cache/mutation/NAME.sqlite: a second run resumes what is pending; `--report` only prints.
+
+Mutants are cosmic-ray's core operators less the ones that only restate another here:
+`==` turned into `is` or `is not` (strings and small ints are interned, so no test can tell)
+and `==` into an ordering (`<`, `>`…; the NotEq mutant already says whether the comparison is
+tested). A module entry may name functions: only mutants inside them are run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[2]
+CACHE = HERE / ".cache" / "mutation"
+TREE = CACHE / "tree"
+PYTEST = "python -m pytest -q -x -p no:cacheprovider -p no:xdist -p no:randomly"
+
+# name: (module, tests, functions to mutate or None for all). Smallest first.
+MODULES: dict[str, tuple[str, str, tuple[str, ...] | None]] = {
+    "verdict": ("src/uji/tools/verdict.py", "tests/test_policy.py", None),
+    "gate": ("src/uji/tools/gate.py", "tests/test_policy.py tests/test_remembered.py", None),
+    "paths": (
+        "src/uji/tools/paths.py",
+        "tests/test_gate_paths.py tests/test_gate_layers.py::test_an_ask_rule_asks_through_symlink_and_dotdot_spellings",
+        None,
+    ),
+    "compaction": ("src/uji/agent/compaction.py", "tests/test_compaction.py", None),
+    "secrets": (
+        "src/uji/tools/secrets.py",
+        "tests/test_secrets.py -k 'split or nested or leak or inherit or short'",
+        None,
+    ),
+    "remembered": ("src/uji/tools/remembered.py", "tests/test_remembered.py", None),
+    "policy": ("src/uji/tools/policy.py", "tests/test_policy.py", None),
+    "confine": ("src/uji/tools/confine.py", "tests/test_confine.py", None),
+    "checkpoints": (
+        "src/uji/store/checkpoints.py",
+        "tests/test_rewind.py -k 'executable or restores or outside'",
+        ("restore", "capture", "_safe"),
+    ),
+}
+
+EXCLUDED = [
+    r"core/ReplaceComparisonOperator_.*_(Is|IsNot)$",
+    r"core/ReplaceComparisonOperator_(Eq|NotEq)_(Lt|LtE|Gt|GtE)$",
+]
+
+
+def config(name: str) -> Path:
+    module, tests, _ = MODULES[name]
+    path = CACHE / f"{name}.toml"
+    excluded = ", ".join(f"'{x}'" for x in EXCLUDED)
+    path.write_text(
+        "[cosmic-ray]\n"
+        f'module-path = "{module}"\n'
+        "timeout = 300.0\n"
+        "excluded-modules = []\n"
+        f'test-command = "{PYTEST} {tests.replace(chr(34), chr(39))}"\n'
+        "[cosmic-ray.distributor]\n"
+        'name = "local"\n'
+        "[cosmic-ray.filters.operators-filter]\n"
+        f"exclude-operators = [{excluded}]\n"
+    )
+    return path
+
+
+def tree() -> None:
+    """A detached worktree of HEAD to mutate (made anew, so it holds what is committed)."""
+    if TREE.exists():
+        subprocess.run(["git", "worktree", "remove", "--force", str(TREE)], cwd=HERE, check=False)
+    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(TREE), "HEAD"], cwd=HERE, check=True)
+
+
+def outside(db: Path, module: str, functions: tuple[str, ...]) -> None:
+    """Mark the mutants outside `functions` skipped (cosmic-ray has no such filter)."""
+    source = (TREE / module).read_text()
+    spans = [
+        (node.lineno, node.end_lineno or node.lineno)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in functions
+    ]
+    con = sqlite3.connect(db)
+    with con:
+        rows = con.execute("SELECT job_id, start_pos_row FROM mutation_specs").fetchall()
+        done = {r[0] for r in con.execute("SELECT job_id FROM work_results")}
+        for job, row in rows:
+            if job not in done and not any(a <= row <= b for a, b in spans):
+                con.execute(
+                    "INSERT INTO work_results (job_id, worker_outcome, output, test_outcome, diff)"
+                    " VALUES (?, 'SKIPPED', 'outside the functions mutated', NULL, '')",
+                    (job,),
+                )
+    con.close()
+
+
+def counts(db: Path) -> dict[str, int]:
+    con = sqlite3.connect(db)
+    total = con.execute("SELECT COUNT(*) FROM mutation_specs").fetchone()[0]
+    found: dict[str, int] = {"mutants": total}
+    for outcome, test, n in con.execute(
+        "SELECT worker_outcome, test_outcome, COUNT(*) FROM work_results GROUP BY worker_outcome, test_outcome"
+    ):
+        key = "skipped" if outcome == "SKIPPED" else (test or outcome).lower()
+        found[key] = found.get(key, 0) + n
+    con.close()
+    found["pending"] = total - sum(v for k, v in found.items() if k != "mutants")
+    return found
+
+
+def survivors(db: Path) -> list[str]:
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT s.operator_name, s.start_pos_row, r.diff FROM work_results r JOIN mutation_specs s USING (job_id)"
+        " WHERE r.test_outcome = 'SURVIVED' ORDER BY s.start_pos_row"
+    ).fetchall()
+    con.close()
+    return [f"line {row}: {op}\n{diff}" for op, row, diff in rows]
+
+
+def run(name: str) -> None:
+    module, _, functions = MODULES[name]
+    db = CACHE / f"{name}.sqlite"
+    cfg = config(name)
+    env = dict(os.environ, PYTHONPATH=str(TREE / "src"), PYTHONDONTWRITEBYTECODE="1")
+    bin_dir = Path(sys.executable).parent
+    if not db.exists():
+        subprocess.run([bin_dir / "cosmic-ray", "init", cfg, db], cwd=TREE, env=env, check=True)
+        subprocess.run([bin_dir / "cr-filter-operators", db, cfg], cwd=TREE, env=env, check=True)
+        if functions:
+            outside(db, module, functions)
+    subprocess.run(
+        ["nice", "-n", "19", bin_dir / "cosmic-ray", "exec", cfg, db], cwd=TREE, env=env, check=True
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", help=f"modules to mutate (default: all): {', '.join(MODULES)}")
+    ap.add_argument("--report", action="store_true", help="print the counts and survivors only")
+    opts = ap.parse_args()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    names = opts.names or list(MODULES)
+    if not opts.report:
+        tree()
+        for name in names:
+            run(name)
+    for name in names:
+        db = CACHE / f"{name}.sqlite"
+        if db.exists():
+            print(name, counts(db))
+            for s in survivors(db):
+                print("  survived", s.replace("\n", "\n    "))
+
+
+if __name__ == "__main__":
+    main()
