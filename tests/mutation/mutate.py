@@ -5,7 +5,7 @@
 
 Each module in MODULES is mutated in turn, smallest first, against its own fast selection of
 tests. cosmic-ray rewrites the module's file in place for each mutant, so this runs in a
-detached git worktree of HEAD under .cache/mutation/tree (your checkout is never touched),
+detached git worktree of HEAD under .cache/mutation/tree-NAME (your checkout is never touched),
 with PYTHONPATH pointing there so the `uji` processes the tests start run the mutant too.
 Everything runs under `nice -n 19`, one mutant at a time. Sessions are kept in
 .cache/mutation/NAME.sqlite: a second run resumes what is pending; `--report` only prints.
@@ -28,7 +28,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
 CACHE = HERE / ".cache" / "mutation"
-TREE = CACHE / "tree"
 PYTEST = "python -m pytest -q -x -p no:cacheprovider -p no:xdist -p no:randomly"
 
 # name: (module, tests, functions to mutate or None for all). Smallest first.
@@ -43,8 +42,8 @@ MODULES: dict[str, tuple[str, str, tuple[str, ...] | None]] = {
     "compaction": ("src/uji/agent/compaction.py", "tests/test_compaction.py", None),
     "secrets": (
         "src/uji/tools/secrets.py",
-        "tests/test_secrets.py -k 'split or nested or leak or inherit or short'",
-        None,
+        "tests/test_secrets.py -k 'split or nested_secrets'",
+        ("__init__", "__bool__", "__call__", "stream", "feed", "flush", "_replace", "_partial", "_safe_cut"),
     ),
     "remembered": ("src/uji/tools/remembered.py", "tests/test_remembered.py", None),
     "policy": ("src/uji/tools/policy.py", "tests/test_policy.py", None),
@@ -80,16 +79,21 @@ def config(name: str) -> Path:
     return path
 
 
-def tree() -> None:
-    """A detached worktree of HEAD to mutate (made anew, so it holds what is committed)."""
-    if TREE.exists():
-        subprocess.run(["git", "worktree", "remove", "--force", str(TREE)], cwd=HERE, check=False)
-    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(TREE), "HEAD"], cwd=HERE, check=True)
+def tree(name: str, fresh: bool) -> Path:
+    """The module's own detached worktree of HEAD to mutate (one per module, so runs of two
+    modules at once never test against each other's mutants). `fresh`: made anew, to hold
+    what is committed now."""
+    path = CACHE / f"tree-{name}"
+    if path.exists() and not fresh:
+        return path
+    if path.exists():
+        subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=HERE, check=False)
+    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(path), "HEAD"], cwd=HERE, check=True)
+    return path
 
 
-def outside(db: Path, module: str, functions: tuple[str, ...]) -> None:
+def outside(db: Path, source: str, functions: tuple[str, ...]) -> None:
     """Mark the mutants outside `functions` skipped (cosmic-ray has no such filter)."""
-    source = (TREE / module).read_text()
     spans = [
         (node.lineno, node.end_lineno or node.lineno)
         for node in ast.walk(ast.parse(source))
@@ -133,19 +137,20 @@ def survivors(db: Path) -> list[str]:
     return [f"line {row}: {op}\n{diff}" for op, row, diff in rows]
 
 
-def run(name: str) -> None:
+def run(name: str, fresh: bool) -> None:
     module, _, functions = MODULES[name]
     db = CACHE / f"{name}.sqlite"
     cfg = config(name)
-    env = dict(os.environ, PYTHONPATH=str(TREE / "src"), PYTHONDONTWRITEBYTECODE="1")
+    where = tree(name, fresh)
+    env = dict(os.environ, PYTHONPATH=str(where / "src"), PYTHONDONTWRITEBYTECODE="1")
     bin_dir = Path(sys.executable).parent
     if not db.exists():
-        subprocess.run([bin_dir / "cosmic-ray", "init", cfg, db], cwd=TREE, env=env, check=True)
-        subprocess.run([bin_dir / "cr-filter-operators", db, cfg], cwd=TREE, env=env, check=True)
+        subprocess.run([bin_dir / "cosmic-ray", "init", cfg, db], cwd=where, env=env, check=True)
+        subprocess.run([bin_dir / "cr-filter-operators", db, cfg], cwd=where, env=env, check=True)
         if functions:
-            outside(db, module, functions)
+            outside(db, (where / module).read_text(), functions)
     subprocess.run(
-        ["nice", "-n", "19", bin_dir / "cosmic-ray", "exec", cfg, db], cwd=TREE, env=env, check=True
+        ["nice", "-n", "19", bin_dir / "cosmic-ray", "exec", cfg, db], cwd=where, env=env, check=True
     )
 
 
@@ -153,13 +158,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help=f"modules to mutate (default: all): {', '.join(MODULES)}")
     ap.add_argument("--report", action="store_true", help="print the counts and survivors only")
+    ap.add_argument("--fresh", action="store_true", help="make the worktree anew from HEAD first")
     opts = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     names = opts.names or list(MODULES)
     if not opts.report:
-        tree()
         for name in names:
-            run(name)
+            run(name, opts.fresh)
     for name in names:
         db = CACHE / f"{name}.sqlite"
         if db.exists():
