@@ -85,7 +85,8 @@ async def test_an_unanswered_question_times_out_as_a_denial(
         await ready(pilot)
         await send(pilot, "write hello")
         await idle(pilot)  # nobody answers (the text below comes only from a question's timeout)
-        assert not app.query(ApprovalPanel) and app.composer.has_focus
+        # The question goes once the turn has its answer (its removal is not awaited).
+        await until(pilot, lambda: not app.query(ApprovalPanel) and app.composer.has_focus)
         assert not (tmp_path / "work" / "hello.txt").exists()
         tool_answer = fake.turn_requests[1].body["messages"][-1]
         assert tool_answer == {
