@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uji.tools.shell import MAX_CHARS, Part, parse_command
+from uji.tools.shell import MAX_CHARS, parse_command
 
 
 def parts(line: str) -> list[tuple[str, bool]]:
@@ -42,7 +42,10 @@ RM = ("rm -rf x", True)
             [("true", True), RM, ("a", True), ("b", True), ("c", True)],
         ),
         ("for i in 1 2; do rm -rf x; done", [RM]),
-        ("for ((i=0;i<2;i++)); do rm -rf x; done", [RM]),
+        (
+            "for ((i=0;i<2;i++)); do rm -rf x; done",
+            [("for ((i=0;i<2;i++))", False), RM],  # arithmetic on a variable's text
+        ),
         ("while read l; do rm -rf x; done", [("read l", True), RM]),
         ("until false; do rm -rf x; done", [("false", True), RM]),
         ("case a in b) rm -rf x;; *) c;; esac", [RM, ("c", True)]),
@@ -54,7 +57,7 @@ RM = ("rm -rf x", True)
         ("'rm' '-rf' \"x\"", [RM]),
         ('rm -r"f" x', [RM]),
         ("$'\\x72m' -rf x", [RM]),
-        ('$"rm" -rf x', [RM]),
+        ('$"rm" -rf x', [("rm -rf x", False)]),  # translated by the locale's catalogue
         ('echo \'a;  b\' "c\\"d" e\\ f', [('echo a;  b c"d e f', True)]),
         # line continuations, even inside a word
         ("rm \\\n-rf x", [RM]),
@@ -75,15 +78,16 @@ RM = ("rm -rf x", True)
         ("cat <<EOF\nit's\nEOF\nrm -rf x", [("cat", True), RM]),
         ("cat <<EOF\n$(rm -rf x)\nEOF", [("cat", True), RM]),
         # command and process substitutions, in arguments, assignments and redirections
-        ("echo $(rm -rf x; ls)", [("echo $(rm -rf x; ls)", True), RM, ("ls", True)]),
-        ("echo `rm -rf x`", [("echo `rm -rf x`", True), RM]),
-        ('echo "a $(rm -rf x) b"', [("echo a $(rm -rf x) b", True), RM]),
+        # (the output of a substitution is not fixed text: its part asks)
+        ("echo $(rm -rf x; ls)", [("echo $(rm -rf x; ls)", False), RM, ("ls", True)]),
+        ("echo `rm -rf x`", [("echo `rm -rf x`", False), RM]),
+        ('echo "a $(rm -rf x) b"', [("echo a $(rm -rf x) b", False), RM]),
         ("diff <(rm -rf x) >(wc)", [("diff <(rm -rf x) >(wc)", True), RM, ("wc", True)]),
         ("X=$(rm -rf x)", [RM]),
         ("echo > $(rm -rf x)", [("echo", True), RM]),
-        ("echo ${v:-$(rm -rf x)}", [("echo ${v:-$(rm -rf x)}", True), RM]),
+        ("echo ${v:-$(rm -rf x)}", [("echo ${v:-$(rm -rf x)}", False), RM]),
         ("[[ -n $(rm -rf x) ]]", [("[[ -n $(rm -rf x) ]]", True), RM]),
-        ("(( $(rm -rf x) ))", [RM]),
+        ("(( $(rm -rf x) ))", [("(( $(rm -rf x) ))", False), RM]),
         # builtins that are parts of their own
         (
             "[ -f x ] && export A=1; local b; unset c",
@@ -154,9 +158,10 @@ def test_the_string_of_sh_c_is_parsed_too(line: str, expected: list[tuple[str, b
     ],
 )
 def test_the_command_a_wrapper_runs_is_a_part(line: str, inner: str) -> None:
-    got = parse_command(line)
-    assert Part(inner) in got
-    assert got[0].text.split()[0] == line.split()[0]  # and the wrapper's own line
+    got = [(p.text, p.fixed) for p in parse_command(line)]
+    # xargs adds words read from its input: what it runs is not fixed text
+    assert (inner, not line.startswith("xargs")) in got
+    assert got[0][0].split()[0] == line.split()[0]  # and the wrapper's own line
 
 
 def test_command_v_only_looks_a_name_up() -> None:
@@ -211,9 +216,9 @@ def test_harmless_pagers_and_plain_assignments_stay_fixed() -> None:
 
 
 def test_deny_rules_still_see_what_a_not_fixed_part_would_run() -> None:
-    assert Part("rm -rf x") in parse_command('eval "rm -rf x"')
+    assert ("rm -rf x", True) in [(p.text, p.fixed) for p in parse_command('eval "rm -rf x"')]
     got = parse_command("bash <<EOF\nrm -rf x\nEOF")
-    assert Part("rm -rf x") in got and Part("bash", False) not in got
+    assert ("rm -rf x", True) in [(p.text, p.fixed) for p in got]
     assert ("bash", False) in [(p.text, p.fixed) for p in got]
     assert "rm -rf x" in texts("bash <<<'rm -rf x'")
     # An unparseable line: the whole line, then what could be read, none of it fixed.

@@ -263,7 +263,7 @@ class Policy:
 
         verdicts: list[Verdict] = []
         for part in parse_command(line):
-            v = self.decide(tool, [part.text], declared)
+            v = self.decide(tool, [part.text, *part.forms], declared)
             if not part.fixed and v.decision == "allow":
                 v = Verdict("ask", "unfixed", note=part.why)
             v.subject = part.text

@@ -2,32 +2,42 @@
 
 `parse_command(line)` returns every simple command the line could run, as a `Part` in
 normal form (leading assignments and redirections dropped, quotes and escapes removed,
-continuations joined, words separated by one space), with `fixed` telling whether its
-command word is literal text. The line is parsed with tree-sitter-bash, the grammar of the
-shell run_command runs it in, so what is decided is what runs.
+continuations joined, brace expansion of fixed text done as bash does it, words separated
+by one space), with `fixed` telling whether all of it is literal text. The line is parsed
+with tree-sitter-bash, the grammar of the shell run_command runs it in, so what is decided
+is what runs; where the grammar misreads bash (`coproc { …; }`, `time { …; }`,
+`! { …; }`, `{rm,-rf,x}` in command position) the line is reshaped, keeping its byte
+offsets, and parsed again.
 
 Parts come from lists, pipelines, subshells, brace groups, function bodies, if/for/while/
 until/case bodies, `[[ ]]` and `(( ))`, command and process substitutions, unquoted heredoc
 bodies, the string of `sh -c` (and bash, dash, zsh, ksh, `su -c`, `script -c`, `watch`, `env -S`, `eval`,
 `trap`), the command of `find -exec`, and the command wrapped by env, command, exec, nohup,
 time, nice, timeout, xargs, sudo, doas, setsid, stdbuf, ionice, builtin, coproc, pkexec,
-chroot, flock, taskset, busybox and unbuffer.
+chroot, flock, taskset, busybox, unbuffer, runuser, sg, chrt, strace and the others in
+WRAPPERS.
 
-A part is not fixed when its command word is not literal text (`$X`, `$(…)`, a glob or a
-brace expansion), when it is `eval`, `source`, `.`, `alias` or `trap`, `exec` with no
-command, a shell reading its commands from stdin, a prefix assignment to a variable that
+A part is not fixed when a word of it is not literal text (`$X`, `$(…)`, `$((…))`, `$"…"`;
+its `forms` then hold bash's likely words, which deny rules see too), when its command word
+is a glob or a brace expansion, when it is `eval`, `source`, `.`, `alias`, `trap` or
+another of NOT_FIXED, `exec` with no command, a shell reading its commands from stdin, the
+command of xargs (which adds words from its input), a prefix assignment to a variable that
 changes what runs (PATH, LD_PRELOAD, BASH_ENV, …), or when anything is past the limits
-below. A line the parser cannot read is one not-fixed part for the whole line, plus
-whatever parts could still be read from it (also not fixed).
+below. Text bash evaluates as code although the line shows only a variable's name
+(arithmetic, array subscripts, `${!x}`, `${x@P}`) is a not-fixed part of its own. A line
+the parser cannot read is one not-fixed part for the whole line, plus whatever parts could
+still be read from it (also not fixed).
 
 Pure: nothing here runs anything. tree-sitter is imported on the first call only.
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from uji.record import Record, Struct
@@ -47,6 +57,14 @@ NOT_FIXED = {
     ".": ". runs a file's commands",
     "alias": "an alias changes what a later command runs",
     "trap": "trap runs text as a command",
+    "let": "let evaluates the text of variables as code",
+    "compgen": "compgen -C and -F run commands",
+    "fc": "fc runs commands from the history",
+    "enable": "enable -f loads a shared library into the shell",
+    "hash": "hash -p makes a name run another program",
+    "at": "at runs the commands of its input later",
+    "batch": "batch runs the commands of its input later",
+    "crontab": "crontab installs commands that run later",
 }
 # Prefix assignments that change which program runs or what a shell does first.
 RISKY_VARS = frozenset(
@@ -94,6 +112,14 @@ class Part(Record):
     text: str
     fixed: bool = True
     why: str | None = None  # why it is not fixed
+    # Other spellings rules also match: bash's likely words when some are not fixed text
+    # (`rm -rf${IFS}v` is also `rm -rf v`), so a deny rule still meets them.
+    forms: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()  # the words of `text`, for the write-flag checks
+
+
+def _unfixed(part: Part, why: str) -> Part:
+    return Part(part.text, False, why, part.forms, part.words)
 
 
 def parse_command(line: str) -> list[Part]:
@@ -141,9 +167,23 @@ def load() -> None:
 
 
 class Word(Struct):
-    text: str  # quotes and escapes removed
+    text: str  # quotes and escapes removed; expansions kept as written
     literal: bool  # no expansion or substitution
     pattern: bool = False  # an unquoted glob or brace expansion
+    # Bash's likely value when the word is not literal: variables the line does not set
+    # are empty, `$IFS` splits (a space), `${x:-w}` is w. Deny rules also see it.
+    alt: str | None = None
+    why: str | None = None  # what bash expands in it after parsing
+
+
+class _Seg(Record):
+    """A run of one word's characters: unquoted text, quoted (or escaped) text, or an
+    expansion, with its likely value (`Word.alt`)."""
+
+    text: str
+    kind: str  # plain | quoted | expansion
+    alt: str
+    why: str | None = None
 
 
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b"}
@@ -185,26 +225,13 @@ def _ansi_c(body: str) -> str:
     return "".join(out)
 
 
-def _unescape_unquoted(raw: str) -> tuple[str, str]:
-    """Unquoted text: (value, shape), where shape masks escaped characters with `_` so
-    that only unquoted glob and brace characters remain visible."""
-    if "\\" not in raw:
-        return raw, raw
-    value: list[str] = []
-    shape: list[str] = []
-    i, n = 0, len(raw)
-    while i < n:
-        c = raw[i]
-        if c == "\\" and i + 1 < n:
-            if raw[i + 1] != "\n":
-                value.append(raw[i + 1])
-                shape.append("_")
-            i += 2
-            continue
-        value.append(c)
-        shape.append(c)
-        i += 1
-    return "".join(value), "".join(shape)
+def _unquoted(raw: str, segs: list[_Seg]) -> None:
+    """Unquoted text: escaped characters become quoted runs (no glob or brace meaning)."""
+    for plain, escaped in re.findall(r"([^\\]+)|\\(.?)", raw, re.S):
+        if plain:
+            segs.append(_Seg(plain, "plain", plain))
+        elif escaped and escaped != "\n":
+            segs.append(_Seg(escaped, "quoted", escaped))
 
 
 def _unescape_double(raw: str) -> str:
@@ -224,84 +251,191 @@ def _unescape_double(raw: str) -> str:
 
 
 _GLOB = re.compile(r"[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}", re.S)
+_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}", re.S)
+MAX_BRACE_WORDS = 256  # a brace expansion into more words is not read: not fixed
+
+# While a line is parsed with a `{` replaced (see `_Walker.line`), the bytes standing for it.
+_BRACE_MARK = "\x01"
+_MARKED: contextvars.ContextVar[bool] = contextvars.ContextVar("uji_shell_marked", default=False)
+# Variables the line being read sets to fixed text (`X=rm; $X -rf v`), for `Word.alt`.
+_KNOWN: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "uji_shell_known", default=MappingProxyType({})
+)
 
 
 def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+    text = (node.text or b"").decode("utf-8", "replace")
+    if _MARKED.get() and _BRACE_MARK in text:
+        text = text.replace(_BRACE_MARK, "{")
+    return text
+
+
+def _segments(nodes: list[Node]) -> list[_Seg]:
+    segs: list[_Seg] = []
+    for node in nodes:
+        _piece(node, segs, quoted=False)
+    return segs
 
 
 def _word(nodes: list[Node]) -> Word:
-    """One shell word made of adjacent nodes (several when a continuation split it)."""
-    values: list[str] = []
-    shapes: list[str] = []
-    literal = True
-    for node in nodes:
-        lit = _piece(node, values, shapes)
-        literal = literal and lit
-    shape = "".join(shapes)
-    return Word("".join(values), literal, bool(_GLOB.search(shape)))
+    """One shell word made of adjacent nodes (several when a continuation split it), as
+    the text it is written as: no brace expansion (an assignment's value, a here-string)."""
+    return _joined(_segments(nodes))
 
 
-def _piece(node: Node, values: list[str], shapes: list[str]) -> bool:
+def _joined(segs: list[_Seg]) -> Word:
+    text = "".join(s.text for s in segs)
+    literal = all(s.kind != "expansion" and s.why is None for s in segs)
+    shape = "".join(s.text if s.kind == "plain" else "_" * len(s.text) for s in segs)
+    alt = None if literal else "".join(s.alt for s in segs)
+    why = next((s.why for s in segs if s.why), None)
+    if why is None and not literal:
+        why = f"`{text}` is not fixed text"
+    return Word(text, literal, bool(_GLOB.search(shape)), alt, why)
+
+
+def _words(nodes: list[Node]) -> list[Word]:
+    """One word of a command as bash gives it to the command: brace expansion (`-r{f,}`
+    is `-rf -r`) applied where bash applies it, nothing else."""
+    segs = _segments(nodes)
+    shape = "".join(s.text if s.kind == "plain" else "_" * len(s.text) for s in segs)
+    if not _BRACE.search(shape) or not _is_bash():
+        return [_joined(segs)]
+    import bracex
+
+    def pattern(value: str) -> str:
+        out: list[str] = []
+        for s in segs:
+            v = s.text if value == "text" else s.alt
+            out.append(v if s.kind == "plain" else re.sub(r"([^\w])", r"\\\1", v))
+        return "".join(out)
+
+    word = _joined(segs)
+    try:
+        texts = bracex.expand(pattern("text"), limit=MAX_BRACE_WORDS)
+        alts = bracex.expand(pattern("alt"), limit=MAX_BRACE_WORDS) if not word.literal else texts
+    except (bracex.ExpansionLimitException, ValueError, RecursionError):
+        return [Word(word.text, False, True, word.alt, "a brace expansion into too many words")]
+    if len(alts) != len(texts):
+        alts = texts
+    pattern_left = bool(_GLOB.search(_BRACE.sub("", shape)))
+    return [
+        Word(t, word.literal, pattern_left or word.pattern, None if word.literal else a, word.why)
+        for t, a in zip(texts, alts, strict=True)
+        if t or not word.literal
+    ]
+
+
+def _piece(node: Node, segs: list[_Seg], quoted: bool) -> None:
     kind = node.type
     raw = _text(node)
-    if kind in ("word", "number"):
-        value, shape = _unescape_unquoted(raw)
-        values.append(value)
-        shapes.append(shape)
-        return True
-    if kind == "raw_string":
-        values.append(raw[1:-1])
-        shapes.append("_")
-        return True
-    if kind == "ansi_c_string":
-        values.append(_ansi_c(raw[2:-1]))
-        shapes.append("_")
-        return True
-    if kind == "translated_string":
-        literal = True
+    if kind in ("word", "number", "brace_expression"):
+        _unquoted(raw, segs)
+    elif kind == "raw_string":
+        segs.append(_Seg(raw[1:-1], "quoted", raw[1:-1]))
+    elif kind == "ansi_c_string":
+        value = _ansi_c(raw[2:-1])
+        segs.append(_Seg(value, "quoted", value))
+    elif kind == "translated_string":
+        # $"…" is looked up in the locale's message catalogue: its text is what a
+        # catalogue (TEXTDOMAIN, TEXTDOMAINDIR) says, most often itself.
+        inner: list[_Seg] = []
         for child in node.named_children:
-            literal = _piece(child, values, shapes) and literal
-        return literal
-    if kind == "string":
-        return _string(node, raw, values, shapes)
-    if kind == "concatenation":
-        literal = True
+            _piece(child, inner, quoted)
+        value = "".join(s.text for s in inner)
+        segs.append(_Seg(value, "quoted", value, '`$"…"` is translated by the locale'))
+    elif kind == "string":
+        _string(node, segs)
+    elif kind == "process_substitution":
+        # A file name (/dev/fd/63): its commands are parts of their own.
+        segs.append(_Seg(raw, "quoted", "/dev/fd/63"))
+    elif kind == "concatenation":
         for child in node.children:
             if child.is_named:
-                literal = _piece(child, values, shapes) and literal
+                _piece(child, segs, quoted)
             else:  # an anonymous token inside a word, such as a `$` before "…"
-                value, shape = _unescape_unquoted(_text(child))
-                if value != "$":
-                    values.append(value)
-                    shapes.append(shape)
-        return literal
-    # An expansion, substitution or anything else: kept as written, not literal.
-    values.append(raw.replace("\\\n", "") if "\\\n" in raw else raw)
-    shapes.append("_")
-    return False
+                _dollar_token(_text(child), segs)
+    elif kind == "$":
+        _dollar_token(raw, segs)
+    else:
+        # An expansion, substitution or anything else: kept as written, not literal.
+        text = raw.replace("\\\n", "") if "\\\n" in raw else raw
+        segs.append(_Seg(text, "expansion", _likely(node, text, quoted), _expansion_why(node, text)))
 
 
-def _string(node: Node, raw: str, values: list[str], shapes: list[str]) -> bool:
-    literal = True
+def _dollar_token(raw: str, segs: list[_Seg]) -> None:
+    """The grammar reads `-r$"f"` as a `-r$` token and a string: the `$` makes the
+    string a translated one, and what precedes it is unquoted text of the same word."""
+    if raw.endswith("$"):
+        _unquoted(raw[:-1], segs)
+        segs.append(_Seg("", "quoted", "", '`$"…"` is translated by the locale'))
+    else:
+        _unquoted(raw, segs)
+
+
+def _string(node: Node, segs: list[_Seg]) -> None:
     base = node.start_byte
     data = node.text or b""
     pos = 1
-    out: list[str] = []
+
+    def between(a: int, b: int) -> None:
+        chunk = data[a:b].decode("utf-8", "replace")
+        if _MARKED.get():
+            chunk = chunk.replace(_BRACE_MARK, "{")
+        value = _unescape_double(chunk)
+        if value:
+            segs.append(_Seg(value, "quoted", value))
+
     for child in node.named_children:
         start, end = child.start_byte - base, child.end_byte - base
-        out.append(_unescape_double(data[pos:start].decode("utf-8", "replace")))
+        between(pos, start)
         if child.type == "string_content":
-            out.append(_unescape_double(_text(child)))
+            between(start, end)
         else:
-            out.append(re.sub(r"\\\n", "", _text(child)))
-            literal = False
+            text = re.sub(r"\\\n", "", _text(child))
+            segs.append(_Seg(text, "expansion", _likely(child, text, True), _expansion_why(child, text)))
         pos = end
-    out.append(_unescape_double(data[pos : max(pos, len(data) - 1)].decode("utf-8", "replace")))
-    value = "".join(out)
-    values.append(value)
-    shapes.append("_")
-    return literal
+    between(pos, max(pos, len(data) - 1))
+
+
+# Positional and special parameters in a `bash -c` line: none are set but these.
+_SPECIAL = {"#": "0", "?": "0", "$": "1", "!": "", "-": "hB", "0": "bash", "@": "", "*": ""}
+
+
+def _likely(node: Node, text: str, quoted: bool) -> str:
+    """Bash's likely value of an expansion when the line sets no variable: deny rules
+    see it too, so `rm -r${x}f` or `rm -rf${IFS}v` still meet a rule for `rm -rf`."""
+    kind = node.type
+    if kind == "simple_expansion":
+        name = text[1:]
+    elif kind == "expansion":
+        m = re.fullmatch(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9#?$!@*-])(?:(:?[-=])(.*))?\}", text, re.S)
+        if m is None:
+            return ""
+        name = m.group(1)
+        if m.group(2):  # ${x:-word}: x is unset, so the word
+            words = [c for c in node.named_children if c.type != "variable_name"]
+            return "".join(_likely_word(c) for c in words) if words else m.group(3)
+    else:
+        return ""
+    known = _KNOWN.get()
+    if name in known:
+        return known[name]
+    if name == "IFS":
+        return " " if not quoted else " \t\n"
+    return _SPECIAL.get(name, "")
+
+
+def _likely_word(node: Node) -> str:
+    segs: list[_Seg] = []
+    _piece(node, segs, quoted=False)
+    return "".join(s.alt for s in segs)
+
+
+def _expansion_why(node: Node, text: str) -> str | None:
+    if node.type in ("simple_expansion", "expansion") and re.fullmatch(r"\$\{?IFS\}?", text):
+        return "`$IFS` splits the word where bash reads it"
+    return None
 
 
 # -- the walk ------------------------------------------------------------------------------
@@ -347,14 +481,22 @@ class _Walker:
                 out[i] = part
         return out
 
-    def add(self, text: str, fixed: bool = True, why: str | None = None) -> None:
+    def add(
+        self,
+        text: str,
+        fixed: bool = True,
+        why: str | None = None,
+        forms: tuple[str, ...] = (),
+        words: tuple[str, ...] = (),
+    ) -> None:
         if self.full:
             return
         if len(self.parts) >= MAX_PARTS:
             self.full = True
             self.parts.append(Part(f"(more than {MAX_PARTS} commands)", False, "too many commands"))
             return
-        self.parts.append(Part(text, fixed, why if not fixed else None))
+        forms = tuple(f for f in forms if f != text)
+        self.parts.append(Part(text, fixed, why if not fixed else None, forms, words))
 
     # A whole line (also the string of sh -c, eval, a heredoc fed to a shell…).
     def line(self, line: str, nesting: int) -> None:
@@ -364,19 +506,24 @@ class _Walker:
         if len(line) > MAX_CHARS:
             self.add(_collapse(line[:500]) + " …", False, f"longer than {MAX_CHARS // 1024} KB")
             return
-        src = line.encode("utf-8", "surrogatepass")
-        tree = _parser().parse(src)
-        root = tree.root_node
-        if root.has_error:
-            start = len(self.parts)
+        src, marked = _reshape(line.encode("utf-8", "surrogatepass"))
+        token = _MARKED.set(marked)
+        root = _parser().parse(src).root_node
+        known = _KNOWN.set({**_KNOWN.get(), **_assigned(root)})
+        try:
+            if root.has_error:
+                start = len(self.parts)
+                self.walk(root, src, nesting)
+                # What could be read still counts for deny rules, but nothing here is fixed.
+                self.parts[start:] = [
+                    _unfixed(p, "the shell cannot parse the line") for p in self.parts[start:]
+                ]
+                self.parts.insert(start, Part(_collapse(line), False, "the shell cannot parse the line"))
+                return
             self.walk(root, src, nesting)
-            # What could be read still counts for deny rules, but nothing here is fixed.
-            self.parts[start:] = [
-                Part(p.text, False, "the shell cannot parse the line") for p in self.parts[start:]
-            ]
-            self.parts.insert(start, Part(_collapse(line), False, "the shell cannot parse the line"))
-            return
-        self.walk(root, src, nesting)
+        finally:
+            _KNOWN.reset(known)
+            _MARKED.reset(token)
 
     def walk(self, root: Node, src: bytes, nesting: int) -> None:
         stack: list[tuple[Node, int]] = [(root, 0)]
@@ -387,6 +534,9 @@ class _Walker:
                 self.add(_snippet(src, node), False, "nested too deeply")
                 continue
             kind = node.type
+            evaluates = _evaluates(node)
+            if evaluates:
+                self.add(_short(evaluates[0]), False, evaluates[1])
             if kind == "redirected_statement":
                 body = node.child_by_field_name("body")
                 if body is not None and body.type == "command":
@@ -431,13 +581,14 @@ class _Walker:
             self.line(text, nesting + 1)  # read the text again as commands
         if text.count("`") % 2:
             self.add(_collapse(text)[:500], False, "a substitution the parser did not read")
-        self.parts[start:] = [Part(p.text, False, "a substitution inside a word") for p in self.parts[start:]]
+        self.parts[start:] = [_unfixed(p, "a substitution inside a word") for p in self.parts[start:]]
 
     # One command node.
     def command_node(self, node: Node, src: bytes, nesting: int, stdin: list[str]) -> None:
         kind = node.type
         if kind == "test_command":
-            self.add(_collapse(_text(node)))
+            why = _test_evaluates(node)
+            self.add(_collapse(_text(node)), why is None, why)
             return
         if kind in ("declaration_command", "unset_command"):
             names = [
@@ -450,6 +601,8 @@ class _Walker:
                 for c in node.named_children
                 if c.type == "variable_assignment" and (r := _risky_assignment(c))
             ]
+            risks.append(_names_risk(keyword, names) or "")
+            risks = [r for r in risks if r]
             if risks:
                 self.add(" ".join([keyword, *names]), False, risks[0])
             else:
@@ -473,10 +626,10 @@ class _Walker:
                 risk = risk or _risky_assignment(child)
             elif ctype == "command_name":
                 pieces.extend(c for c in child.named_children[:1] if not _is_descriptor(c, descriptors))
-            elif (
+            elif ctype == "$" or (
                 child.is_named and not ctype.endswith("_redirect") and not _is_descriptor(child, descriptors)
             ):
-                pieces.append(child)
+                pieces.append(child)  # (a `$` token: the grammar's reading of `-r$"f"`)
         for child in redirects:
             if child.type == "file_redirect":
                 # The grammar puts words after a redirect's target into the redirect; the
@@ -486,12 +639,13 @@ class _Walker:
         groups: list[list[Node]] = []
         last_end = -1
         for piece in pieces:
-            if groups and _is_continuation(src[last_end : piece.start_byte]):
-                groups[-1].append(piece)  # `r\⏎m` is one word to the shell
+            gap = src[last_end : piece.start_byte]
+            if groups and (not gap or _is_continuation(gap)):
+                groups[-1].append(piece)  # `r\⏎m` is one word to the shell, so is `-r$"f"`
             else:
                 groups.append([piece])
             last_end = piece.end_byte
-        words = [_word(g) for g in groups]
+        words = [w for g in groups for w in _words(g)]
         if not words:
             if risk:
                 self.add(_collapse(_text(node)), False, risk)
@@ -502,13 +656,20 @@ class _Walker:
         """A simple command as words: its part, then what it wraps or runs."""
         head = words[0]
         text = " ".join(w.text for w in words)
+        forms = _forms(words)
+        spelled = tuple(w.text for w in words)
         if not head.literal or head.pattern:
-            self.add(text, False, "the command word is not fixed text")
+            self.add(text, False, head.why or "the command word is not fixed text", forms, spelled)
+            if not head.literal and forms:
+                # What bash likely runs, read again: `${IFS}sudo rm -rf v` meets a rule for rm.
+                self.guess(_likely_line(words), nesting)
             return
         name = head.text.rsplit("/", 1)[-1]
-        why = risk or NOT_FIXED.get(head.text)
-        fixed = why is None
         args = words[1:]
+        why = risk or NOT_FIXED.get(head.text) or _builtin_risk(name, args)
+        if why is None:
+            why = next((w.why for w in args if not w.literal), None)
+        fixed = why is None
         if name in SHELLS:
             reads_stdin = self.shell(args, nesting)
             if reads_stdin:
@@ -518,12 +679,13 @@ class _Walker:
         elif head.text in ("eval", "trap") and args:
             script_words = args if head.text == "eval" else args[:1]
             if all(w.literal for w in script_words):
-                self.add(text, fixed, why)
+                self.add(text, fixed, why, forms, spelled)
                 self.line(" ".join(w.text for w in script_words), nesting + 1)
                 return
+            self.guess(" ".join(w.text if w.literal else w.alt or "" for w in script_words), nesting)
         elif name == "exec" and not [w for w in args if not w.text.startswith("-")]:
             fixed, why = False, why or "exec with no command replaces the shell"
-        self.add(text, fixed, why)
+        self.add(text, fixed, why, forms, spelled)
         if name in WRAPPERS:
             inner = WRAPPERS[name](args)
             if inner is not None:
@@ -531,12 +693,25 @@ class _Walker:
                 if script is not None:
                     self.line(script, nesting + 1)
                 if words_in:
-                    self.simple(words_in, nesting, stdin, None)
+                    # xargs gives its command more words, read from its input.
+                    added = f"{name} adds words read from its input" if name in _ADDS_WORDS else None
+                    self.simple(words_in, nesting, stdin, added)
             else:
                 self.add(" ".join(w.text for w in args), False, f"cannot tell what {name} runs")
         elif name == "find":
             for inner_words in _find_exec(args):
                 self.simple(inner_words, nesting, [], None)
+
+    def guess(self, line: str, nesting: int) -> None:
+        """Parts of what a line that is not fixed text likely runs: not fixed either, but
+        deny rules see them."""
+        if not line.strip():
+            return
+        start = len(self.parts)
+        self.line(line, nesting + 1)
+        self.parts[start:] = [
+            _unfixed(p, p.why or "a guess at text that is not fixed") for p in self.parts[start:]
+        ]
 
     def shell(self, args: list[Word], nesting: int) -> bool:
         """sh/bash/…: parse the -c string. True when the shell reads commands from stdin."""
@@ -547,6 +722,7 @@ class _Walker:
             if not w.literal:
                 if command_mode:
                     self.add(w.text, False, "the command string is not fixed text")
+                    self.guess(w.alt or "", nesting)
                     return False
                 return False  # a script named by an expansion: the part is already asked about
             t = w.text
@@ -569,6 +745,7 @@ class _Walker:
         if command_mode:
             if rest and not rest[0].literal:
                 self.add(rest[0].text, False, "the command string is not fixed text")
+                self.guess(rest[0].alt or "", nesting)
             elif rest:
                 self.line(rest[0].text, nesting + 1)
                 return False
@@ -581,9 +758,109 @@ class _Walker:
 
 
 def _snippet(src: bytes, node: Node) -> str:
-    return _collapse(
-        src[node.start_byte : min(node.end_byte, node.start_byte + 1000)].decode("utf-8", "replace")
-    )[:500]
+    text = src[node.start_byte : min(node.end_byte, node.start_byte + 1000)].decode("utf-8", "replace")
+    if _MARKED.get():
+        text = text.replace(_BRACE_MARK, "{")
+    return _collapse(text)[:500]
+
+
+def _assigned(root: Node) -> dict[str, str]:
+    """The variables a line sets to fixed text, each to the last such value."""
+    out: dict[str, str] = {}
+    stack = [(root, 0)]
+    found: list[Node] = []
+    while stack:
+        node, depth = stack.pop()
+        if node.type == "variable_assignment":
+            found.append(node)
+        elif depth < MAX_DEPTH:
+            stack.extend((c, depth + 1) for c in node.children)
+    for node in sorted(found, key=lambda n: n.start_byte):
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is None or name.type != "variable_name":
+            continue
+        word = _word([value]) if value is not None else Word("", True)
+        if word.literal:
+            out[_text(name)] = word.text
+    return out
+
+
+def _forms(words: list[Word]) -> tuple[str, ...]:
+    """The part as bash likely runs it, when some word is not fixed text."""
+    if all(w.literal for w in words):
+        return ()
+    return (_collapse(" ".join(w.text if w.alt is None else w.alt for w in words)),)
+
+
+def _likely_line(words: list[Word]) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(w.text) if w.alt is None else w.alt for w in words)
+
+
+_ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _test_evaluates(node: Node) -> str | None:
+    """`[[ x -eq 1 ]]` evaluates both sides as arithmetic, `[[ -v a[i] ]]` a subscript."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "test_operator":
+            op = _text(n)
+            if op == "-v":
+                return "`-v` evaluates an array subscript as code"
+            if op in _ARITH_TESTS and n.parent is not None:
+                operands = [c for c in n.parent.named_children if c.type != "test_operator"]
+                if any(not re.fullmatch(r"-?[0-9]+", _text(c).strip()) for c in operands):
+                    return f"`{op}` in [[ ]] evaluates the text of a variable as code"
+        stack.extend(n.children)
+    return None
+
+
+# `name[subscript]` where the subscript is not a plain number: evaluated as arithmetic.
+_CODE_SUBSCRIPT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[(?![0-9@*]*\])")
+# Builtins that assign the variables they name (an array element's subscript is arithmetic).
+_ASSIGNING = frozenset({"read", "mapfile", "readarray", "getopts", "wait", "printf", "unset", "test", "["})
+
+
+def _names_risk(keyword: str, names: list[str]) -> str | None:
+    """declare/local/typeset/export/readonly/unset: an integer or nameref attribute makes
+    later assignments evaluate text as code; so does a subscript in a name."""
+    for name in names:
+        if keyword != "unset" and re.fullmatch(r"[-+][A-Za-z]*[in][A-Za-z]*", name):
+            return f"`{keyword} {name}` makes assignments evaluate their text as code"
+        if _CODE_SUBSCRIPT.match(name):
+            return f"the array subscript in `{_short(name)}` is evaluated as code"
+        var = name.split("=", 1)[0]
+        if var in RISKY_VARS or var.startswith(RISKY_PREFIXES):
+            return f"setting {var} changes what runs"
+    return None
+
+
+def _builtin_risk(name: str, args: list[Word]) -> str | None:
+    """A builtin that assigns variables it is given the names of (`read PATH`, `printf -v
+    'a[$(…)]'`) or runs a callback (`mapfile -C`)."""
+    if name not in _ASSIGNING:
+        return None
+    texts = [w.text for w in args]
+    if name in ("mapfile", "readarray") and any(re.fullmatch(r"-[A-Za-z]*C.*", t) for t in texts):
+        return f"`{name} -C` runs its callback as code"
+    if name in ("test", "[") and "-v" not in texts:
+        return None
+    return _names_risk(
+        name, [t for t in texts if not t.startswith("-")] if name != "printf" else _printf_v(texts)
+    )
+
+
+def _printf_v(texts: list[str]) -> list[str]:
+    for i, t in enumerate(texts):
+        if t == "-v" and i + 1 < len(texts):
+            return [texts[i + 1]]
+        if t.startswith("-v") and len(t) > 2:
+            return [t[2:]]
+    return []
 
 
 def _first_of(node: Node, kind: str) -> Node | None:
@@ -790,12 +1067,23 @@ def _after_operand(with_arg: frozenset[str], script: tuple[str, ...] = ()) -> An
 
 
 def _su(args: list[Word]) -> Wrapped:
-    got = _options(args, frozenset({"-c", "--command", "-s", "--shell", "-g", "--group", "-G", "-w"}))
-    if got is None:
-        return None
-    seen = got[1]
-    script = seen.get("-c", seen.get("--command"))
-    return [], script
+    """su/runuser/sg [options] [user|group] [options] [-c command]: options may follow the
+    user too (`su root -c 'rm -rf x'`); runuser's `-u user cmd` runs the words after it."""
+    with_arg = frozenset({"-c", "--command", "-s", "--shell", "-g", "--group", "-G", "-w", "-u", "--user"})
+    seen: dict[str, str] = {}
+    rest = args
+    while rest:
+        got = _options(rest, with_arg)
+        if got is None:
+            return None
+        rest, more = got
+        seen.update(more)
+        if "-c" in seen or "--command" in seen:
+            return [], seen.get("-c", seen.get("--command"))
+        if "-u" in seen or "--user" in seen:
+            return rest, None
+        rest = rest[1:]  # the user or group
+    return [], None
 
 
 def _script(args: list[Word]) -> Wrapped:
@@ -822,6 +1110,7 @@ def _watch(args: list[Word]) -> Wrapped:
     return [], " ".join(w.text for w in rest) or None
 
 
+_ADDS_WORDS = frozenset({"xargs", "parallel", "entr"})
 _SUDO_ARGS = frozenset(
     {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R"}
     | {"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type"}
@@ -860,6 +1149,39 @@ WRAPPERS: dict[str, Any] = {
     "script": _script,
     "busybox": _simple_wrapper(frozenset()),  # busybox rm -rf x: the applet is the command
     "unbuffer": _simple_wrapper(frozenset()),
+    # Programs that run the command they are given, with the options that take a value.
+    "runuser": _su,
+    "sg": _su,
+    "chrt": _after_operand(frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period"})),
+    "prlimit": _simple_wrapper(frozenset({"-p", "--pid"})),
+    "unshare": _simple_wrapper(frozenset({"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w"})),
+    "nsenter": _simple_wrapper(frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid"})),
+    "strace": _simple_wrapper(
+        frozenset({"-e", "-o", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"})
+    ),
+    "ltrace": _simple_wrapper(
+        frozenset({"-e", "-o", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-w"})
+    ),
+    "valgrind": _simple_wrapper(frozenset()),
+    "fakeroot": _simple_wrapper(frozenset({"-l", "--lib", "-s", "-i", "--faked", "-b"})),
+    "faketime": _after_operand(frozenset({"-m", "-p", "-f"})),
+    "firejail": _simple_wrapper(frozenset()),
+    "systemd-run": _simple_wrapper(
+        frozenset({"-p", "--property", "-u", "--unit", "-E", "--setenv", "-M", "--machine", "-H", "--host"})
+    ),
+    "xvfb-run": _simple_wrapper(
+        frozenset({"-n", "--server-num", "-s", "--server-args", "-e", "-f", "-p", "-w"})
+    ),
+    "catchsegv": _simple_wrapper(frozenset()),
+    "dbus-launch": _simple_wrapper(frozenset({"--config-file"})),
+    "rlwrap": _simple_wrapper(frozenset({"-a", "-f", "-H", "-l", "-p", "-P", "-S", "-z", "-e", "-C"})),
+    "torsocks": _simple_wrapper(frozenset({"-u", "-p", "-a", "-P", "-i", "-d"})),
+    "proxychains": _simple_wrapper(frozenset({"-f"})),
+    "proxychains4": _simple_wrapper(frozenset({"-f"})),
+    "tsocks": _simple_wrapper(frozenset()),
+    "caffeinate": _simple_wrapper(frozenset({"-t", "-w"})),
+    "entr": _simple_wrapper(frozenset()),  # runs its command for file names read from its input
+    "parallel": _simple_wrapper(frozenset({"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"})),
 }
 
 
@@ -875,3 +1197,140 @@ def _find_exec(args: list[Word]) -> Iterator[list[Word]]:
                 yield args[i + 1 : j]
             i = j
         i += 1
+
+
+# -- what the grammar misreads -------------------------------------------------------------
+
+# What may follow `coproc` or `time` as a compound command (the grammar reads it as words).
+_COMPOUND_OPENERS = frozenset({"{", "(", "((", "[[", "if", "while", "until", "for", "case", "select"})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _reshape(src: bytes) -> tuple[bytes, bool]:
+    """The line as tree-sitter-bash should read it, at the same byte offsets: `coproc
+    [NAME]` and `time [-p]` before a compound command are blanked (bash runs the compound
+    command; the grammar reads `coproc { rm -rf v; }` as the words `coproc { rm -rf v`),
+    and a `{` the grammar took for a group although a word goes on right after it
+    (`{rm,-rf,v}`, a brace expansion) is marked, to be read back as `{` (`_text`).
+    Returns the bytes and whether a `{` was marked."""
+    marked = False
+    for _ in range(MAX_NESTING):
+        root = _parser().parse(src).root_node
+        blank: list[tuple[int, int]] = []
+        marks: list[int] = []
+        stack = [(root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                continue
+            if node.type == "command":
+                blank.extend(_keyword_prefix(node))
+            elif node.type == "negated_command" and _opens_compound(node):
+                # `! { rm -rf v; }`: the grammar negates only simple commands and reads `{`
+                # as a word; the `!` changes the status, not what runs.
+                blank.append((node.children[0].start_byte, node.children[0].end_byte))
+            elif (
+                node.type == "{"
+                and node.parent is not None
+                and node.parent.type == "ERROR"
+                and src[node.end_byte : node.end_byte + 1] not in (b"", b" ", b"\t", b"\n", b";")
+                and _BRACE_MARK.encode() not in src
+            ):
+                marks.append(node.start_byte)
+            stack.extend((c, depth + 1) for c in node.children)
+        if not blank and not marks:
+            break
+        buf = bytearray(src)
+        for start, end in blank:
+            buf[start:end] = b" " * (end - start)
+        for at in marks:
+            buf[at : at + 1] = _BRACE_MARK.encode()
+        marked = marked or bool(marks)
+        src = bytes(buf)
+    return src, marked
+
+
+def _opens_compound(node: Node) -> bool:
+    inner = node.named_children[0] if node.named_children else None
+    if inner is None or inner.type != "command" or not inner.named_children:
+        return False
+    name = inner.named_children[0]
+    return name.type == "command_name" and _text(name) in _COMPOUND_OPENERS
+
+
+def _keyword_prefix(node: Node) -> list[tuple[int, int]]:
+    """The byte spans of `coproc [NAME]` or `time [-p]` when a compound command follows."""
+    children = [c for c in node.children if c.is_named]
+    if not children or children[0].type != "command_name":
+        return []
+    keyword = _text(children[0])
+    if keyword not in ("coproc", "time"):
+        return []
+    rest = children[1:]
+    spans = [(children[0].start_byte, children[0].end_byte)]
+    words = [_text(c).strip() for c in rest]
+    i = 0
+    if keyword == "time":
+        while i < len(words) and words[i] in ("-p", "--"):
+            spans.append((rest[i].start_byte, rest[i].end_byte))
+            i += 1
+    elif (
+        len(words) > i + 1
+        and _NAME.fullmatch(words[i])
+        and (words[i + 1] in _COMPOUND_OPENERS or words[i + 1][:1] in "({")
+    ):
+        spans.append((rest[i].start_byte, rest[i].end_byte))  # coproc NAME { …; }
+        i += 1
+    if i < len(words) and (words[i] in _COMPOUND_OPENERS or words[i][:1] in "({"):
+        return spans
+    return []
+
+
+# -- what evaluates a variable's text as code ----------------------------------------------
+
+_ARITH_NAME = re.compile(r"[A-Za-z_]")
+
+
+def _evaluates(node: Node) -> tuple[str, str] | None:
+    """Where and why bash would evaluate text the line does not show as code at `node`.
+    Arithmetic reads a variable's value as an expression, and an array subscript in it
+    runs `$(…)`: `x='a[$(touch p)]'; ls $((x))` runs touch. So do `${!x}` (the variable
+    x names, with its subscript), `${x@P}` (prompt expansion) and `${y[x]}`."""
+    kind = node.type
+    if kind in ("arithmetic_expansion", "command_substitution", "compound_statement"):
+        text = _text(node)
+        if kind == "command_substitution" and not text.startswith("$(("):
+            return None  # `$((x))` inside a heredoc is read as a substitution of `(x)`
+        if kind == "compound_statement" and not text.startswith("(("):
+            return None
+        inner = text.lstrip("$").lstrip("([").rstrip(")]")
+        if _ARITH_NAME.search(inner):
+            return text, "arithmetic evaluates the text of a variable as code"
+        return None
+    if kind == "c_style_for_statement":
+        header = _text(node).split("))", 1)[0] + "))"
+        if _ARITH_NAME.search(header.split("((", 1)[-1]):
+            return header, "arithmetic evaluates the text of a variable as code"
+        return None
+    if kind == "subscript":
+        text = "".join(_text(c) for c in node.named_children[1:]).strip()
+        if not re.fullmatch(r"[0-9@*]*", text):
+            return _text(
+                node
+            ), "an array subscript is arithmetic: it evaluates the text of a variable as code"
+        return None
+    if kind == "expansion":
+        types = [c.type for c in node.children]
+        text = _text(node)
+        if len(types) > 1 and types[1] == "!":
+            return text, "`${!x}` reads the variable x names, evaluating its text as code"
+        if "@" in types and text.endswith("P}"):
+            return text, "`${x@P}` expands the text of x as a prompt, which runs commands"
+        if ":" in types and _ARITH_NAME.search(text.split(":", 1)[1]):
+            return text, "a substring offset is arithmetic: it evaluates the text of a variable as code"
+    return None
+
+
+def _short(text: str) -> str:
+    text = _collapse(text)
+    return text if len(text) <= 60 else text[:57] + "…"
