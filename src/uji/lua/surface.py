@@ -899,6 +899,12 @@ NAMESPACES: list[Namespace] = [
                 "Sets the allow/ask/deny rules of the tools it names (`default` for all).",
             ),
             fn(
+                "uji.tool.write_flags",
+                "flags?: table<string, string[]|true>",
+                "Sets the flags that make an allowed command ask (they write or run programs); returns them.",
+                ret=("table<string, string[]|true>",),
+            ),
+            fn(
                 "uji.tool.allow",
                 "tool: string, subject: string",
                 "Remembers an approval: calls of `tool` with exactly this subject no longer ask.",

@@ -147,6 +147,9 @@ class Policy:
         from uji.tools.remembered import RememberedRules
 
         self.remembered = RememberedRules()  # "allow for the session" / "always allow"
+        from uji.tools.write_flags import WriteFlags
+
+        self.write_flags = WriteFlags()  # flags that make an allowed command ask (uji.tool.write_flags)
 
     def set(self, rules: dict[str, Any], origin: str | None = None) -> list[str]:
         """Apply one uji.tool.policy call: the tools it names are replaced, the others
@@ -257,8 +260,9 @@ class Policy:
     def decide_command(self, tool: str, line: str, declared: str | None) -> Verdict:
         """run_command: the strictest of each part's full evaluation (see tools/shell.py)
         and of the rule matching the raw line, if one does. A part whose command word is
-        not fixed text is never allowed: at best it asks. A line with no part (only an
-        assignment or a comment) gets the fallback."""
+        not fixed text is never allowed: at best it asks; nor is one carrying a write flag
+        (tools/write_flags.py), unless that exact part was remembered. A line with no part
+        (only an assignment or a comment) gets the fallback."""
         from uji.tools.shell import parse_command
 
         verdicts: list[Verdict] = []
@@ -266,6 +270,12 @@ class Policy:
             v = self.decide(tool, [part.text, *part.forms], declared)
             if not part.fixed and v.decision == "allow":
                 v = Verdict("ask", "unfixed", note=part.why)
+            elif v.decision == "allow" and v.by != "remembered":
+                # `git diff --output=x` under `allow = {"git diff*"}`: a flag that writes or
+                # runs a program asks, unless this exact part was allowed when it asked.
+                flag = self.write_flags.find(part.words)
+                if flag is not None:
+                    v = self.recall(tool, [part.text], Verdict("ask", "write-flag", flag.rule, flag.origin))
             v.subject = part.text
             verdicts.append(v)
         whole = self.match(tool, [line])

@@ -30,7 +30,7 @@ RULES_HEADER = (
 )
 # A verdict of "ask" from these may be answered by a remembered allow. Anything else
 # (a hook, or a reason the policy gives for refusing to allow a part) keeps asking.
-RECALLABLE = frozenset(("rule", "tool-default", "declared", "default", "fallback"))
+RECALLABLE = frozenset(("rule", "tool-default", "declared", "default", "fallback", "write-flag"))
 
 
 class RememberedAllow(Struct):

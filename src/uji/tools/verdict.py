@@ -9,7 +9,7 @@ from uji.record import Struct
 
 class Verdict(Struct):
     decision: str  # allow | ask | deny
-    by: str  # rule | tool-default | declared | default | fallback | unfixed | remembered | hook | disabled | confine
+    by: str  # rule | tool-default | declared | default | fallback | unfixed | write-flag | remembered | hook | disabled | confine
     rule: str | None = None
     origin: str | None = None
     subject: str | None = None  # the part of a command line that decided it, in normal form
@@ -27,6 +27,8 @@ class Verdict(Struct):
             return f"{tool}'s declared policy `{self.decision}`{part}"
         if self.by == "default":
             return f"the top-level default `{self.decision}`{where}{part}"
+        if self.by == "write-flag":
+            return f"`{self.rule}` can write files or run programs{where}: `{self.subject}` asks"
         if self.by == "unfixed":
             return f"`{self.subject}` is not a fixed command ({self.note}), so ask"
         if self.by == "remembered":

@@ -83,6 +83,19 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         for notice in gate.policy.set(data, origin):
             host.notice(notice)
 
+    def tool_write_flags(flags: Any, origin: str | None) -> Any:
+        from uji.tools.write_flags import WriteFlagError
+
+        if flags is not None:
+            data = host.lua.convert.to_python(flags)
+            if not isinstance(data, dict):
+                raise ApiError("uji.tool.write_flags expects a table: command = { flags } or true")
+            try:
+                gate.policy.write_flags.set(data, origin)
+            except WriteFlagError as e:
+                raise ApiError(f"uji.tool.write_flags: {e}") from None
+        return host.lua.convert.to_lua(gate.policy.write_flags.table)
+
     def tool_allow(tool: str, subject: str, origin: str | None) -> None:
         # rules.lua's lines: an "always allow" answer, one exact subject of one tool.
         gate.policy.remembered.add(tool, subject, "always", origin)
@@ -179,6 +192,7 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         "tool_disable": tool_disable,
         "tool_enable": tool_enable,
         "tool_policy": tool_policy,
+        "tool_write_flags": tool_write_flags,
         "tool_allow": tool_allow,
         "tool_confine": tool_confine,
         "tool_roots": tool_roots,

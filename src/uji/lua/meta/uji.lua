@@ -682,6 +682,11 @@ function uji.tool.enable(names) end
 ---@param rules table<string, uji.ToolRules|uji.Policy>
 function uji.tool.policy(rules) end
 
+---Sets the flags that make an allowed command ask (they write or run programs); returns them.
+---@param flags? table<string, string[]|true>
+---@return table<string, string[]|true>
+function uji.tool.write_flags(flags) end
+
 ---Remembers an approval: calls of `tool` with exactly this subject no longer ask.
 ---@param tool string
 ---@param subject string

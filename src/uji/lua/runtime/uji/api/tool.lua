@@ -107,6 +107,15 @@ uji.tool = {
     check(type(rules) == "table", "uji.tool.policy expects a table of rules")
     call(host.tool_policy, clean(rules), where())
   end,
+  -- Flags that make a read command write files or run programs (`git diff --output`,
+  -- `find -delete`): a command carrying one asks even where an allow rule covers it.
+  -- Replaces the table (uji/builtin/defaults.lua ships one); returns it.
+  write_flags = function(flags)
+    check(flags == nil or type(flags) == "table",
+      "uji.tool.write_flags expects a table (command = { flags } or true) or nothing")
+    if flags == nil then return call(host.tool_write_flags, nil, where()) end
+    return call(host.tool_write_flags, clean(flags), where())
+  end,
   -- One remembered approval: calls of `tool` whose subject is exactly `subject` (for
   -- run_command, one normalised part of the line) no longer ask. Never overrides a
   -- deny. `<data>/rules.lua` is made of these lines ("always allow").
