@@ -92,6 +92,9 @@ SHIPPED_DENY_SPELLINGS = [
     "chrt 1 rm -rf {v}",
     "builtin command rm -rf {v}",
     "command eval 'rm -rf {v}'",
+    # text run by `.` from its input, by a shell named by a variable
+    ". /dev/stdin <<< 'rm -rf {v}'",
+    "$SHELL -c 'rm -rf {v}'",
 ]
 
 

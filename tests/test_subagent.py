@@ -387,7 +387,9 @@ def test_the_child_has_the_provider_key_its_commands_do_not(home: Home, fake: Ro
     )
     fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A env"}), text("ok"))
     fake.route(
-        "CHILD-A", tool_call("run_command", {"command": "echo key=${FAKE_SUBAGENT_KEY:-none}"}), text("ok")
+        "CHILD-A",
+        tool_call("run_command", {"command": "printenv FAKE_SUBAGENT_KEY || echo key=none"}),
+        text("ok"),
     )
     run = home.run("PARENT: key", env={"FAKE_SUBAGENT_KEY": "sk-sub-123"})
     assert run.rc == 0, run.stderr

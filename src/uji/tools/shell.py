@@ -287,7 +287,7 @@ def _joined(segs: list[_Seg]) -> Word:
     text = "".join(s.text for s in segs)
     literal = all(s.kind != "expansion" and s.why is None for s in segs)
     shape = "".join(s.text if s.kind == "plain" else "_" * len(s.text) for s in segs)
-    alt = None if literal else "".join(s.alt for s in segs)
+    alt = None if all(s.alt == s.text for s in segs) else "".join(s.alt for s in segs)
     why = next((s.why for s in segs if s.why), None)
     if why is None and not literal:
         why = f"`{text}` is not fixed text"
@@ -313,14 +313,14 @@ def _words(nodes: list[Node]) -> list[Word]:
     word = _joined(segs)
     try:
         texts = bracex.expand(pattern("text"), limit=MAX_BRACE_WORDS)
-        alts = bracex.expand(pattern("alt"), limit=MAX_BRACE_WORDS) if not word.literal else texts
+        alts = bracex.expand(pattern("alt"), limit=MAX_BRACE_WORDS) if word.alt is not None else texts
     except (bracex.ExpansionLimitException, ValueError, RecursionError):
         return [Word(word.text, False, True, word.alt, "a brace expansion into too many words")]
     if len(alts) != len(texts):
         alts = texts
     pattern_left = bool(_GLOB.search(_BRACE.sub("", shape)))
     return [
-        Word(t, word.literal, pattern_left or word.pattern, None if word.literal else a, word.why)
+        Word(t, word.literal, pattern_left or word.pattern, None if word.alt is None else a, word.why)
         for t, a in zip(texts, alts, strict=True)
         if t or not word.literal
     ]
@@ -346,6 +346,9 @@ def _piece(node: Node, segs: list[_Seg], quoted: bool) -> None:
         segs.append(_Seg(value, "quoted", value, '`$"…"` is translated by the locale'))
     elif kind == "string":
         _string(node, segs)
+    elif kind == "simple_expansion" and raw in _NUMERIC_PARAMETERS:
+        # `$$`, `$?`, `$#`, `$!`: a number the shell sets, never text the line chose.
+        segs.append(_Seg(raw, "quoted", _SPECIAL[raw[1:]]))
     elif kind == "process_substitution":
         # A file name (/dev/fd/63): its commands are parts of their own.
         segs.append(_Seg(raw, "quoted", "/dev/fd/63"))
@@ -400,6 +403,8 @@ def _string(node: Node, segs: list[_Seg]) -> None:
 
 # Positional and special parameters in a `bash -c` line: none are set but these.
 _SPECIAL = {"#": "0", "?": "0", "$": "1", "!": "", "-": "hB", "0": "bash", "@": "", "*": ""}
+_SPECIAL.update({"SHELL": "bash", "BASH": "bash"})  # a shell, whichever
+_NUMERIC_PARAMETERS = frozenset({"$$", "$?", "$#", "$!"})
 
 
 def _likely(node: Node, text: str, quoted: bool) -> str:
@@ -685,6 +690,12 @@ class _Walker:
             self.guess(" ".join(w.text if w.literal else w.alt or "" for w in script_words), nesting)
         elif name == "exec" and not [w for w in args if not w.text.startswith("-")]:
             fixed, why = False, why or "exec with no command replaces the shell"
+        elif head.text in (".", "source") and args and args[0].text in _STDIN_FILES:
+            for script in stdin:  # `. /dev/stdin <<< '…'` runs the here-string
+                self.guess(script, nesting)
+        elif head.text == "alias":
+            for w in args:  # what a later use of the alias would run, for deny rules
+                self.guess(w.text.partition("=")[2], nesting)
         self.add(text, fixed, why, forms, spelled)
         if name in WRAPPERS:
             inner = WRAPPERS[name](args)
@@ -788,7 +799,7 @@ def _assigned(root: Node) -> dict[str, str]:
 
 def _forms(words: list[Word]) -> tuple[str, ...]:
     """The part as bash likely runs it, when some word is not fixed text."""
-    if all(w.literal for w in words):
+    if all(w.alt is None for w in words):
         return ()
     return (_collapse(" ".join(w.text if w.alt is None else w.alt for w in words)),)
 
@@ -1110,6 +1121,7 @@ def _watch(args: list[Word]) -> Wrapped:
     return [], " ".join(w.text for w in rest) or None
 
 
+_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _ADDS_WORDS = frozenset({"xargs", "parallel", "entr"})
 _SUDO_ARGS = frozenset(
     {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R"}
