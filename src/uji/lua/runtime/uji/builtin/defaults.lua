@@ -33,8 +33,13 @@ uji.tool.policy({
 local sed = {
   "-i", "--in-place", -- edits the files in place
   "-f", "--file", -- the script is in a file, unseen
-  -- the `w file`, `W file` and `e command` commands, and the `w` and `e` flags of `s///`
-  "/(^|[\\s;{}!0-9$\\/,])[gpIiMm0-9]*[wWe](\\s|$|;|})/",
+  -- The `w file`, `W file` and `e command` commands (the file may follow with no space:
+  -- `wout`), and the `w` and `e` flags of `s///`: at the start of the script, after a
+  -- separator or a line address, after an address regex, as flags of `s`.
+  "/^\\S*sed(\\s+-\\S+)*\\s+(-e\\s*|--expression=)?[wWe]/",
+  "/([;{}!\\n]|\\d|\\$)\\s*[wWe]/",
+  "/(^|\\s|[;{}!,])\\/[^/]*\\/[wWe]/",
+  "/s(.)((?!\\1).)*\\1((?!\\1).)*\\1[gpIiMm0-9]*[wWe]/",
 }
 local awk = {
   "-f", "--file", "-E", "--exec", -- the program is in a file, unseen
