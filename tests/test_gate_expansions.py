@@ -135,6 +135,11 @@ EVALUATED = [
     'rm -r"$(printf f)" {v}',
     "rm -rf $(echo {v})",
     'set -- -rf {v}; rm "$@"',
+    # a prefix assignment that makes a program read another configuration or filter
+    "HOME=. git log",
+    "GIT_DIR=elsewhere git status",
+    "LESSOPEN='|touch {m} %s' less nothing",
+    "TAR_OPTIONS=--to-command='touch {m}' tar -xf nothing.tar",
 ]
 
 

@@ -100,9 +100,36 @@ RISKY_VARS = frozenset(
         "GIT_PAGER",
         "MANPAGER",
         "SYSTEMD_PAGER",
+        # Where a program reads configuration or options that can run programs or write
+        # files: git's repository and config (core.pager, core.fsmonitor), less's input
+        # filters, tar's and rg's default options, gawk's libraries.
+        "HOME",
+        "XDG_CONFIG_HOME",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_COMMON_DIR",
+        "GIT_TEMPLATE_DIR",
+        "GIT_SEQUENCE_EDITOR",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "LESSKEY",
+        "LESSKEYIN",
+        "LESSEDIT",
+        "MANOPT",
+        "BROWSER",
+        "SHELL",
+        "TAR_OPTIONS",
+        "RIPGREP_CONFIG_PATH",
+        "AWKPATH",
+        "AWKLIBPATH",
+        "CURL_HOME",
+        "WGETRC",
+        "GCONV_PATH",
+        "TEXTDOMAIN",  # which catalogue translates $"…"
+        "TEXTDOMAINDIR",
     }
 )
-RISKY_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_")
+RISKY_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_", "GIT_TRACE")
 HARMLESS_PAGERS = frozenset({"", "cat", "less", "more", "true", "less -R", "less -FRX"})
 
 
