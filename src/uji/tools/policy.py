@@ -270,9 +270,10 @@ class Policy:
             v = self.decide(tool, [part.text, *part.forms], declared)
             if not part.fixed and v.decision == "allow":
                 v = Verdict("ask", "unfixed", note=part.why)
-            elif v.decision == "allow" and v.by != "remembered":
+            elif v.decision == "allow" and v.by == "rule":
                 # `git diff --output=x` under `allow = {"git diff*"}`: a flag that writes or
-                # runs a program asks, unless this exact part was allowed when it asked.
+                # runs a program asks, unless this exact part was allowed when it asked. (A
+                # default of allow is the user's choice for every command: it stays.)
                 flag = self.write_flags.find(part.words)
                 if flag is not None:
                     v = self.recall(tool, [part.text], Verdict("ask", "write-flag", flag.rule, flag.origin))
