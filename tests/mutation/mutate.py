@@ -28,7 +28,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
 CACHE = HERE / ".cache" / "mutation"
-PYTEST = "python -m pytest -q -x -p no:cacheprovider -p no:xdist -p no:randomly"
+# One process (addopts would start xdist workers), stopping at the first failure.
+PYTEST = "python -m pytest -q -x -p no:cacheprovider -o addopts="
 
 # name: (module, tests, functions to mutate or None for all). Smallest first.
 MODULES: dict[str, tuple[str, str, tuple[str, ...] | None]] = {
@@ -149,6 +150,11 @@ def run(name: str, fresh: bool) -> None:
     env = dict(os.environ, PYTHONPATH=str(where / "src"), PYTHONDONTWRITEBYTECODE="1")
     bin_dir = Path(sys.executable).parent
     if not db.exists():
+        # The selection must pass on the unmutated code, or every mutant would count as killed.
+        _, tests, _ = MODULES[name]
+        baseline = subprocess.run(f"{PYTEST} {tests}", shell=True, cwd=where, env=env, check=False)
+        if baseline.returncode != 0:
+            raise SystemExit(f"{name}: the tests fail without a mutant ({PYTEST} {tests}); nothing run")
         subprocess.run([bin_dir / "cosmic-ray", "init", cfg, db], cwd=where, env=env, check=True)
         subprocess.run([bin_dir / "cr-filter-operators", db, cfg], cwd=where, env=env, check=True)
         if functions:
