@@ -47,7 +47,11 @@ MODULES: dict[str, tuple[str, str, tuple[str, ...] | None]] = {
         ("__init__", "__bool__", "__call__", "stream", "feed", "flush", "_replace", "_partial", "_safe_cut"),
     ),
     "remembered": ("src/uji/tools/remembered.py", "tests/test_remembered.py", None),
-    "policy": ("src/uji/tools/policy.py", "tests/test_policy.py", None),
+    "policy": (
+        "src/uji/tools/policy.py",
+        "tests/test_policy.py",
+        ("rule_kind", "compile_matcher", "_strictest", "match", "fallback", "decide", "decide_command"),
+    ),
     "confine": ("src/uji/tools/confine.py", "tests/test_confine.py", None),
     "checkpoints": (
         "src/uji/store/checkpoints.py",
