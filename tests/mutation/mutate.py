@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 CACHE = HERE / ".cache" / "mutation"
 # One process (addopts would start xdist workers), stopping at the first failure.
-PYTEST = "python -m pytest -q -x -p no:cacheprovider -o addopts="
+PYTEST = f"{sys.executable} -m pytest -q -x -p no:cacheprovider -o addopts="  # this venv's
 
 # name: (module, tests, functions to mutate or None for all). Smallest first.
 MODULES: dict[str, tuple[str, str, tuple[str, ...] | None]] = {
