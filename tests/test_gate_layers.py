@@ -206,3 +206,41 @@ def test_every_risky_variable_turns_an_allowed_command_into_a_question(home: Hom
         else:  # `env` is looked through no further: its whole command is the part judged
             assert c.get("part") == f"{var}=./x touch {cid}", (cid, json.dumps(c))
         assert not (home.work / cid).exists(), cid
+
+
+# What the model is told of a deny names the layer that made it: a tool's default, a
+# tool's declared policy, the top-level default.
+
+
+def test_a_deny_tells_the_model_which_default_made_it(home: Home) -> None:
+    home.init(
+        """
+        uji.tool.add("probe", { policy = "deny", run = function() return "ran" end })
+        uji.tool.add("plain", { run = function() return "ran" end })  -- no policy of its own
+        uji.tool.policy({ default = "deny", write_file = { default = "deny" } })
+        uji.tool.policy({ probe = {} })
+        """
+    )
+    home.fake.script(
+        tool_calls(
+            call("write_file", {"path": "w.txt", "content": "x"}, id="tool-default"),
+            call("probe", {}, id="declared"),
+            call("plain", {}, id="default"),
+        ),
+        text("ok"),
+    )
+    run = home.run("go", "--on-ask", "allow", check=True)
+    init = home.config / "init.lua"
+    policy_line = home.line_of("write_file = { default")
+    decided = by_id(run)
+    assert {cid: (c["decision"], c["by"]) for cid, c in decided.items()} == {
+        "tool-default": ("deny", "policy"),
+        "declared": ("deny", "policy"),
+        "default": ("deny", "policy"),
+    }
+    assert [m["content"] for m in run.tool_results()] == [
+        f"denied: blocked by policy (write_file's default `deny` ({init}:{policy_line}))",
+        "denied: blocked by policy (probe's declared policy `deny`)",
+        f"denied: blocked by policy (the top-level default `deny` ({init}:{policy_line}))",
+    ]
+    assert not (home.work / "w.txt").exists()

@@ -33,7 +33,11 @@ PYTEST = f"{sys.executable} -m pytest -q -x -p no:cacheprovider -o addopts="  # 
 
 # name: (module, tests, functions to mutate or None for all). Smallest first.
 MODULES: dict[str, tuple[str, str, tuple[str, ...] | None]] = {
-    "verdict": ("src/uji/tools/verdict.py", "tests/test_policy.py", None),
+    "verdict": (
+        "src/uji/tools/verdict.py",
+        "tests/test_policy.py tests/test_gate_layers.py::test_a_deny_tells_the_model_which_default_made_it",
+        None,
+    ),
     "gate": ("src/uji/tools/gate.py", "tests/test_policy.py tests/test_remembered.py", None),
     "paths": (
         "src/uji/tools/paths.py",
