@@ -37,6 +37,9 @@ def decide(policy: Policy, tool: str, subject: str, declared: str | None = "ask"
         ("/rm/", "echo rm -rf", True),  # regexes search unanchored
         ("/(?i)DROP/", "drop table", True),
         ("/secret/", "SECRET", False),  # case-sensitive unless (?i)
+        ("/", "/", True),  # one slash is a path, not an empty regex matching everything
+        ("/", "ls", False),
+        ("//", "ls", True),  # two: the empty regex
     ],
 )
 def test_rule_kinds(rule: str, subject: str, hit: bool) -> None:
@@ -195,3 +198,16 @@ def test_a_line_with_no_command_gets_the_fallback() -> None:
     policy = Policy()
     assert decide(policy, "run_command", "X=1", "ask") == "ask"
     assert decide(policy, "run_command", "# just a comment", "allow") == "allow"
+
+
+def test_an_unreadable_rule_raises_the_default_without_losing_who_set_it() -> None:
+    # The floor an unreadable rule sets (ask) only replaces a laxer verdict: a default
+    # already at ask keeps its origin, so the call event still says where it came from.
+    policy = Policy()
+    notices = policy.set({"t": {"allow": [3], "default": "ask"}}, "init.lua:4")
+    assert notices and "not a pattern" in notices[0]
+    verdict = policy.decide("t", ["x"], None)
+    assert (verdict.decision, verdict.by, verdict.origin) == ("ask", "tool-default", "init.lua:4")
+    lax = Policy()
+    lax.set({"t": {"allow": [3], "default": "allow"}}, "init.lua:5")
+    assert (lax.decide("t", ["x"], None).decision, lax.decide("t", ["x"], None).by) == ("ask", "fallback")
