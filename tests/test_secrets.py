@@ -440,6 +440,10 @@ WHOLE = "before [L] middle [S] and sk-nest- almost, [E] end"
 
 
 def test_a_secret_split_across_two_chunks_is_cut_at_every_split_point() -> None:
+    from uji.tools.secrets import Redactor
+
+    # The whole text, cut at once, longest key first (as a tool result is).
+    assert Redactor({SHORT: "[S]", LONG: "[L]", ENV_KEY: "[E]"})(STREAM_TEXT) == WHOLE
     for k in range(len(STREAM_TEXT) + 1):
         assert streamed([STREAM_TEXT[:k], STREAM_TEXT[k:]]) == WHOLE, k
 
