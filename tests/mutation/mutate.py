@@ -172,18 +172,53 @@ def run(name: str, fresh: bool) -> None:
     )
 
 
+def retest(name: str) -> None:
+    """The mutants that survived NAME's run, run again against HEAD's tests (the module
+    itself unchanged, so the mutants are the same): NAME-after.sqlite, in a fresh tree."""
+    import shutil
+
+    before, after = CACHE / f"{name}.sqlite", CACHE / f"{name}-after.sqlite"
+    shutil.copy(before, after)
+    con = sqlite3.connect(after)
+    with con:
+        con.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+        survived = {
+            r[0]
+            for r in sqlite3.connect(before).execute(
+                "SELECT job_id FROM work_results WHERE test_outcome = 'SURVIVED'"
+            )
+        }
+        for (job,) in con.execute("SELECT job_id FROM mutation_specs").fetchall():
+            done = con.execute("SELECT 1 FROM work_results WHERE job_id = ?", (job,)).fetchone()
+            if not done and job not in survived:  # never run before: left out here too
+                con.execute(
+                    "INSERT INTO work_results (job_id, worker_outcome, output, test_outcome, diff)"
+                    " VALUES (?, 'SKIPPED', 'not run in the first pass', NULL, '')",
+                    (job,),
+                )
+    con.close()
+    where = tree(f"{name}-after", True)
+    env = dict(os.environ, PYTHONPATH=str(where / "src"), PYTHONDONTWRITEBYTECODE="1")
+    cosmic = Path(sys.executable).parent / "cosmic-ray"
+    subprocess.run(["nice", "-n", "19", cosmic, "exec", config(name), after], cwd=where, env=env, check=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help=f"modules to mutate (default: all): {', '.join(MODULES)}")
     ap.add_argument("--report", action="store_true", help="print the counts and survivors only")
     ap.add_argument("--fresh", action="store_true", help="make the worktree anew from HEAD first")
+    ap.add_argument("--retest", action="store_true", help="run the survivors again against HEAD's tests")
     opts = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     names = opts.names or list(MODULES)
-    if not opts.report:
+    if opts.retest:
+        for name in names:
+            retest(name)
+    elif not opts.report:
         for name in names:
             run(name, opts.fresh)
-    for name in names:
+    for name in [n for m in names for n in (m, f"{m}-after")]:
         db = CACHE / f"{name}.sqlite"
         if db.exists():
             print(name, counts(db))
