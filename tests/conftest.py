@@ -48,6 +48,18 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     ZYGOTE.close()
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """For `./test`'s last line: how many tests ran and how they ended, written to the
+    file it names in UJI_TEST_COUNTS (in the controlling process, which sees every worker's)."""
+    where = os.environ.get("UJI_TEST_COUNTS")
+    if not where or hasattr(terminalreporter.config, "workerinput"):
+        return
+    counts = {k: len(terminalreporter.stats.get(k, [])) for k in ("passed", "failed", "error", "skipped")}
+    ran = counts["passed"] + counts["failed"] + counts["skipped"]
+    parts = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+    Path(where).write_text(f"{ran} tests ({parts})")
+
+
 def unmeasured(env: dict[str, str] | None = None) -> dict[str, str]:
     """`env` (by default this process's) without what makes a Python process measure its
     coverage under `./test --cov`: for tests of what a process imports, which coverage's

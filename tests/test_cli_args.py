@@ -174,7 +174,7 @@ def test_a_pipe_left_open_and_silent_does_not_hold_a_prompt(home: Home) -> None:
 def _wait(proc: subprocess.Popen[str]) -> tuple[str, str]:
     """Read stdout and stderr to the end while stdin stays open (communicate would close it)."""
     assert proc.stdout is not None and proc.stderr is not None
-    return drain(proc, timeout=30)
+    return drain(proc)
 
 
 def test_json_into_a_reader_that_leaves_while_a_tool_runs(home: Home) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import DEADLINE
 from uji.app import App
 from uji.lua.runtime import LuaError
 from uji.paths import resolve
@@ -41,7 +42,7 @@ def py(app: App, value: object) -> object:
     return app.lua.convert.to_python(value)
 
 
-async def until(check: Callable[[], bool], timeout: float = 3.0) -> None:
+async def until(check: Callable[[], bool], timeout: float = DEADLINE) -> None:
     async with asyncio.timeout(timeout):
         while not check():
             await asyncio.sleep(0.005)

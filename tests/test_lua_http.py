@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import DEADLINE
 from uji.app import App
 from uji.lua.runtime import LuaError
 from uji.paths import resolve
@@ -125,7 +126,7 @@ def notices(app: App) -> list[str]:
     return app.notices  # type: ignore[attr-defined]
 
 
-async def until(check: Callable[[], bool], timeout: float = 5.0) -> None:
+async def until(check: Callable[[], bool], timeout: float = DEADLINE) -> None:
     async with asyncio.timeout(timeout):
         while not check():
             await asyncio.sleep(0.005)
@@ -187,7 +188,7 @@ async def test_cancel_drops_the_request_without_calling_back(app: App, server: s
         f"\nuji.http.request({{ url = '{server}/held/control' }}, function(r) uji.notify('control ' .. r.body) end)",
     )
     Handler.release.set()  # both answer now (if the cancelled one got out): only one calls back
-    await until(lambda: "control late" in notices(app), timeout=20)
+    await until(lambda: "control late" in notices(app))
     (r,) = await lua(app, f"return uji.http.request{{ url = '{server}/hello' }}.body")  # a round trip more
     assert r == "hello"
     assert notices(app) == ["control late"]

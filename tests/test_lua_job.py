@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.waiting import alive
+from tests.waiting import DEADLINE, alive
 from uji.app import App
 from uji.lua.runtime import LuaError
 from uji.paths import resolve
@@ -43,7 +43,7 @@ def notices(app: App) -> list[str]:
     return app.notices  # type: ignore[attr-defined]
 
 
-async def until(check: Callable[[], bool], timeout: float = 5.0) -> None:
+async def until(check: Callable[[], bool], timeout: float = DEADLINE) -> None:
     async with asyncio.timeout(timeout):
         while not check():
             await asyncio.sleep(0.005)

@@ -359,7 +359,7 @@ def test_a_stalled_stream_fails_and_is_retried(home: Home) -> None:
         provider=False,
     )
     home.fake.script(drip(0.2), text("after the stall"))
-    run = home.run("hi", timeout=30)
+    run = home.run("hi")
     assert run.rc == 0 and run.done["text"] == "after the stall"
     (notice,) = [n for n in run.notices if n.startswith("request failed")]
     assert "stalled" in notice

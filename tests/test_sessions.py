@@ -26,7 +26,7 @@ def test_kill_9_mid_tool_call_then_continue_sees_everything_and_a_repaired_resul
         stderr=subprocess.PIPE,
         text=True,
     )
-    until(started.exists, timeout=20, what=f"{started} to appear")
+    until(started.exists, what=f"{started} to appear")
     proc.send_signal(signal.SIGKILL)
     out, _ = proc.communicate(timeout=10)
     session = json.loads(out.splitlines()[0])["id"]

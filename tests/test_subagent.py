@@ -20,6 +20,7 @@ import pytest
 
 from tests.conftest import Home
 from tests.fakes.openai_server import FakeOpenAI, Recorded, Step, drip, text, tool_call
+from tests.waiting import DEADLINE
 
 PLUGIN = 'require("uji.plugins.subagent").setup({ %s })\n'
 
@@ -282,7 +283,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _wait(cond: Any, timeout: float = 20.0) -> bool:
+def _wait(cond: Any, timeout: float = DEADLINE) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if cond():

@@ -1079,7 +1079,7 @@ def test_sigint_kills_a_running_command_group(home: Home) -> None:
     proc.communicate(timeout=20)
     assert proc.returncode == 130
     pid = int(pidfile.read_text())
-    until(lambda: not alive(pid), timeout=10, what="the background sleep to die with the interrupt")
+    until(lambda: not alive(pid), what="the background sleep to die with the interrupt")
 
 
 def test_a_text_only_model_is_learnt_from_a_refusal(home: Home) -> None:

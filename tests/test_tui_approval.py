@@ -223,7 +223,7 @@ async def test_keys_typed_as_a_question_appears_do_not_answer_it(tmp_path: Path,
         # then right after it appeared (ends in `y`); Enter of the highlighted "Yes" too.
         stamped(app, "a function", panel.shown_at - 0.45)
         stamped(app, " why", panel.shown_at + 0.05)
-        await until(pilot, lambda: app.composer.text == "a function why", timeout=15)
+        await until(pilot, lambda: app.composer.text == "a function why")
         assert not panel.answer.done() and app.top_modal() is panel
         assert not (tmp_path / "work" / "ran.txt").exists()
         assert len(fake.turn_requests) == 1  # nothing was answered, so the model waits

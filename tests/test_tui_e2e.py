@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import Home
 from tests.fakes.openai_server import text, tool_call
+from tests.waiting import DEADLINE
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -46,7 +47,7 @@ class Tmux:
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", "main", "-l", text)
 
-    def wait(self, cond: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
+    def wait(self, cond: Callable[[str], bool], what: str, timeout: float = DEADLINE) -> str:
         end = time.monotonic() + timeout
         while True:
             screen = self.screen()
@@ -56,7 +57,7 @@ class Tmux:
                 raise AssertionError(f"timed out waiting for {what}\n--- screen ---\n{screen}")
             time.sleep(0.05)
 
-    def shows(self, snippet: str, timeout: float = 20.0) -> str:
+    def shows(self, snippet: str, timeout: float = DEADLINE) -> str:
         return self.wait(lambda s: snippet in s, repr(snippet), timeout)
 
 
@@ -127,7 +128,7 @@ def test_real_uji_in_a_real_terminal(home: Home, tmux: Tmux) -> None:
     command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
-    tmux.shows("Message uji", timeout=15)
+    tmux.shows("Message uji")
     tmux.shows("test/m")
 
     tmux.type("please write hello.txt")
@@ -210,7 +211,7 @@ def test_resume_shows_the_history(home: Home, tmux: Tmux) -> None:
     command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", "resume"])
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
-    screen = tmux.shows("the first answer", timeout=15)
+    screen = tmux.shows("the first answer")
     assert "> first question" in screen
     quit_uji(tmux)
     tmux.shows("uji-exited-0")
@@ -225,7 +226,7 @@ def test_uji_list_at_a_terminal_opens_the_picker(home: Home, tmux: Tmux) -> None
     command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", "list"])
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
-    screen = tmux.shows("Sessions in this directory", timeout=15)
+    screen = tmux.shows("Sessions in this directory")
     assert older.session_id in screen and f"{newer.session_id} (current)" in screen
     tmux.keys("Escape")
     tmux.wait(lambda s: "Sessions in this directory" not in s, "the picker to close")
@@ -257,7 +258,7 @@ def test_esc_stops_a_config_that_loops_and_the_screen_starts(home: Home, tmux: T
     home.plugin("later.lua", 'uji.notify("the plugin ran")')
     _start_with_a_looping_config(home, tmux)
     tmux.keys("Escape")
-    screen = tmux.shows("config interrupted", timeout=15)
+    screen = tmux.shows("config interrupted")
     assert "the plugin ran" not in screen
     tmux.shows("test/m")  # what loaded before the loop (the model) is kept
     quit_uji(tmux)
@@ -284,7 +285,7 @@ def test_shift_tab_to_plan_mode_refuses_an_edit(home: Home, tmux: Tmux) -> None:
     command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
-    tmux.shows("mode ask", timeout=15)
+    tmux.shows("mode ask")
     tmux.keys("BTab")
     tmux.shows("mode accept edits")
     tmux.keys("BTab")
@@ -308,7 +309,7 @@ def test_a_long_paste_in_a_real_terminal_is_a_marker_and_reaches_the_model_whole
     command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
-    tmux.shows("Message uji", timeout=15)
+    tmux.shows("Message uji")
     tmux.type("why this? ")
     # A bracketed paste, as a terminal sends one when the application asked for it.
     subprocess.run(

@@ -35,10 +35,10 @@ def test_first_frame_comes_before_the_config_which_then_applies(home: Home, tmux
     command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
-    screen = tmux.shows("Message uji", timeout=30)  # the composer, while init.lua waits
+    screen = tmux.shows("Message uji")  # the composer, while init.lua waits
     assert "loading config" in screen
     go.write_text("")
-    screen = tmux.shows(f"init.lua:{bad_line}:", timeout=30)
+    screen = tmux.shows(f"init.lua:{bad_line}:")
     assert "unknown key mode 'nowhere'" in screen
     tmux.shows("test/m")  # what came before the error applies: the model...
     tmux.keys("F5")

@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 
 from tests.conftest import PROVIDER_LUA
 from tests.fakes.openai_server import FakeOpenAI
+from tests.waiting import DEADLINE
 from uji.paths import Paths
 from uji.tui.app import UjiApp
 
@@ -32,9 +33,8 @@ def make_app(tmp_path: Path, fake: FakeOpenAI | None, lua: str = "", **kw: Any) 
     return UjiApp(Paths(str(config), str(data), str(data / "uji.db")), cwd=str(work), **kw)
 
 
-# How long a wait for the screen may take before the test fails: generous, since a wait
-# ends as soon as its condition holds, and a loaded machine (two cores, many runs) is slow.
-WAIT = 20.0
+# How long a wait for the screen may take before the test fails (tests/waiting.py says why).
+WAIT = DEADLINE
 
 
 async def until(pilot: Pilot[Any], cond: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:

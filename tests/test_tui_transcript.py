@@ -67,15 +67,20 @@ async def test_tool_call_progress_then_short_preview(tmp_path: Path, fake: FakeO
       display = { verb = "Counted" },
       run = function(args, ctx)
         ctx.progress("halfway there")
-        uji.defer(0.4, function()
+        -- done once the test has seen the progress line and says so (a file appears)
+        local function finish()
+          local go = io.open(GO)
+          if not go then return uji.defer(0.02, finish) end
+          go:close()
           local lines = {}
           for i = 1, 20 do lines[i] = "line " .. i end
           ctx.done(table.concat(lines, "\\n"))
-        end)
+        end
+        finish()
       end,
     })
     """
-    )
+    ).replace("GO", json.dumps(str(tmp_path / "go")))
     fake.script(tool_call("count", {}), text("Counted them."))
     app = make_app(tmp_path, fake, lua)
     async with app.run_test(size=SIZE) as pilot:
@@ -83,6 +88,7 @@ async def test_tool_call_progress_then_short_preview(tmp_path: Path, fake: FakeO
         await send(pilot, "count")
         running = await shows(pilot, "halfway there")
         assert "⏺ Counted" in running
+        (tmp_path / "go").touch()
         screen = await shows(pilot, "Counted them.")
         assert "halfway there" not in screen
         assert "line 8" in screen and "line 9" not in screen

@@ -15,9 +15,13 @@ from typing import IO, Any, TypeVar
 T = TypeVar("T")
 
 POLL = 0.01  # between two looks at a condition: short, so a wait ends soon after it holds
+# How long a wait may take before the test fails: long, since a wait ends as soon as its
+# condition holds, and on a loaded machine (two cores, a compile, other test runs) starting a
+# process or a server takes many times what it takes on an idle one. It only bounds a hang.
+DEADLINE = 60.0
 
 
-def until(cond: Callable[[], T], timeout: float = 10.0, what: str = "") -> T:
+def until(cond: Callable[[], T], timeout: float = DEADLINE, what: str = "") -> T:
     """`cond()` once it is truthy; AssertionError after `timeout` seconds."""
     end = time.monotonic() + timeout
     while not (value := _look(cond, end, timeout, what)):
@@ -25,7 +29,7 @@ def until(cond: Callable[[], T], timeout: float = 10.0, what: str = "") -> T:
     return value
 
 
-async def until_async(cond: Callable[[], T], timeout: float = 10.0, what: str = "") -> T:
+async def until_async(cond: Callable[[], T], timeout: float = DEADLINE, what: str = "") -> T:
     """`until` for a test running in the event loop: other tasks run while it waits."""
     end = time.monotonic() + timeout
     while not (value := _look(cond, end, timeout, what)):
@@ -49,7 +53,7 @@ def alive(pid: int) -> bool:
         return False
 
 
-def read_line(stream: IO[Any], timeout: float = 30.0) -> str:
+def read_line(stream: IO[Any], timeout: float = DEADLINE) -> str:
     """The next line from a child's pipe, with its newline ("" at the end of the stream).
 
     Read a byte at a time straight from the descriptor: nothing past the line is taken
@@ -70,7 +74,7 @@ def read_line(stream: IO[Any], timeout: float = 30.0) -> str:
     return got.decode()
 
 
-def lines_until(stream: IO[Any], last: Callable[[str], bool], timeout: float = 30.0) -> list[str]:
+def lines_until(stream: IO[Any], last: Callable[[str], bool], timeout: float = DEADLINE) -> list[str]:
     """Lines up to and including the first for which `last(line)` holds; AssertionError if
     the stream ends first or the whole wait takes longer than `timeout` seconds."""
     end = time.monotonic() + timeout

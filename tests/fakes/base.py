@@ -278,7 +278,7 @@ class FakeServer:
         with self._lock:
             return len(self._conns)
 
-    def wait_for_open_connections(self, n: int, timeout: float = 5.0) -> bool:
+    def wait_for_open_connections(self, n: int, timeout: float = 60.0) -> bool:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.open_connections == n:
@@ -296,7 +296,7 @@ class FakeServer:
         with self._lock:
             return len(self._steps) - self._next
 
-    def wait_for_drops(self, n: int, timeout: float = 5.0) -> bool:
+    def wait_for_drops(self, n: int, timeout: float = 60.0) -> bool:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.drops >= n:

@@ -5,7 +5,7 @@ max_minutes}` and `uji run --max-steps/--max-cost` set. Each bounds one turn (al
 one prompt leads to: its model calls, the tool calls between them, and the usage tool
 results add, such as a child session's): `max_steps` model calls (100 unless set),
 `max_cost` dollars, `max_tokens` tokens (input, output and cache, all counted), and
-`max_minutes` minutes. A prompt queued during a turn and steered into it starts budgets
+`max_minutes` minutes (checked from the second model call on). A prompt queued during a turn and steered into it starts budgets
 of its own. Budgets are checked before each model call, so a running tool is
 never cut short by one. At a budget the frontend asks whether to go on; going on raises
 that budget, for this turn, by its configured amount again.
@@ -116,7 +116,9 @@ class Spend(Struct):
         }
         for name in LIMITS:
             base = self.limits.get(name)
-            if base is None:
+            if base is None or (name == "max_minutes" and self.steps == 0):
+                # A turn always gets its first model call: the time spent before it (hooks,
+                # context providers, MCP servers connecting) is no step the budget can weigh.
                 continue
             value = base + self.raised.get(name, 0)
             if used[name] >= value:
