@@ -465,9 +465,13 @@ class Agent:
         """Answer every call of the step in flight, then record the interrupt."""
         partial = self._partial
         if partial is not None and partial.text_parts and not self._pending_calls:
-            self.save({"type": "assistant", "text": "".join(partial.text_parts)})
+            # An answer cut off: kept, and marked so the model knows it was stopped (messages.py).
+            self.save({"type": "assistant", "text": "".join(partial.text_parts), "interrupted": True})
         for call in self._pending_calls:
             content = INTERRUPTED_RUNNING if call.id == self.calls.running else INTERRUPTED_BEFORE
+            output = self.calls.partial.pop(call.id, None)
+            if output and call.id == self.calls.running:
+                content = f"{content}; its output until then:\n{output}"
             message = {"type": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
             subject = self.calls.subjects.get(call.id)
             if subject is not None:
@@ -475,6 +479,7 @@ class Agent:
             self.save(message)
         self._pending_calls = []
         self.calls.subjects.clear()
+        self.calls.partial.clear()
         self.calls.running = None
         self.save({"type": "error", "text": "interrupted"})
 

@@ -1,6 +1,6 @@
 """The stored message shapes, and what of them the model is sent.
 
-Stored types (one JSON row each): user {text, images?}, assistant {text, tool_calls?,
+Stored types (one JSON row each): user {text, images?}, assistant {text, tool_calls?, interrupted?,
 reasoning?, replay?}, tool {tool_call_id, name, content, images?, diff?, summary?, subject?}
 (`subject`: what the call was decided on and shown as, for `uji resume`),
 error {text}, compaction {summary, through, files}, context {text}, shell {command,
@@ -27,6 +27,10 @@ def summary_message(compaction: Row) -> UserItem:
     if files:
         text += "\n\nFiles touched so far: " + ", ".join(files)
     return {"type": "user", "text": text}
+
+
+# After an answer the user stopped with Esc (or SIGINT), as the model receives it.
+INTERRUPTED_ANSWER = "\n\n[the user interrupted this answer here]"
 
 
 def live(history: list[Row]) -> tuple[Row | None, list[Row]]:
@@ -60,7 +64,10 @@ def for_model(history: list[Row]) -> list[Message]:
         elif kind == "file":
             _attach_file(out, m)
         elif kind == "assistant":
-            assistant: AssistantItem = {"type": "assistant", "text": m.get("text", "")}
+            text = m.get("text", "")
+            if m.get("interrupted"):
+                text = f"{text}{INTERRUPTED_ANSWER}"
+            assistant: AssistantItem = {"type": "assistant", "text": text}
             if m.get("tool_calls"):
                 assistant["tool_calls"] = m["tool_calls"]
             if m.get("reasoning"):

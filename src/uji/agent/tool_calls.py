@@ -73,6 +73,7 @@ class ToolCaller:
         self.running: str | None = None  # the id of the call whose tool is running
         self._redact: Redactor = Redactor({})  # the secrets known when the call began
         self.subjects: dict[str, str] = {}  # call id -> subject, for the turn's interrupt answers
+        self.partial: dict[str, str] = {}  # call id -> what its interrupted tool had produced
         self.spent: Callable[[Usage, float | None], None] | None = None  # ctx.usage (the agent's)
 
     def notice(self, text: str) -> None:
@@ -283,6 +284,7 @@ class ToolCaller:
         def progress(line: str) -> None:
             self._emit(Progress(tool.name, call.id, self._redact(line)))
 
+        ctx: ToolContext | None = None
         try:
             sandbox = self.gate.sandbox()
             if tool.path_subject:
@@ -301,6 +303,8 @@ class ToolCaller:
             result = await tool.run(args, ctx)
             return result if isinstance(result, ToolResult) else ToolResult(str(result))
         except asyncio.CancelledError:
+            if ctx is not None and ctx.partial:
+                self.partial[call.id] = self._redact(ctx.partial)
             raise
         except Exception as e:
             return ToolResult(f"error: {describe(e)}")

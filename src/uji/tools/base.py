@@ -65,6 +65,9 @@ class ToolContext:
         # Tokens and dollars spent for the session outside its own requests (a child
         # session run by the tool): added to the session's totals and the turn's budgets.
         self.usage = usage
+        # What a tool stopped by an interrupt had produced (run_command: the output so far),
+        # set before it lets the interrupt go on: the model and the transcript keep it.
+        self.partial: str | None = None
         self._images, self._find_images = images, find_images
         self._env, self._find_env = env, find_env
 

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
-from uji.procs import PipeReader, kill_group
+from uji.procs import READ_CHUNK, PipeReader, kill_group
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.builtin.read_file import error, int_arg, required_str
 from uji.tools.builtin.tool import BuiltinTool
@@ -345,6 +345,20 @@ async def _spawn(command: str, cwd: str, out: int, env: dict[str, str] | None) -
     )
 
 
+def _unread(fd: int, redact: Redactor | None) -> str | None:
+    """What is in the pipe now (its writer still open: no waiting for more)."""
+    output = Output()
+    cut = redact.stream() if redact else None
+    os.set_blocking(fd, False)
+    with contextlib.suppress(OSError):  # BlockingIOError: nothing more for now
+        while chunk := os.read(fd, READ_CHUNK):
+            output.feed(cut.feed(chunk) if cut else chunk)
+    if cut is not None:
+        output.feed(cut.flush())
+    output.finish()
+    return output.render() or None
+
+
 async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
     read_fd, write_fd = os.pipe()
     try:
@@ -352,6 +366,12 @@ async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
     except OSError as e:
         os.close(read_fd)
         return error(f"could not start the command: {e.strerror or e}")
+    except asyncio.CancelledError:
+        # An interrupt while asyncio was still starting it (a loaded machine): the command
+        # may have printed already, and asyncio killed it on the way out.
+        ctx.partial = _unread(read_fd, ctx.redact)
+        os.close(read_fd)
+        raise
     finally:
         os.close(write_fd)  # the child holds its own copy; ours would keep EOF from coming
     output = Output()
@@ -369,10 +389,14 @@ async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
             head = f"error: command timed out after {timeout}s"
             return ToolResult(text=f"{head}\n{body}" if body else head, summary=f"Timed out after {timeout}s")
         except asyncio.CancelledError:
-            # An interrupt: nothing the command started may outlive it.
+            # An interrupt: nothing the command started may outlive it; what it printed
+            # until then goes with the interrupt (the loop answers the call with it).
             kill_group(proc.pid)
             with contextlib.suppress(asyncio.CancelledError):
                 await proc.wait()
+                await pipe.drain(EXIT_GRACE)
+            pipe.close()
+            ctx.partial = output.render() or None
             raise
         await pipe.drain(EXIT_GRACE)
         pipe.close()
