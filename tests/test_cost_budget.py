@@ -186,27 +186,51 @@ def test_a_long_turn_with_a_raised_budget(home: Home) -> None:
     assert [t["tool_call_id"] for t in run.tool_results()] == [f"c{i}" for i in range(200)]
 
 
-def test_max_cost_stops_the_run(home: Home) -> None:
+def priced(home: Home, input: float, output: float) -> None:
+    """A model with these prices (dollars per million tokens) and the `again` tool."""
     home.init(
         f"""
         uji.provider.add({{ id = "mine", name = "Mine", wire = "openai-chat", base_url = "{home.fake.base_url}",
-          models = {{ {{ id = "big", cost = {{ input = 10, output = 30 }} }} }} }})
-        uji.model.use({{ provider = "mine", model = "big" }})
+          models = {{ {{ id = "priced", cost = {{ input = {input}, output = {output} }} }} }} }})
+        uji.model.use({{ provider = "mine", model = "priced" }})
         {AGAIN}
         """,
         provider=False,
     )
+
+
+def test_max_cost_stops_the_run(home: Home) -> None:
+    priced(home, 10, 30)
     # Each step costs 1000 * 10 / 1e6 + 100 * 30 / 1e6 = $0.013.
     home.fake.script(*[tool_call("again", {}, id=f"c{i}", usage=make_usage(1000, 100)) for i in range(5)])
     run = home.run("spend", "--max-cost", "0.03")
     assert run.rc == EXIT_BUDGET
-    assert len(home.fake.turn_requests) == 3  # $0.026 after two, $0.039 after three
+    # $0.026 after two; a third, estimated at the last one's $0.013, would pass $0.03.
+    assert len(home.fake.turn_requests) == 2
     (budget,) = run.of("budget")
     assert budget["limit"] == "max_cost" and budget["value"] == 0.03
-    assert budget["used"] == pytest.approx(0.039)
-    assert budget["text"] == "budget reached: $0.0390 of $0.0300 this turn (max_cost)"
-    assert run.done["cost"] == pytest.approx(0.039)
+    assert budget["used"] == pytest.approx(0.026)
+    assert budget["text"] == (
+        "budget reached: $0.0260 of $0.0300 this turn (max_cost); the next request (about $0.0130) would pass it"
+    )
+    assert run.done["cost"] == pytest.approx(0.026)
     assert "--max-cost DOLLARS or uji.session.configure{max_cost=...}" in run.stderr
+
+
+def test_a_budget_stops_before_the_request_that_would_pass_it_and_plain_mode_shows_the_work(
+    home: Home,
+) -> None:
+    """--max-cost 0.001 with requests of $0.00045: two requests ($0.0009), not three
+    ($0.00135); plain mode prints what the model wrote along the way, then why it stopped."""
+    priced(home, 0.3, 1.5)
+    said = ["Looking at the first file.", "Now the second.", "", "", ""]
+    home.fake.script(
+        *[tool_call("again", {}, id=f"c{i}", usage=make_usage(1000, 100), text=said[i]) for i in range(5)]
+    )
+    plain = home.uji("run", "--max-cost", "0.001", "spend")
+    assert plain.rc == EXIT_BUDGET and len(home.fake.turn_requests) == 2
+    assert plain.stdout == "Looking at the first file.\n\nNow the second.\n"
+    assert "budget reached: $0.0009 of $0.0010 this turn (max_cost)" in plain.stderr
 
 
 def test_session_configure_sets_budgets_and_the_command_line_wins(home: Home) -> None:
@@ -226,7 +250,10 @@ def test_session_configure_sets_budgets_and_the_command_line_wins(home: Home) ->
     home.fake.script(*[tool_call("again", {}, id=f"c{i}") for i in range(5)])
     tokens = home.run("loop")
     assert tokens.rc == EXIT_BUDGET
-    assert tokens.done["error"] == "budget reached: 45 of 40 tokens this turn (max_tokens); the turn stopped"
+    assert tokens.done["error"] == (
+        "budget reached: 30 of 40 tokens this turn (max_tokens); the next request (about 15 tokens) "
+        "would pass it; the turn stopped"
+    )
 
 
 @pytest.mark.parametrize(

@@ -456,7 +456,7 @@ def test_sigint_during_a_lua_wire_calls_its_cancel_function(home: Home) -> None:
     events = [json.loads(line) for line in out.splitlines()]
     saved = home.db_messages(events[1]["id"] if events[0]["type"] == "notice" else events[0]["id"])
     assert saved[1:] == [
-        {"type": "assistant", "text": "partial answer"},
+        {"type": "assistant", "text": "partial answer", "interrupted": True},
         {"type": "error", "text": "interrupted"},
     ]
 

@@ -35,6 +35,9 @@ def make_app(tmp_path: Path, fake: FakeOpenAI | None, lua: str = "", **kw: Any) 
 
 # How long a wait for the screen may take before the test fails (tests/waiting.py says why).
 WAIT = DEADLINE
+# Textual's pilot waits up to 30 s for the widgets to take in each key or pause; the same
+# deadline as ours instead, so a loaded machine is slow rather than failing.
+Pilot._wait_for_screen.__defaults__ = (DEADLINE,)
 
 
 async def until(pilot: Pilot[Any], cond: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:

@@ -52,6 +52,9 @@ class Printer:
         self.err = err or sys.stderr
         self.closed = False  # the reader of stdout went away (`uji run --json | head -1`)
         self.on_closed: Callable[[], None] | None = None
+        # What the model wrote along the way (beside its calls): printed if a budget or an
+        # interrupt stops the turn before its answer, so the work is not hidden.
+        self.written: list[str] = []
 
     def write(self, text: str) -> None:
         """Write to stdout. When the reader has gone, stop writing (quietly: no traceback,
@@ -70,6 +73,10 @@ class Printer:
         say(self.err, f"uji: {text}")
 
     def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageSaved) and event.message.get("type") == "assistant":
+            text = event.message.get("text")
+            if isinstance(text, str) and text.strip():
+                self.written.append(text.strip())
         if isinstance(event, MessageSaved) and event.message.get("type") == "file":
             from uji.agent.mentions import line
 
@@ -82,6 +89,8 @@ class Printer:
 
     def done(self, result: TurnResult) -> None:
         if result.error is not None:
+            if (result.budget is not None or result.interrupted) and self.written:
+                self.write("\n\n".join(self.written) + "\n")
             self.error(result)
         elif result.text:
             self.write(result.text if result.text.endswith("\n") else result.text + "\n")

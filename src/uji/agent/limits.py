@@ -7,7 +7,9 @@ results add, such as a child session's): `max_steps` model calls (100 unless set
 `max_cost` dollars, `max_tokens` tokens (input, output and cache, all counted), and
 `max_minutes` minutes (checked from the second model call on). A prompt queued during a turn and steered into it starts budgets
 of its own. Budgets are checked before each model call, so a running tool is
-never cut short by one. At a budget the frontend asks whether to go on; going on raises
+never cut short by one; `max_cost` and `max_tokens` with the next request's estimated
+share (what the turn's last request cost: each sends the conversation again, so the next
+costs at least about as much), so a turn stops before a request that would pass them. At a budget the frontend asks whether to go on; going on raises
 that budget, for this turn, by its configured amount again.
 
 `Spend` follows one turn against its budgets.
@@ -67,6 +69,7 @@ class Reached(Record):
     value: float
     used: float
     base: float  # the configured amount, which going on adds again
+    next: float = 0.0  # the next request's estimate, when it is what would pass the budget
 
     def amount(self, n: float) -> str:
         match self.limit:
@@ -89,7 +92,10 @@ class Reached(Record):
                 used = f"{round(self.used, 1):g}"
             case _:
                 used = f"{int(self.used):,}"
-        return f"budget reached: {used} of {self.amount(self.value)} this turn ({self.limit})"
+        text = f"budget reached: {used} of {self.amount(self.value)} this turn ({self.limit})"
+        if self.used < self.value:
+            text += f"; the next request (about {self.amount(self.next)}) would pass it"
+        return text
 
 
 def dollars(cost: float) -> str:
@@ -105,6 +111,9 @@ class Spend(Struct):
     steps: int = 0
     tokens: int = 0
     cost: float = 0.0
+    # The last request's own tokens and dollars: the estimate of the next one's.
+    last_tokens: int = 0
+    last_cost: float = 0.0
     raised: dict[str, float] = field(default_factory=dict)  # name -> added by going on
 
     def reached(self, now: float) -> Reached | None:
@@ -123,6 +132,9 @@ class Spend(Struct):
             value = base + self.raised.get(name, 0)
             if used[name] >= value:
                 return Reached(name, value, used[name], base)
+            estimate = {"max_cost": self.last_cost, "max_tokens": self.last_tokens}.get(name, 0)
+            if estimate and used[name] + estimate > value:
+                return Reached(name, value, used[name], base, estimate)
         return None
 
     def go_on(self, reached: Reached) -> None:

@@ -67,6 +67,9 @@ class TurnOptions(Struct):
     append_prompt: str | None = None
     max_output: int = 8192
     auto_title: bool = False  # the UI titles sessions with a side request; `uji run` does not
+    # The user is at the screen (the TUI): a question waits for the answer however long.
+    # Elsewhere (ACP, Lua's UI headless) nobody may be there: denied after approval_timeout().
+    questions_wait: bool = False
 
 
 class Agent:
@@ -97,6 +100,7 @@ class Agent:
         # What an interrupt must answer: the calls of the step in flight.
         self._pending_calls: list[ToolCall] = []
         self.calls = ToolCaller(services, self._emit, approver, self.options.tools)
+        self.calls.questions_wait = self.options.questions_wait
         self.calls.spent = self.add_usage  # ctx.usage: a child session's spending counts here
         self._partial: Collector | None = None
         # Messages typed during a turn: one is steered in per model call.
@@ -591,6 +595,8 @@ class Agent:
         if spend is not None:
             spend.tokens += usage.total
             spend.cost += cost or 0.0
+            if requests:  # the turn's own request: the estimate of its next one
+                spend.last_tokens, spend.last_cost = usage.total, cost or 0.0
         row: dict[str, float] = {**usage.as_dict(), "requests": requests}
         if cost is not None:
             row["cost"] = cost

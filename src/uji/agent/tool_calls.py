@@ -75,6 +75,7 @@ class ToolCaller:
         self.subjects: dict[str, str] = {}  # call id -> subject, for the turn's interrupt answers
         self.partial: dict[str, str] = {}  # call id -> what its interrupted tool had produced
         self.spent: Callable[[Usage, float | None], None] | None = None  # ctx.usage (the agent's)
+        self.questions_wait = False  # TurnOptions.questions_wait
 
     def notice(self, text: str) -> None:
         self.services.notice(text)
@@ -256,7 +257,8 @@ class ToolCaller:
             remember,
         )
         try:
-            async with asyncio.timeout(approval_timeout()):  # not wait_for: it can swallow an interrupt
+            # not wait_for: it can swallow an interrupt
+            async with asyncio.timeout(None if self.questions_wait else approval_timeout()):
                 answer = await self._approver(question)
         except TimeoutError:
             return Decision(False, "user", TIMEOUT_TEXT, extra=dict(extra or {}, question=question.title))

@@ -153,7 +153,7 @@ class Conversation:
             app.gate.policy.remembered.forget("session")  # "allow for the session" ends with it
         self.session_id = session_id
         # The screen titles sessions with a side request; `uji run` does not.
-        options = TurnOptions(auto_title=True)
+        options = TurnOptions(auto_title=True, questions_wait=True)
         self.agent = Agent(app.turn_services(), session_id, self.view.agent_event, self.view.approve, options)
         app.frontend.agent = self.agent
         self.view.show_session(messages, history)
