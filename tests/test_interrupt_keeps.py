@@ -23,7 +23,9 @@ def ticking(home: Home) -> str:
     """Prints five lines, says so with a file, then runs until it is stopped: the test
     interrupts once the file is there, so the five lines are all in the pipe by then."""
     printed = home.root / "printed"
-    return f"for i in 1 2 3 4 5; do echo tick $i; done; touch {shlex.quote(str(printed))}; exec sleep 300"
+    # Fixed words only: a part with a variable asks even where run_command is allowed.
+    ticks = "; ".join(f"echo tick {i}" for i in range(1, 6))
+    return f"{ticks}; touch {shlex.quote(str(printed))}; exec sleep 300"
 
 
 def tool_message(body: dict) -> dict:  # type: ignore[type-arg]
