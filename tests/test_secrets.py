@@ -481,3 +481,19 @@ def test_a_nested_key_printed_in_two_writes_reaches_nobody(home: Home) -> None:
     assert run.tool_results()[0]["content"] == "[redacted anthropic key]"
     sent = json.dumps([r.body for r in home.fake.turn_requests])
     assert "TAILPART" not in sent and SHORT not in sent and "TAILPART" not in run.stdout
+
+
+def test_a_secret_whose_end_begins_another_is_cut_at_every_split_point() -> None:
+    # The last byte of one key is the first of another: a chunk ending with the first key
+    # holds back that byte, and the first key must not go out uncut just before it.
+    from uji.tools.secrets import Redactor
+
+    first, second = "sk-first-1234Z", "Z-second-5678"
+    text = f"{first}-second-5678 and {first} end"
+    redactor = Redactor({first: "[F]", second: "[S]"})
+    whole = redactor(text)
+    assert whole == "[F]-second-5678 and [F] end"
+    for k in range(len(text) + 1):
+        stream = redactor.stream()
+        out = b"".join([stream.feed(text[:k].encode()), stream.feed(text[k:].encode()), stream.flush()])
+        assert out.decode() == whole, k
