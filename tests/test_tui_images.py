@@ -18,8 +18,8 @@ from textual import events
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.test_tui_support import SIZE, entries, idle, make_app, ready, shows, type_text, until
+from uji.clipboard import NO_IMAGE, NO_TOOL, TYPES
 from uji.store.sessions import Store
-from uji.tui.attachments import NO_IMAGE, NO_TOOL, TYPES
 
 
 def png(width: int = 24, height: int = 16) -> bytes:

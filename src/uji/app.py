@@ -161,6 +161,15 @@ class App:
         api.update(config.install(self.paths, self.packs, self.cwd, lambda: host.lua, host.notice))
         api.update(diagnostics.install(self.diagnostics, lambda: host.lua, self.notice))
         api.update(lifecycle.install(self.ui, lambda: host.loading_config))
+        # The original's runtime: tasks, text, the system, processes, SQLite, sockets.
+        from uji.lua.api import db, net, proc, system, tasks, text
+
+        api.update(tasks.install(host))
+        api.update(text.install(host))
+        api.update(system.install(host, self.packs, self.cwd, self.ui.quit))
+        api.update(proc.install(host))
+        api.update(db.install(host))
+        api.update(net.install(host, self.http))
         return api
 
     @property

@@ -1437,6 +1437,362 @@ NAMESPACES: list[Namespace] = [
 ]
 
 
+# The original's runtime (docs.md §2 "Runtime"): tasks, text, encodings, the system,
+# processes, SQLite and sockets.
+NAMESPACES += [
+    Namespace(
+        "uji.task",
+        "Cooperative tasks: one runs at a time, until it waits.",
+        [
+            fn(
+                "uji.task.spawn",
+                "fn: function, ...: any",
+                "Starts `fn(...)` as a task once the current one waits; returns the task (`task:cancel()` "
+                "stops it where it waits). Its errors show as notices.",
+                ret=("uji.Task",),
+            ),
+            fn(
+                "uji.task.race",
+                "...: function",
+                "Runs the functions at once and waits for the first to finish: its position, then what it "
+                "returned; the others stop. Its error is raised again.",
+                ret=("integer", "any ..."),
+            ),
+            fn(
+                "uji.task.timeout",
+                "seconds: number, fn: function",
+                "Runs `fn` for at most `seconds` (`math.huge`: no limit): `true` and its results, or `false` "
+                "when it had to stop.",
+                ret=("boolean", "any ..."),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.base64",
+        "Base64 of any bytes.",
+        [
+            fn(
+                "uji.base64.encode",
+                "data: string, opts?: {url?: boolean, pad?: boolean}",
+                "The bytes as base64 (`url`: the URL-safe alphabet; `pad = false`: no `=`).",
+                ret=("string",),
+            ),
+            fn(
+                "uji.base64.decode",
+                "text: string, opts?: {url?: boolean}",
+                "The bytes, or nil and why.",
+                ret=("string?", "string? err"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.toml",
+        "TOML in and out.",
+        [
+            fn(
+                "uji.toml.encode",
+                "value: table",
+                "The table as TOML text; raises on what TOML cannot hold.",
+                ret=("string",),
+            ),
+            fn(
+                "uji.toml.decode",
+                "text: string",
+                "The table of TOML text (dates as text); raises on invalid TOML.",
+                ret=("table",),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.os",
+        "The machine and the run.",
+        [
+            Value("uji.os.platform", '"macos"|"linux"|"windows"|"other"', "The system."),
+            Value("uji.os.executable", "string?", "The program running uji."),
+            Value("uji.os.argv", "string[]", "The arguments uji started with, the program first."),
+            Value("uji.os.roots", "string[]", "The config dir, then each pack: where `lua/` is searched."),
+            Value("uji.os.library", '"so"|"dylib"', "A native module's file extension here."),
+            fn(
+                "uji.os.env",
+                "name: string",
+                "An environment variable; nil when unset or empty.",
+                ret=("string?",),
+            ),
+            fn("uji.os.cwd", "", "The directory uji started in.", ret=("string",)),
+            fn("uji.os.home", "", "The home directory, or nil.", ret=("string?",)),
+            fn("uji.os.now", "", "Milliseconds since the Unix epoch.", ret=("integer",)),
+            fn("uji.os.clock", "", "Seconds since uji started.", ret=("number",)),
+            fn("uji.os.expand", "path: string", "`~` and `$VARS` expanded.", ret=("string",)),
+            fn(
+                "uji.os.restart",
+                "opts?: table",
+                "Starts the Lua side again, keeping the screen (uji.reload).",
+            ),
+            fn("uji.os.exit", "", "Ends uji (uji.quit)."),
+        ],
+    ),
+    Namespace(
+        "uji.keychain",
+        "Secrets in the system keychain (`security` on macOS, `secret-tool` elsewhere).",
+        [
+            fn(
+                "uji.keychain.get",
+                "service: string, account: string",
+                "The secret, or nil when there is none; waits.",
+                ret=("string?", "string? err"),
+            ),
+            fn(
+                "uji.keychain.set",
+                "service: string, account: string, secret: string",
+                "Saves the secret: true, or nil and why; waits.",
+                ret=("boolean?", "string? err"),
+            ),
+            fn(
+                "uji.keychain.delete",
+                "service: string, account: string",
+                "Removes the secret: true, or nil and why; waits.",
+                ret=("boolean?", "string? err"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.clipboard",
+        "The system clipboard (wl-clipboard, xclip or pbcopy/pbpaste).",
+        [
+            fn("uji.clipboard.get", "", "Its text, or nil and why; waits.", ret=("string?", "string? err")),
+            fn(
+                "uji.clipboard.set",
+                "text: string",
+                "Puts text on it: true, or nil and why; waits.",
+                ret=("boolean?", "string? err"),
+            ),
+            fn(
+                "uji.clipboard.image",
+                "edge: integer, bytes: integer",
+                "Its image fitted as `uji.image.fit` does, or nil and why; waits.",
+                ret=("uji.Image?", "string? err"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.image",
+        "Images.",
+        [
+            fn(
+                "uji.image.fit",
+                "data: string, edge: integer, bytes: integer",
+                "Checks the format, applies EXIF orientation, scales the long edge to `edge`, then JPEG and "
+                "halving until it fits `bytes`; an image that fits keeps its bytes. Or nil and why.",
+                ret=("uji.Image?", "string? err"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.proc",
+        "Processes read line by line.",
+        [
+            fn(
+                "uji.proc.spawn",
+                'argv: string[], opts?: {cwd?: string, env?: table<string, string>, stdio?: "pipe"|"inherit"}',
+                "Starts a program in its own process group without a terminal: the process, or nil and why; "
+                "waits for the start.",
+                ret=("uji.Proc?", "string? err"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.db",
+        "SQLite databases.",
+        [
+            Value("uji.db.null", "uji.json.Null", "SQL NULL in rows and parameters (the JSON null)."),
+            fn(
+                "uji.db.open",
+                "path: string",
+                "Opens (creates) a database: it, or nil and why.",
+                ret=("uji.Db?", "string? err"),
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.net",
+        "HTTP and sockets.",
+        [
+            fn(
+                "uji.net.request",
+                "spec: uji.HttpRequest",
+                "uji.http.request.",
+                ret=("uji.HttpResponse?", "string? err"),
+                waits="uji.HttpResponse",
+            ),
+            fn(
+                "uji.net.open",
+                "spec: uji.HttpRequest",
+                "Sends a request and gives the response once its head arrives, to read its body line by line "
+                "(`:line()` nil at the end, false after `idle` seconds without one; `:lines()`, `:read()`); "
+                "or nil and why. Waits.",
+                ret=("uji.NetResponse?", "string? err"),
+            ),
+            fn(
+                "uji.net.listen",
+                "port: integer",
+                "A TCP server on 127.0.0.1 (port 0: a free one) with `.port`, `:accept()` and `:close()`; "
+                "connections have `:line()`, `:lines()`, `:read(n)`, `:write(data)`, `:close()`. Waits.",
+                ret=("uji.NetServer?", "string? err"),
+            ),
+        ],
+    ),
+]
+
+_TOP = NAMESPACES[0].members
+_TOP += [
+    fn(
+        "uji.sleep",
+        "seconds: number",
+        "Pauses the task (`0`: lets the others run; `math.huge`: until cancelled).",
+    ),
+    fn(
+        "uji.promise",
+        "",
+        "A promise: `:resolve(...)` (true the first time), `:await()`, `.settled`.",
+        ret=("uji.Promise",),
+    ),
+    fn(
+        "uji.regex",
+        "pattern: string",
+        "A matcher (`:test(text)`, `:find(text)` → start, end), or nil and why.",
+        ret=("uji.Matcher?", "string? err"),
+    ),
+    fn(
+        "uji.glob",
+        "pattern: string, opts?: {separator?: boolean}",
+        "A matcher for the whole text (`separator`: `*` does not match `/`), or nil and why.",
+        ret=("uji.Matcher?", "string? err"),
+    ),
+    fn(
+        "uji.fuzzy",
+        "query: string, items: string[]",
+        "Positions of the matching items, best first (all, for an empty query).",
+        ret=("integer[]",),
+    ),
+    fn(
+        "uji.markdown",
+        "source: string",
+        "Markdown as events `{kind, details..., start, end}`: start, end, text, code, html, math, break, rule, task.",
+        ret=("table[]",),
+    ),
+    fn("uji.width", "text: string", "The terminal columns `text` takes.", ret=("integer",)),
+    fn("uji.lossy", "data: string", "`data` as valid UTF-8 (U+FFFD for each bad sequence).", ret=("string",)),
+    fn("uji.sha256", "data: string", "The SHA-256 of `data`: 32 raw bytes.", ret=("string",)),
+    fn("uji.random", "n: integer", "`n` random bytes from the system's secure source.", ret=("string",)),
+    fn(
+        "uji.diff",
+        "old: string, new: string, path?: string",
+        "`{path, changes}`: hunks of lines `{kind, old?, new?, parts}` (3 lines of context).",
+        ret=("uji.Diff",),
+    ),
+    fn(
+        "uji.class",
+        "parent?: table",
+        "A class: calling it makes an object and runs `init`; methods are inherited.",
+        ret=("table",),
+    ),
+    fn("uji.message", "err: any", "The text of a caught error, without its stack trace.", ret=("string",)),
+    fn(
+        "uji.modules",
+        "namespace: string",
+        "The modules directly inside `namespace` on the require path, sorted.",
+        ret=("string[]",),
+    ),
+]
+
+SHAPES += [
+    Shape(
+        "uji.Task",
+        "A task from `uji.task.spawn`.",
+        fields(("cancel", "fun(self)", "stops it where it waits")),
+    ),
+    Shape(
+        "uji.Promise",
+        "What `uji.promise()` gives.",
+        fields(
+            ("resolve", "fun(self, ...: any): boolean", "settles it; true the first time"),
+            ("await", "fun(self): any", "waits until it is settled; its values"),
+            ("settled", "boolean"),
+        ),
+    ),
+    Shape(
+        "uji.Matcher",
+        "A compiled regex or glob.",
+        fields(
+            ("test", "fun(self, text: string): boolean"),
+            ("find", "fun(self, text: string): integer?, integer?", "byte positions of the first match"),
+        ),
+    ),
+    Shape(
+        "uji.Image",
+        "An image as messages hold it.",
+        fields(
+            ("data", "string", "base64"),
+            ("media_type", "string"),
+            ("width", "integer"),
+            ("height", "integer"),
+        ),
+    ),
+    Shape(
+        "uji.Diff",
+        "What `uji.diff` gives.",
+        fields(
+            ("path?", "string"),
+            ("changes", "table[][]", "hunks of `{kind, old?, new?, parts = {{text, changed}}}`"),
+        ),
+    ),
+    Shape(
+        "uji.Proc",
+        "A process from `uji.proc.spawn`.",
+        fields(
+            ("pid", "integer"),
+            ("line", "fun(self): string?, string?", "the next line and its stream, nil once both ended"),
+            ("lines", "fun(self): fun(): string?, string?"),
+            ("write", "fun(self, data: string): boolean?, string?"),
+            ("close", "fun(self)", "closes its input"),
+            ("kill", "fun(self)", "kills it and what it started"),
+            ("wait", "fun(self): {code: integer, signal: string?, success: boolean}"),
+        ),
+    ),
+    Shape(
+        "uji.Db",
+        "A database from `uji.db.open`.",
+        fields(
+            ("exec", "fun(self, sql: string, params?: table): integer", "rows changed"),
+            ("query", "fun(self, sql: string, params?: table): table[]"),
+            (
+                "transaction",
+                "fun(self, fn: fun(db: uji.Db): any): any",
+                "committed, or rolled back when fn raises",
+            ),
+            ("close", "fun(self)"),
+        ),
+    ),
+    Shape(
+        "uji.NetResponse",
+        "A streamed response from `uji.net.open`.",
+        fields(
+            ("status", "integer"),
+            ("headers", "table<string, string>"),
+            ("line", "fun(self): string|false|nil"),
+            ("lines", "fun(self): fun(): string?"),
+            ("read", "fun(self): string"),
+            ("close", "fun(self)"),
+        ),
+    ),
+    Shape(
+        "uji.NetServer",
+        "A server from `uji.net.listen`.",
+        fields(("port", "integer"), ("accept", "fun(self): table"), ("close", "fun(self)")),
+    ),
+]
+
+
 def functions() -> list[Function]:
     return [m for ns in NAMESPACES for m in ns.members if isinstance(m, Function)]
 

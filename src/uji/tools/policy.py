@@ -27,19 +27,26 @@ class PolicyError(ValueError):
 # Matching ---------------------------------------------------------------------
 
 
-def glob_to_regex(pattern: str) -> str:
+def glob_to_regex(pattern: str, separator: bool = False) -> str:
     """A glob anchored to the whole subject, where `*` (and `**`) match any characters
-    including `/` and spaces, `?` one character, `[...]` a class and `{a,b}` either."""
+    including `/` and spaces, `?` one character, `[...]` a class and `{a,b}` either.
+    With `separator` (uji.glob's option), `*` and `?` do not match `/`, and `**/` matches
+    any number of folders."""
+    one = "[^/]" if separator else "."
     out: list[str] = []
     i, n, depth = 0, len(pattern), 0
     while i < n:
         c = pattern[i]
-        if c == "*":
+        if c == "*" and separator and pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 2
+        elif c == "*":
+            doubled = i + 1 < n and pattern[i + 1] == "*"
             while i + 1 < n and pattern[i + 1] == "*":
                 i += 1
-            out.append(".*")
+            out.append(".*" if doubled else one + "*")
         elif c == "?":
-            out.append(".")
+            out.append(one)
         elif c == "[":
             j = i + 1
             if j < n and pattern[j] in "!^":

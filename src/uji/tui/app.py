@@ -577,8 +577,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._spawn(self._paste_image())
 
     async def _paste_image(self) -> None:
+        from uji.clipboard import ClipboardError, clipboard_image
         from uji.images import ImageError, from_bytes
-        from uji.tui.attachments import ClipboardError, clipboard_image
 
         try:
             data = await clipboard_image()

@@ -427,6 +427,65 @@
 ---@field timeout? number seconds; then the answer is nil
 ---@field preview? string a diff or text shown with the question
 
+---A task from `uji.task.spawn`.
+---@class uji.Task
+---@field cancel fun(self) stops it where it waits
+
+---What `uji.promise()` gives.
+---@class uji.Promise
+---@field resolve fun(self, ...: any): boolean settles it; true the first time
+---@field await fun(self): any waits until it is settled; its values
+---@field settled boolean
+
+---A compiled regex or glob.
+---@class uji.Matcher
+---@field test fun(self, text: string): boolean
+---@field find fun(self, text: string): integer?, integer? byte positions of the first match
+
+---An image as messages hold it.
+---@class uji.Image
+---@field data string base64
+---@field media_type string
+---@field width integer
+---@field height integer
+
+---What `uji.diff` gives.
+---@class uji.Diff
+---@field path? string
+---@field changes table[][] hunks of `{kind, old?, new?, parts = {{text, changed}}}`
+
+---A process from `uji.proc.spawn`.
+---@class uji.Proc
+---@field pid integer
+---@field line fun(self): string?, string? the next line and its stream, nil once both ended
+---@field lines fun(self): fun(): string?, string?
+---@field write fun(self, data: string): boolean?, string?
+---@field close fun(self) closes its input
+---@field kill fun(self) kills it and what it started
+---@field wait fun(self): {code: integer, signal: string?, success: boolean}
+
+---A database from `uji.db.open`.
+---@class uji.Db
+---@field exec fun(self, sql: string, params?: table): integer rows changed
+---@field query fun(self, sql: string, params?: table): table[]
+---@field transaction fun(self, fn: fun(db: uji.Db): any): any committed, or rolled back when fn raises
+---@field close fun(self)
+
+---A streamed response from `uji.net.open`.
+---@class uji.NetResponse
+---@field status integer
+---@field headers table<string, string>
+---@field line fun(self): string|false|nil
+---@field lines fun(self): fun(): string?
+---@field read fun(self): string
+---@field close fun(self)
+
+---A server from `uji.net.listen`.
+---@class uji.NetServer
+---@field port integer
+---@field accept fun(self): table
+---@field close fun(self)
+
 ---A new session was opened.
 ---@class uji.event.session_created
 ---@field event "session_created"
@@ -622,6 +681,80 @@ function uji.quit() end
 
 ---Restarts Lua on the same session, keeping the draft; `uji run` reads the config again before its prompt, once. Not while the config loads on the screen.
 function uji.reload() end
+
+---Pauses the task (`0`: lets the others run; `math.huge`: until cancelled).
+---@param seconds number
+function uji.sleep(seconds) end
+
+---A promise: `:resolve(...)` (true the first time), `:await()`, `.settled`.
+---@return uji.Promise
+function uji.promise() end
+
+---A matcher (`:test(text)`, `:find(text)` → start, end), or nil and why.
+---@param pattern string
+---@return uji.Matcher?
+---@return string? err
+function uji.regex(pattern) end
+
+---A matcher for the whole text (`separator`: `*` does not match `/`), or nil and why.
+---@param pattern string
+---@param opts? {separator?: boolean}
+---@return uji.Matcher?
+---@return string? err
+function uji.glob(pattern, opts) end
+
+---Positions of the matching items, best first (all, for an empty query).
+---@param query string
+---@param items string[]
+---@return integer[]
+function uji.fuzzy(query, items) end
+
+---Markdown as events `{kind, details..., start, end}`: start, end, text, code, html, math, break, rule, task.
+---@param source string
+---@return table[]
+function uji.markdown(source) end
+
+---The terminal columns `text` takes.
+---@param text string
+---@return integer
+function uji.width(text) end
+
+---`data` as valid UTF-8 (U+FFFD for each bad sequence).
+---@param data string
+---@return string
+function uji.lossy(data) end
+
+---The SHA-256 of `data`: 32 raw bytes.
+---@param data string
+---@return string
+function uji.sha256(data) end
+
+---`n` random bytes from the system's secure source.
+---@param n integer
+---@return string
+function uji.random(n) end
+
+---`{path, changes}`: hunks of lines `{kind, old?, new?, parts}` (3 lines of context).
+---@param old string
+---@param new string
+---@param path? string
+---@return uji.Diff
+function uji.diff(old, new, path) end
+
+---A class: calling it makes an object and runs `init`; methods are inherited.
+---@param parent? table
+---@return table
+function uji.class(parent) end
+
+---The text of a caught error, without its stack trace.
+---@param err any
+---@return string
+function uji.message(err) end
+
+---The modules directly inside `namespace` on the require path, sorted.
+---@param namespace string
+---@return string[]
+function uji.modules(namespace) end
 
 ---JSON in and out.
 ---@class uji.json
@@ -1198,5 +1331,224 @@ uji.job = {}
 ---@param spec uji.JobSpec
 ---@return uji.Job
 function uji.job.start(spec) end
+
+---Cooperative tasks: one runs at a time, until it waits.
+---@class uji.task
+uji.task = {}
+
+---Starts `fn(...)` as a task once the current one waits; returns the task (`task:cancel()` stops it where it waits). Its errors show as notices.
+---@param fn function
+---@param ... any
+---@return uji.Task
+function uji.task.spawn(fn, ...) end
+
+---Runs the functions at once and waits for the first to finish: its position, then what it returned; the others stop. Its error is raised again.
+---@param ... function
+---@return integer
+---@return any ...
+function uji.task.race(...) end
+
+---Runs `fn` for at most `seconds` (`math.huge`: no limit): `true` and its results, or `false` when it had to stop.
+---@param seconds number
+---@param fn function
+---@return boolean
+---@return any ...
+function uji.task.timeout(seconds, fn) end
+
+---Base64 of any bytes.
+---@class uji.base64
+uji.base64 = {}
+
+---The bytes as base64 (`url`: the URL-safe alphabet; `pad = false`: no `=`).
+---@param data string
+---@param opts? {url?: boolean, pad?: boolean}
+---@return string
+function uji.base64.encode(data, opts) end
+
+---The bytes, or nil and why.
+---@param text string
+---@param opts? {url?: boolean}
+---@return string?
+---@return string? err
+function uji.base64.decode(text, opts) end
+
+---TOML in and out.
+---@class uji.toml
+uji.toml = {}
+
+---The table as TOML text; raises on what TOML cannot hold.
+---@param value table
+---@return string
+function uji.toml.encode(value) end
+
+---The table of TOML text (dates as text); raises on invalid TOML.
+---@param text string
+---@return table
+function uji.toml.decode(text) end
+
+---The machine and the run.
+---@class uji.os
+uji.os = {}
+
+---The system.
+---@type "macos"|"linux"|"windows"|"other"
+uji.os.platform = nil
+
+---The program running uji.
+---@type string?
+uji.os.executable = nil
+
+---The arguments uji started with, the program first.
+---@type string[]
+uji.os.argv = nil
+
+---The config dir, then each pack: where `lua/` is searched.
+---@type string[]
+uji.os.roots = nil
+
+---A native module's file extension here.
+---@type "so"|"dylib"
+uji.os.library = nil
+
+---An environment variable; nil when unset or empty.
+---@param name string
+---@return string?
+function uji.os.env(name) end
+
+---The directory uji started in.
+---@return string
+function uji.os.cwd() end
+
+---The home directory, or nil.
+---@return string?
+function uji.os.home() end
+
+---Milliseconds since the Unix epoch.
+---@return integer
+function uji.os.now() end
+
+---Seconds since uji started.
+---@return number
+function uji.os.clock() end
+
+---`~` and `$VARS` expanded.
+---@param path string
+---@return string
+function uji.os.expand(path) end
+
+---Starts the Lua side again, keeping the screen (uji.reload).
+---@param opts? table
+function uji.os.restart(opts) end
+
+---Ends uji (uji.quit).
+function uji.os.exit() end
+
+---Secrets in the system keychain (`security` on macOS, `secret-tool` elsewhere).
+---@class uji.keychain
+uji.keychain = {}
+
+---The secret, or nil when there is none; waits.
+---@param service string
+---@param account string
+---@return string?
+---@return string? err
+function uji.keychain.get(service, account) end
+
+---Saves the secret: true, or nil and why; waits.
+---@param service string
+---@param account string
+---@param secret string
+---@return boolean?
+---@return string? err
+function uji.keychain.set(service, account, secret) end
+
+---Removes the secret: true, or nil and why; waits.
+---@param service string
+---@param account string
+---@return boolean?
+---@return string? err
+function uji.keychain.delete(service, account) end
+
+---The system clipboard (wl-clipboard, xclip or pbcopy/pbpaste).
+---@class uji.clipboard
+uji.clipboard = {}
+
+---Its text, or nil and why; waits.
+---@return string?
+---@return string? err
+function uji.clipboard.get() end
+
+---Puts text on it: true, or nil and why; waits.
+---@param text string
+---@return boolean?
+---@return string? err
+function uji.clipboard.set(text) end
+
+---Its image fitted as `uji.image.fit` does, or nil and why; waits.
+---@param edge integer
+---@param bytes integer
+---@return uji.Image?
+---@return string? err
+function uji.clipboard.image(edge, bytes) end
+
+---Images.
+---@class uji.image
+uji.image = {}
+
+---Checks the format, applies EXIF orientation, scales the long edge to `edge`, then JPEG and halving until it fits `bytes`; an image that fits keeps its bytes. Or nil and why.
+---@param data string
+---@param edge integer
+---@param bytes integer
+---@return uji.Image?
+---@return string? err
+function uji.image.fit(data, edge, bytes) end
+
+---Processes read line by line.
+---@class uji.proc
+uji.proc = {}
+
+---Starts a program in its own process group without a terminal: the process, or nil and why; waits for the start.
+---@param argv string[]
+---@param opts? {cwd?: string, env?: table<string, string>, stdio?: "pipe"|"inherit"}
+---@return uji.Proc?
+---@return string? err
+function uji.proc.spawn(argv, opts) end
+
+---SQLite databases.
+---@class uji.db
+uji.db = {}
+
+---SQL NULL in rows and parameters (the JSON null).
+---@type uji.json.Null
+uji.db.null = nil
+
+---Opens (creates) a database: it, or nil and why.
+---@param path string
+---@return uji.Db?
+---@return string? err
+function uji.db.open(path) end
+
+---HTTP and sockets.
+---@class uji.net
+uji.net = {}
+
+---uji.http.request.
+---@param spec uji.HttpRequest
+---@return uji.HttpResponse?
+---@return string? err
+---@overload fun(spec: uji.HttpRequest, cb: fun(result: uji.HttpResponse?, err: string?)): uji.Cancel
+function uji.net.request(spec) end
+
+---Sends a request and gives the response once its head arrives, to read its body line by line (`:line()` nil at the end, false after `idle` seconds without one; `:lines()`, `:read()`); or nil and why. Waits.
+---@param spec uji.HttpRequest
+---@return uji.NetResponse?
+---@return string? err
+function uji.net.open(spec) end
+
+---A TCP server on 127.0.0.1 (port 0: a free one) with `.port`, `:accept()` and `:close()`; connections have `:line()`, `:lines()`, `:read(n)`, `:write(data)`, `:close()`. Waits.
+---@param port integer
+---@return uji.NetServer?
+---@return string? err
+function uji.net.listen(port) end
 
 return uji

@@ -296,11 +296,19 @@ local function list_of_strings(names, fname)
   return M.mark_array(out)
 end
 
+-- Binary data crosses to Python as hex (a Python str holds only valid UTF-8); gsub with a
+-- table does it in C.
+local HEX = {}
+for i = 0, 255 do HEX[string.char(i)] = string.format("%02x", i) end
+local function hex(data)
+  return (data:gsub(".", HEX))
+end
+
 local uji = {}
 M.uji = uji
 M.lib = {
   call = call, check = check, wait = wait, where = where, fail = fail, clean = clean,
-  is_callable = is_callable, list_of_strings = list_of_strings, mark_array = M.mark_array,
+  is_callable = is_callable, list_of_strings = list_of_strings, mark_array = M.mark_array, hex = hex,
   null = NULL, ARRAY = ARRAY, pack = pack, unpack = unpack, ctx_call = ctx_call,
 }
 

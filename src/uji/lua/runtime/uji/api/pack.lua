@@ -31,6 +31,7 @@ uji.pack = {
       if root then
         on_path(root)
         roots[#roots + 1] = root
+        uji.os.roots = mark_array({ host.os_roots() })
       end
     end
     return mark_array(roots)

@@ -1,0 +1,203 @@
+"""uji.os, uji.modules, uji.keychain, uji.clipboard and uji.image.fit: the machine, the run,
+saved secrets and the clipboard, as the original's runtime gives them.
+
+The keychain is the system's own through its command-line tool (`security` on macOS,
+`secret-tool` from libsecret elsewhere); without one, every call says so as `nil, err`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from uji.lua.api.fs import later
+from uji.lua.runtime import ApiError, Pending
+
+if TYPE_CHECKING:
+    from uji.lua.host import LuaHost
+    from uji.packs import Packs
+
+STARTED = time.monotonic()
+KEYCHAIN_SECONDS = 10.0
+NO_KEYCHAIN = "no system keychain here (needs `security` on macOS or `secret-tool` from libsecret)"
+
+
+def install(host: LuaHost, packs: Packs, cwd: str, quit_: Callable[[], None]) -> dict[str, Any]:
+    def lua(value: Any) -> Any:
+        return host.lua.convert.to_lua(value, json_null=False)
+
+    # These run while the runtime loads (before it can convert tables): several results
+    # instead of a table.
+    def os_values() -> tuple[str, str | None, str]:
+        platform = {"darwin": "macos", "linux": "linux", "win32": "windows"}.get(sys.platform, "other")
+        program = sys.argv[0] if sys.argv else ""
+        executable = (shutil.which(program) or os.path.abspath(program)) if program else None
+        return platform, executable, "dylib" if sys.platform == "darwin" else "so"
+
+    def os_argv() -> tuple[str, ...]:
+        return tuple(sys.argv)
+
+    def os_roots() -> tuple[str, ...]:
+        return tuple(packs.all_roots())
+
+    def os_env(name: str) -> str | None:
+        return os.environ.get(name) or None
+
+    def os_cwd() -> str:
+        return cwd
+
+    def os_home() -> str | None:
+        home = os.path.expanduser("~")
+        return None if home == "~" else home
+
+    def os_now() -> int:
+        return time.time_ns() // 1_000_000
+
+    def os_clock() -> float:
+        return time.monotonic() - STARTED
+
+    def os_expand(path: str) -> str:
+        return os.path.expandvars(os.path.expanduser(path))
+
+    def os_exit() -> None:
+        quit_()
+
+    def modules(namespace: str, search_path: str) -> Any:
+        return lua(list_modules(namespace, search_path))
+
+    def keychain(action: str, service: str, account: str, secret: str | None) -> Pending:
+        return later(_keychain, action, service, account, secret)
+
+    def clipboard_get() -> Pending:
+        from uji.clipboard import clipboard_text
+
+        return later(clipboard_text)
+
+    def clipboard_set(text: str) -> Pending:
+        from uji.clipboard import set_clipboard_text
+
+        async def put() -> bool:
+            await set_clipboard_text(text)
+            return True
+
+        return later(put)
+
+    def clipboard_image(edge: float, size: float) -> Pending:
+        from uji.clipboard import clipboard_image as take
+
+        async def image() -> Any:
+            return lua(_fit(await take(), edge, size))
+
+        return later(image)
+
+    def image_fit(hex_data: str, edge: float, size: float) -> Any:
+        from uji.images import ImageError
+
+        try:
+            return lua(_fit(bytes.fromhex(hex_data), edge, size))
+        except ImageError as e:
+            return None, str(e)
+
+    return {
+        "os_values": os_values,
+        "os_argv": os_argv,
+        "os_roots": os_roots,
+        "os_env": os_env,
+        "os_cwd": os_cwd,
+        "os_home": os_home,
+        "os_now": os_now,
+        "os_clock": os_clock,
+        "os_expand": os_expand,
+        "os_exit": os_exit,
+        "modules": modules,
+        "keychain": keychain,
+        "clipboard_get": clipboard_get,
+        "clipboard_set": clipboard_set,
+        "clipboard_image": clipboard_image,
+        "image_fit": image_fit,
+    }
+
+
+def list_modules(namespace: str, search_path: str) -> list[str]:
+    """The modules directly inside `namespace` on Lua's search path, as full names, sorted;
+    a folder with an init.lua counts as one module."""
+    sub = namespace.replace(".", "/")
+    found: set[str] = set()
+    for template in search_path.split(";"):
+        if not template.endswith("/?.lua"):
+            continue
+        folder = os.path.join(template[: -len("/?.lua")], sub)
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".lua") and name != "init.lua":
+                found.add(f"{namespace}.{name[:-4]}")
+            elif os.path.isfile(os.path.join(folder, name, "init.lua")):
+                found.add(f"{namespace}.{name}")
+    return sorted(found)
+
+
+def _fit(data: bytes, edge: float, size: float) -> dict[str, Any]:
+    from uji.images import Limits, from_bytes
+
+    if edge < 1 or size < 1:
+        raise ApiError("uji.image.fit: edge and bytes must be at least 1")
+    return from_bytes(data, "image", Limits(int(edge), int(size)))
+
+
+async def _keychain(action: str, service: str, account: str, secret: str | None) -> Any:
+    """get: the secret or None; set/delete: True. Failures raise (Lua gets nil, err)."""
+    if sys.platform == "darwin" and shutil.which("security"):
+        argv = {
+            "get": ["security", "find-generic-password", "-s", service, "-a", account, "-w"],
+            "set": [
+                "security",
+                "add-generic-password",
+                "-U",
+                "-s",
+                service,
+                "-a",
+                account,
+                "-w",
+                secret or "",
+            ],
+            "delete": ["security", "delete-generic-password", "-s", service, "-a", account],
+        }[action]
+        feed = None
+    elif shutil.which("secret-tool"):
+        attrs = ["service", service, "account", account]
+        argv = {
+            "get": ["secret-tool", "lookup", *attrs],
+            "set": ["secret-tool", "store", "--label", f"{service} {account}", *attrs],
+            "delete": ["secret-tool", "clear", *attrs],
+        }[action]
+        feed = (secret or "").encode() if action == "set" else None  # never on the command line
+    else:
+        raise ApiError(NO_KEYCHAIN)
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE if feed is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        async with asyncio.timeout(KEYCHAIN_SECONDS):
+            out, err = await proc.communicate(feed)
+    except TimeoutError:
+        proc.kill()
+        raise ApiError(f"{argv[0]} did not answer within {KEYCHAIN_SECONDS:.0f} s") from None
+    if action == "get":
+        if proc.returncode != 0:
+            return None
+        return out.decode("utf-8", "replace").rstrip("\n")
+    if proc.returncode != 0:
+        said = err.decode("utf-8", "replace").strip()
+        raise ApiError(f"{argv[0]}: {said or f'exit status {proc.returncode}'}")
+    return True
