@@ -18,15 +18,18 @@ def test_context_strings_join_the_system_prompt_and_turn_context_is_hidden(home:
         uji.context.add("nothing", function() return nil end, { priority = 1 })
         uji.notify(tostring(uji.context.remove("gone")) .. " " .. tostring(uji.context.remove("gone")))
         local names = {}
-        for _, part in ipairs(uji.context.list()) do
+        for _, part in ipairs(uji.context.parts()) do
           if part.kind == "context" then names[#names + 1] = part.name end
         end
         uji.notify(table.concat(names, ","))
+        uji.notify("list: " .. table.concat(uji.context.list(), ","))
         """
     )
     home.fake.script(text("ok"))
     run = home.run("fix it")
     assert "true false" in run.notices and "rules,once,nothing" in run.notices
+    # The original's shape: names, in the order they run (priority 1 first).
+    assert "list: nothing,rules,once" in run.notices
     messages = home.fake.turn_requests[0].body["messages"]
     assert messages[0]["content"].endswith("\n\nAlways answer in haiku.")
     assert "never" not in messages[0]["content"]
@@ -74,7 +77,9 @@ def test_commands_run_from_uji_run_and_can_submit(home: Home) -> None:
         "role": "user",
         "content": "Please review src/a.py",
     }
-    assert "hello,review" in run.notices
+    # Every command, built-in and added, sorted.
+    listed = next(n for n in run.notices if "review" in n).split(",")
+    assert listed == sorted(listed) and {"help", "hello", "review", "sync", "quit", "models"} <= set(listed)
     run = home.run("/hello world")
     assert run.rc == 0 and "hello world" in run.notices and len(home.fake.turn_requests) == 1
     run = home.run("/unknown is just a prompt")

@@ -189,7 +189,7 @@ def test_list_gives_every_part_of_the_prompt_with_its_size(home: Home) -> None:
         uji.context.add("style", function() return string.rep("x", 40) end)
         uji.context.add("once", function() return { text = "The build is red.", at = "turn" } end, { priority = 1 })
         local function show(when)
-          for _, p in ipairs(uji.context.list()) do
+          for _, p in ipairs(uji.context.parts()) do
             uji.notify(when .. " " .. uji.json.encode(p))
           end
         end

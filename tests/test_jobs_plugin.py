@@ -74,8 +74,8 @@ def test_a_server_in_the_background_is_queried_stopped_and_gone(home: Home) -> N
     home.fake.script(
         tool_call("run_command", {"command": server_command(port, pidfile), "run_in_background": True}),
         tool_call("run_command", {"command": fetch_command(port)}, id="c2"),
-        tool_call("job_output", {"job": 1}, id="c3"),
-        tool_call("stop_job", {"job": 1}, id="c4"),
+        tool_call("job_output", {"id": 1}, id="c3"),
+        tool_call("stop_job", {"id": 1}, id="c4"),
         tool_call("run_command", {"command": refused_command(port)}, id="c5"),
         text("done"),
     )
@@ -223,10 +223,10 @@ def test_a_command_at_its_timeout_moves_to_the_background(home: Home) -> None:
     command = f"echo $$ > {pidfile}; echo first; exec sleep 300"
     home.fake.script(
         tool_call("run_command", {"command": command, "timeout": 1}),
-        tool_call("job_output", {"job": 1}, id="c2"),
-        tool_call("stop_job", {"job": 1}, id="c3"),
-        tool_call("stop_job", {"job": 1}, id="c4"),
-        tool_call("job_output", {"job": 7}, id="c5"),
+        tool_call("job_output", {"id": 1}, id="c2"),
+        tool_call("stop_job", {"id": 1}, id="c3"),
+        tool_call("stop_job", {"id": 1}, id="c4"),
+        tool_call("job_output", {"id": 7}, id="c5"),
         text("ok"),
     )
     run = home.run("go")
@@ -250,7 +250,7 @@ def test_sleep_at_its_timeout_is_killed_not_moved(home: Home) -> None:
         tool_call(
             "run_command", {"command": f"sleep 300 & echo $! > {pidfile}; echo waiting; wait", "timeout": 1}
         ),
-        tool_call("job_output", {"job": 1}, id="c2"),
+        tool_call("job_output", {"id": 1}, id="c2"),
         text("ok"),
     )
     run = home.run("go")
@@ -270,7 +270,7 @@ def test_at_most_max_jobs_run_and_a_timed_out_command_is_then_killed(home: Home)
     home.fake.script(
         tool_calls(*background),
         tool_call("run_command", {"command": "echo partial; exec sleep 300", "timeout": 1}, id="c4"),
-        tool_call("stop_job", {"job": 1}, id="c5"),
+        tool_call("stop_job", {"id": 1}, id="c5"),
         tool_call("run_command", {"command": "exec sleep 305", "run_in_background": True}, id="c6"),
         text("ok"),
     )
@@ -297,7 +297,7 @@ def test_a_job_is_stopped_at_its_limit_and_reported(home: Home) -> None:
             "run_command", {"command": f"echo $$ > {pidfile}; exec sleep 300", "run_in_background": True}
         ),
         tool_call("run_command", {"command": wait_gone}, id="c2"),
-        tool_call("job_output", {"job": 1}, id="c3"),
+        tool_call("job_output", {"id": 1}, id="c3"),
         text("ok"),
     )
     run = home.run("go")
@@ -355,9 +355,9 @@ def test_job_output_is_bounded_and_read_in_parts(home: Home) -> None:
     home.fake.script(
         tool_call("run_command", {"command": f"echo $$ > {pidfile}; {write}", "run_in_background": True}),
         tool_call("run_command", {"command": wait_done}, id="c2"),
-        tool_call("job_output", {"job": 1}, id="c3"),
-        tool_call("job_output", {"job": 1, "since": 1199998}, id="c4"),
-        tool_call("job_output", {"job": 1}, id="c5"),
+        tool_call("job_output", {"id": 1}, id="c3"),
+        tool_call("job_output", {"id": 1, "since": 1199998}, id="c4"),
+        tool_call("job_output", {"id": 1}, id="c5"),
         text("ok"),
     )
     run = home.run("go", timeout=120)

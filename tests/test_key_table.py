@@ -37,3 +37,9 @@ def test_the_tool_doc_ends_without_a_dangling_heading() -> None:
     doc = (Path(__file__).parent.parent / "docs" / "uji.tool.txt").read_text()
     assert "Keyboard shortcuts" not in doc.rstrip().splitlines()[-1]
     assert not doc.rstrip().endswith("uji")
+
+
+def test_uji_command_list_names_the_screens_builtins() -> None:
+    from uji.commands import SCREEN_COMMANDS
+
+    assert sorted(SCREEN_COMMANDS) == sorted(BUILTINS)

@@ -6,6 +6,26 @@ from typing import Any
 
 from uji.record import Struct
 
+# The commands the screen builds in (uji.tui.commands.BUILTINS, which a test keeps the
+# same): uji.command.list() names them beside the added ones, as the original does.
+SCREEN_COMMANDS = (
+    "compact",
+    "context",
+    "effort",
+    "help",
+    "login",
+    "mcp",
+    "mode",
+    "models",
+    "new",
+    "quit",
+    "reload",
+    "rewind",
+    "rules",
+    "sessions",
+    "thinking",
+)
+
 
 class Command(Struct):
     name: str

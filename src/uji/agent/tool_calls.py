@@ -131,6 +131,13 @@ class ToolCaller:
         if problem is not None or args is None:
             return self._tool_message(call, ToolResult(problem or "error: bad arguments"))
         try:
+            resolved = await tool.resolve(args)
+        except Exception as e:
+            return self._tool_message(call, ToolResult(f"error: {e}"))
+        if isinstance(resolved, str):
+            return self._tool_message(call, ToolResult(resolved))
+        args = resolved
+        try:
             subject = tool.subject(args)  # once per call: policy, screen, events, saved
         except Exception as e:
             return self._tool_message(call, ToolResult(f"error: {e}"))

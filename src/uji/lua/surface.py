@@ -193,6 +193,17 @@ SHAPES: list[Shape] = [
                 "boolean",
                 "the subject is a shell command line: rules judge each part of it, as run_command's",
             ),
+            (
+                "resolve?",
+                "fun(args: table): table?, string?",
+                "gives the arguments the call runs with, or nil and an error that becomes its result; "
+                "runs before the policy",
+            ),
+            (
+                "path?",
+                "boolean",
+                "the subject is a path: rules match it like the file tools' (its full form too)",
+            ),
         ),
     ),
     Shape(
@@ -275,7 +286,13 @@ SHAPES: list[Shape] = [
         "How a tool's calls are shown.",
         fields(
             ("verb?", "string", 'the transcript line, such as "Read", followed by the subject'),
+            ("label?", "string", "the newer docs' name for `verb`"),
             ("question?", "string", "the title of the approval question"),
+            (
+                "preview?",
+                "fun(args: table): uji.Diff|string",
+                "what the approval shows (a `uji.diff` or text)",
+            ),
         ),
     ),
     Shape(
@@ -829,7 +846,8 @@ NAMESPACES: list[Namespace] = [
             fn(
                 "uji.emit",
                 "event: uji.EventName, payload?: table",
-                "Fires `event` for its handlers (`payload.event` is set to the name).",
+                "Fires `event` for its handlers (`payload.event` is set to the name); inside a task they "
+                "have all run when it returns.",
             ),
             fn(
                 "uji.quit",
@@ -964,7 +982,9 @@ NAMESPACES: list[Namespace] = [
                 "Removes a command; true if it existed.",
                 ret=("boolean",),
             ),
-            fn("uji.command.list", "", "The command names, sorted.", ret=("string[]",)),
+            fn(
+                "uji.command.list", "", "Every command's name, built-in and added, sorted.", ret=("string[]",)
+            ),
         ],
     ),
     Namespace(
@@ -984,6 +1004,12 @@ NAMESPACES: list[Namespace] = [
             ),
             fn(
                 "uji.context.list",
+                "",
+                "The names of the providers added with `add`, in the order they run.",
+                ret=("string[]",),
+            ),
+            fn(
+                "uji.context.parts",
                 "",
                 "Every part of the prompt with its size: the base prompt, the tools, each instruction "
                 "file, then each provider in the order added (what it gave at the last turn).",

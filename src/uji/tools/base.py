@@ -162,6 +162,11 @@ class Tool(ABC):
         None when it is not."""
         return None
 
+    async def resolve(self, args: dict[str, Any]) -> dict[str, Any] | str:
+        """The arguments the call runs with, or an error text that becomes its result;
+        before the subject and the policy (a Lua tool's `resolve`). Unchanged here."""
+        return args
+
     def preview(self, args: dict[str, Any]) -> str | None:
         """What the call would change, shown with the approval question (a unified diff
         for the file tools); None when there is nothing to show. Changes nothing."""

@@ -47,9 +47,33 @@ def keep_images(text: str, images: Any) -> tuple[str, list[dict[str, Any]]]:
     return text, kept
 
 
+def unified(diff: dict[str, Any]) -> str | None:
+    """A `uji.diff` table `{path, changes}` as the unified diff the transcript shows."""
+    path, hunks = diff.get("path") or "file", diff.get("changes")
+    if not isinstance(hunks, list):
+        return None
+    out = [f"--- a/{path}", f"+++ b/{path}"]
+    marks = {"context": " ", "removed": "-", "added": "+"}
+    for hunk in hunks:
+        rows = [r for r in hunk if isinstance(r, dict)] if isinstance(hunk, list) else []
+        if not rows:
+            continue
+        olds = [r["old"] for r in rows if isinstance(r.get("old"), int)]
+        news = [r["new"] for r in rows if isinstance(r.get("new"), int)]
+        old_n = sum(r.get("kind") != "added" for r in rows)
+        new_n = sum(r.get("kind") != "removed" for r in rows)
+        out.append(f"@@ -{olds[0] if olds else 0},{old_n} +{news[0] if news else 0},{new_n} @@")
+        for r in rows:
+            parts = r.get("parts") or []
+            text = "".join(p.get("text", "") for p in parts if isinstance(p, dict))
+            out.append(marks.get(str(r.get("kind")), " ") + text)
+    return "\n".join(out) + "\n"
+
+
 def from_value(value: Any) -> ToolResult | str:
-    """A run result: a string, or a table {text, images}. Returns the error text for
-    anything else."""
+    """A run result: a string, or a table {text, images, diff?, summary?} (diff and
+    summary are for the transcript: a unified diff or a `uji.diff` table, a line).
+    Returns the error text for anything else."""
     if isinstance(value, str):
         return ToolResult(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -63,6 +87,12 @@ def from_value(value: Any) -> ToolResult | str:
                 f"error: the tool's result table has a `text` that is a {type(text).__name__}, not a string"
             )
         text, images = keep_images(text, value.get("images"))
-        return ToolResult(text, images)
+        summary, diff = value.get("summary"), value.get("diff")
+        return ToolResult(
+            text,
+            images,
+            diff=diff if isinstance(diff, str) else unified(diff) if isinstance(diff, dict) else None,
+            summary=summary if isinstance(summary, str) else None,
+        )
     kind = "table" if isinstance(value, list) else type(value).__name__
     return f"error: the tool returned a {kind}; return a string, a table {{text=..., images=...}}, nothing, or a cancel function"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from uji.commands import Command, Commands
+from uji.commands import SCREEN_COMMANDS, Command, Commands
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
@@ -18,7 +18,7 @@ def install(host: LuaHost, commands: Commands) -> dict[str, Any]:
         return commands.remove(name)
 
     def command_list() -> Any:
-        # The config's commands; uji's own (/sync, /diagnostics) are built-ins, not listed
-        return host.lua.convert.to_lua([c.name for c in commands.all() if c.lua])
+        # Every command, built-in and added, sorted (the original's list).
+        return host.lua.convert.to_lua(sorted({*SCREEN_COMMANDS, *commands.names()}))
 
     return {"command_add": command_add, "command_remove": command_remove, "command_list": command_list}

@@ -44,6 +44,9 @@ def install(host: LuaHost, context: PromptContext, gate: Gate) -> dict[str, Any]
     def context_remove(name: str) -> bool:
         return context.remove(name)
 
+    def context_names() -> Any:
+        return host.lua.convert.to_lua([p.name for p in context.providers()])
+
     def context_list() -> Any:
         tools = [t.schema() for t in gate.registry.offered()]
         rows = [
@@ -83,6 +86,7 @@ def install(host: LuaHost, context: PromptContext, gate: Gate) -> dict[str, Any]
             context.instructions.names = instruction_names(data["instructions"])
 
     return {
+        "context_names": context_names,
         "context_add": context_add,
         "context_remove": context_remove,
         "context_list": context_list,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from uji.lua.runtime import Pending
+
 if TYPE_CHECKING:
     from uji.events import Events
     from uji.lua.host import LuaHost
@@ -19,4 +21,7 @@ def install(host: LuaHost, events: Events) -> dict[str, Any]:
     def emit(event: str, payload: Any) -> None:
         events.emit(event, host.lua.convert.to_python(payload))
 
-    return {"on": on, "off": off, "emit": emit}
+    def emit_now(event: str, payload: Any) -> Pending:
+        return Pending(events.notify(event, host.lua.convert.to_python(payload)))
+
+    return {"on": on, "off": off, "emit": emit, "emit_now": emit_now}

@@ -24,13 +24,24 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
     def tool_add(name: str, spec: Any, origin: str | None) -> None:
         rt = host.lua
         display = spec.display
-        verb = question = None
+        verb = question = preview = None
         if display is not None:
-            verb, question = display.verb, display.question
+            # `label` is the newer docs' name for `verb` (uji.tool.txt's).
+            verb, question, preview = display.verb or display.label, display.question, display.preview
             if verb is not None and not isinstance(verb, str):
-                raise ApiError("uji.tool.add: `display.verb` must be a string")
+                raise ApiError("uji.tool.add: `display.verb` (or `display.label`) must be a string")
             if question is not None and not isinstance(question, str):
                 raise ApiError("uji.tool.add: `display.question` must be a string")
+            if preview is not None and rt.type(preview) != "function":
+                raise ApiError(
+                    "uji.tool.add: `display.preview` must be a function(args) returning a uji.diff"
+                )
+        if spec.resolve is not None and rt.type(spec.resolve) != "function":
+            raise ApiError(
+                "uji.tool.add: `resolve` must be a function(args) returning args, or nil and an error"
+            )
+        if spec.path is not None and not isinstance(spec.path, bool):
+            raise ApiError("uji.tool.add: `path` must be a boolean")
         subject = spec.subject
         params = rt.convert.to_python(spec.parameters) if spec.parameters is not None else {}
         if not isinstance(params, dict):
@@ -57,6 +68,9 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
                 origin=origin,
                 timeout=float(spec.timeout) if spec.timeout is not None else None,
                 command=spec.command is True,
+                resolve=spec.resolve,
+                preview=preview,
+                path=spec.path is True,
             )
         )
 
@@ -227,6 +241,9 @@ class LuaTool(Tool):
         origin: str | None = None,
         timeout: float | None = None,
         command: bool = False,
+        resolve: Any = None,
+        preview: Any = None,
+        path: bool = False,
     ) -> None:
         super().__init__(
             name, description=description, parameters=parameters, policy=policy, verb=verb, question=question
@@ -239,6 +256,37 @@ class LuaTool(Tool):
         self.timeout = timeout  # how long to wait for ctx.done (seconds)
         # `command = true`: the subject is a shell line, judged part by part like run_command's.
         self.command_subject = command
+        self.resolver = resolve  # resolve(args) -> args | nil, err: before the policy
+        self.previewer = preview  # display.preview(args) -> a uji.diff for the approval
+        # `path = true`: the subject is a path, matched like the file tools' (its full form too).
+        self.path_subject = path
+
+    async def resolve(self, args: dict[str, Any]) -> dict[str, Any] | str:
+        if self.resolver is None:
+            return args
+        rt = self.rt
+        try:
+            values = await rt.call(self.resolver, rt.convert.to_lua(args))
+        except LuaError as e:
+            return f"error: {e}"
+        first = rt.convert.to_python(values[0]) if values else None
+        if isinstance(first, dict):
+            return first
+        if first is None and len(values) > 1 and values[1] is not None:
+            return f"error: {rt.convert.to_python(values[1])}"
+        return f"error: the resolve function of {self.name} returned no arguments"
+
+    def preview(self, args: dict[str, Any]) -> str | None:
+        if self.previewer is None:
+            return None
+        from uji.tools.results import unified
+
+        rt = self.rt
+        values = rt.call_sync(self.previewer, rt.convert.to_lua(args))
+        shown = rt.convert.to_python(values[0]) if values else None
+        if isinstance(shown, str):
+            return shown
+        return unified(shown) if isinstance(shown, dict) else None
 
     def subject(self, args: dict[str, Any]) -> str:
         """Its string, or what its function returns for the args (the name for nil)."""

@@ -35,6 +35,8 @@
 ---@field display? uji.ToolDisplay how the transcript and the approval show a call
 ---@field timeout? number seconds to wait for ctx.done (default 600)
 ---@field command? boolean the subject is a shell command line: rules judge each part of it, as run_command's
+---@field resolve? fun(args: table): table?, string? gives the arguments the call runs with, or nil and an error that becomes its result; runs before the policy
+---@field path? boolean the subject is a path: rules match it like the file tools' (its full form too)
 
 ---What `uji.tool.get` gives: the tool registered at the time, which a wrapper that replaces it can still call.
 ---@class uji.ToolHandle
@@ -75,7 +77,9 @@
 ---How a tool's calls are shown.
 ---@class uji.ToolDisplay
 ---@field verb? string the transcript line, such as "Read", followed by the subject
+---@field label? string the newer docs' name for `verb`
 ---@field question? string the title of the approval question
+---@field preview? fun(args: table): uji.Diff|string what the approval shows (a `uji.diff` or text)
 
 ---The second argument of a tool's `run`.
 ---@class uji.ToolContext
@@ -671,7 +675,7 @@ function uji.on(event, handler, opts) end
 ---@return boolean
 function uji.off(event, name) end
 
----Fires `event` for its handlers (`payload.event` is set to the name).
+---Fires `event` for its handlers (`payload.event` is set to the name); inside a task they have all run when it returns.
 ---@param event uji.EventName
 ---@param payload? table
 function uji.emit(event, payload) end
@@ -881,7 +885,7 @@ function uji.command.add(name, spec) end
 ---@return boolean
 function uji.command.remove(name) end
 
----The command names, sorted.
+---Every command's name, built-in and added, sorted.
 ---@return string[]
 function uji.command.list() end
 
@@ -900,9 +904,13 @@ function uji.context.add(name, provide, opts) end
 ---@return boolean
 function uji.context.remove(name) end
 
+---The names of the providers added with `add`, in the order they run.
+---@return string[]
+function uji.context.list() end
+
 ---Every part of the prompt with its size: the base prompt, the tools, each instruction file, then each provider in the order added (what it gave at the last turn).
 ---@return uji.ContextPart[]
-function uji.context.list() end
+function uji.context.parts() end
 
 ---Sets prompt caching, compaction and the instruction files; raises on unknown keys.
 ---@param opts uji.ContextConfig

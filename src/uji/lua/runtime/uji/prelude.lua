@@ -274,6 +274,12 @@ local function wait(pending, cb)
   return nil, result
 end
 
+-- Whether the running code is a task that may wait.
+local function in_task()
+  local co = coroutine.running()
+  return co ~= nil and tasks[co] ~= nil
+end
+
 local function check(cond, msg)
   if not cond then fail(msg) end
 end
@@ -308,7 +314,7 @@ local uji = {}
 M.uji = uji
 M.lib = {
   call = call, check = check, wait = wait, where = where, fail = fail, clean = clean,
-  is_callable = is_callable, list_of_strings = list_of_strings, mark_array = M.mark_array, hex = hex,
+  is_callable = is_callable, list_of_strings = list_of_strings, mark_array = M.mark_array, hex = hex, in_task = in_task,
   null = NULL, ARRAY = ARRAY, pack = pack, unpack = unpack, ctx_call = ctx_call,
 }
 

@@ -18,9 +18,12 @@ uji.context = {
     check(type(name) == "string", "uji.context.remove expects a name")
     return host.context_remove(name)
   end,
-  -- list(): every part of the prompt with its size in tokens, {name, kind, tokens, path?, at?}:
+  -- list(): the names of the providers added with `add`, in the order they run (the
+  -- original's shape).
+  list = function() return mark_array(host.context_names()) end,
+  -- parts(): every part of the prompt with its size in tokens, {name, kind, tokens, path?, at?}:
   -- the base prompt, the tools, each instruction file, each provider (in the order added).
-  list = function() return mark_array(host.context_list()) end,
+  parts = function() return mark_array(host.context_list()) end,
   configure = function(opts)
     check(type(opts) == "table", "uji.context.configure expects a table {cache=, compaction=, instructions=}")
     lib.call(host.context_configure, clean(opts))

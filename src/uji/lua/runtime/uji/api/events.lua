@@ -8,6 +8,10 @@ function uji.on(event, handler, opts)
   check(is_callable(handler), "uji.on: the handler must be a function")
   check(opts == nil or type(opts) == "table", "uji.on: options must be a table")
   opts = opts or {}
+  if event == "render_message" then
+    -- Its handlers return ito views, which this uji cannot draw yet: say so where it was added.
+    host.notify(where() .. ": uji.on(\"render_message\") is not supported yet (its views need ito); the handler will not run")
+  end
   check(opts.priority == nil or type(opts.priority) == "number", "uji.on: priority must be a number")
   check(opts.name == nil or type(opts.name) == "string", "uji.on: name must be a string")
   return host.on(event, handler, opts.priority or 50, opts.name, where())
@@ -19,9 +23,15 @@ function uji.off(event, name)
   return host.off(event, name)
 end
 
+-- Inside a task the handlers run within the call (it returns once they all have); elsewhere
+-- (a tool's subject function, a cancel function) they run right after it.
 function uji.emit(event, payload)
   check(type(event) == "string" and event ~= "", "uji.emit: the event must be a non-empty string")
   check(payload == nil or type(payload) == "table", "uji.emit: the payload must be a table")
-  host.emit(event, clean(payload or {}))
+  if lib.in_task() then
+    wait(host.emit_now(event, clean(payload or {})))
+  else
+    host.emit(event, clean(payload or {}))
+  end
 end
 

@@ -78,6 +78,9 @@ uji.tool = {
       "uji.tool.add: `parameters` must be a table (a JSON Schema)")
     check(spec.display == nil or type(spec.display) == "table", "uji.tool.add: `display` must be a table")
     check(spec.command == nil or type(spec.command) == "boolean", "uji.tool.add: `command` must be a boolean")
+    check(spec.path == nil or type(spec.path) == "boolean", "uji.tool.add: `path` must be a boolean")
+    check(spec.resolve == nil or is_callable(spec.resolve),
+      "uji.tool.add: `resolve` must be a function(args) returning args, or nil and an error")
     local t = spec.timeout
     check(t == nil or (type(t) == "number" and t > 0 and t < math.huge),
       "uji.tool.add: `timeout` must be a number of seconds above 0, got " .. tostring(t))

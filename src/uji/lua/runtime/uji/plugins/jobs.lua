@@ -98,7 +98,7 @@ local function watch(job)
     local tail = last_lines(job.process:output(), REPORT_LINES)
     reports[#reports + 1] = head
       .. (tail ~= "" and ("\nLast lines:\n" .. tail) or "")
-      .. ("\n(job_output with job=%d gives its output.)"):format(job.id)
+      .. ("\n(job_output with id=%d gives its output.)"):format(job.id)
     if config.wake then pcall(uji.session.submit, "(a background job ended; see the report)") end
   end)
 end
@@ -137,7 +137,7 @@ local function run_in_background(args, ctx)
   local process, err = builtin.start(args, ctx)
   if process == nil then return err end
   local job = add_job(args.command, process, limit)
-  return ("Started in the background as job %d (stopped after %gs). Use job_output with job=%d to read "
+  return ("Started in the background as job %d (stopped after %gs). Use job_output with id=%d to read "
     .. "its output and stop_job to stop it."):format(job.id, limit, job.id)
 end
 
@@ -164,7 +164,7 @@ local function run(args, ctx)
   local job = add_job(args.command, process, math.min(config.limit, HARD_CAP))
   process:read() -- the output so far is in this result: job_output goes on after it
   return ("The command did not finish within its %ds timeout and was moved to the background as job %d "
-    .. "(it keeps running; use job_output with job=%d to read its output and stop_job to stop it)."
+    .. "(it keeps running; use job_output with id=%d to read its output and stop_job to stop it)."
     .. "\n\nOutput so far:\n%s"):format(timeout, job.id, job.id, so_far ~= "" and so_far or "(none)")
 end
 
@@ -172,11 +172,14 @@ end
 
 local JOB_PARAM = { type = "integer", minimum = 1, description = "The job's number" }
 
-local function job_subject(args) return "job " .. tostring(args.job) end
+-- The job a call names: `id`, as the original's docs have it (`job` in older sessions).
+local function job_id(args) return args.id or args.job end
+
+local function job_subject(args) return "job " .. tostring(job_id(args)) end
 
 local function job_output(args)
-  local job = jobs[args.job]
-  if job == nil then return ("error: there is no job %s"):format(tostring(args.job)) end
+  local job = jobs[job_id(args)]
+  if job == nil then return ("error: there is no job %s"):format(tostring(job_id(args))) end
   local since = args.since
   if since ~= nil and (type(since) ~= "number" or since < 0) then
     return "error: `since` must be a line number >= 0"
@@ -200,9 +203,9 @@ local function job_output(args)
 end
 
 local function stop_job(args)
-  local job = jobs[args.job]
-  if job == nil or not stop(args.job) then
-    return ("error: job %s is not running"):format(tostring(args.job))
+  local job = jobs[job_id(args)]
+  if job == nil or not stop(job_id(args)) then
+    return ("error: job %s is not running"):format(tostring(job_id(args)))
   end
   return ("stopped job %d"):format(job.id)
 end
@@ -252,6 +255,11 @@ end
 
 M.configure = function(opts)
   if type(opts) ~= "table" then error("uji.jobs.configure expects a table {max = ..., limit = ...}", 2) end
+  for key in pairs(opts) do
+    if key ~= "max" and key ~= "limit" and key ~= "wake" then
+      error("uji.jobs.configure: unknown key " .. tostring(key) .. " (known: wake, max, limit)", 2)
+    end
+  end
   local max, limit, wake = opts.max, opts.limit, opts.wake
   if max ~= nil and (type(max) ~= "number" or max < 1 or max % 1 ~= 0) then
     error("uji.jobs.configure: `max` must be a whole number >= 1, got " .. tostring(max), 2)
@@ -308,10 +316,10 @@ function M.setup(opts)
     parameters = {
       type = "object",
       properties = {
-        job = JOB_PARAM,
+        id = JOB_PARAM,
         since = { type = "integer", minimum = 0, description = "Give the lines after this line number" },
       },
-      required = { "job" },
+      required = { "id" },
       additionalProperties = false,
     },
     policy = "allow",
@@ -324,8 +332,8 @@ function M.setup(opts)
     description = "Stop a background job (its whole process group).",
     parameters = {
       type = "object",
-      properties = { job = JOB_PARAM },
-      required = { "job" },
+      properties = { id = JOB_PARAM },
+      required = { "id" },
       additionalProperties = false,
     },
     policy = "allow",

@@ -1,0 +1,148 @@
+"""Where this uji used to differ silently from the original's documented behaviour
+(docs.md §2), each through `uji run` against the fake model: tool spec fields `resolve`,
+`path`, `display.label`/`display.preview`, results' `{diff, summary}`, `render_message`,
+`uji.emit` within the call, the job tools' `id` and `uji.jobs.configure`'s checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import Home, tool_schemas
+from tests.fakes.openai_server import text, tool_call
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_resolve_runs_before_the_policy_and_its_error_becomes_the_result(home: Home) -> None:
+    home.init(
+        """
+        uji.tool.add("open_one", {
+          parameters = { type = "object", properties = { name = { type = "string" } } },
+          resolve = function(args)
+            if args.name == "*.md" then return { name = "README.md" } end
+            if args.name == "*" then return nil, "more than one file matches *" end
+            return args
+          end,
+          subject = function(args) return args.name end,
+          run = function(args) return "opened " .. args.name end,
+        })
+        uji.tool.policy({ open_one = { allow = { "README.md" }, default = "deny" } })
+        """
+    )
+    home.fake.script(
+        tool_call("open_one", {"name": "*.md"}, id="c1"),
+        tool_call("open_one", {"name": "*"}, id="c2"),
+        text("done"),
+    )
+    run = home.run("open")
+    assert run.rc == 0, run.stderr
+    results = {m["tool_call_id"]: m["content"] for m in run.tool_results()}
+    # The policy judged the resolved subject: README.md is allowed, anything else denied.
+    assert results == {"c1": "opened README.md", "c2": "error: more than one file matches *"}
+    decided = {c["id"]: c for c in run.calls}
+    assert decided["c1"]["subject"] == "README.md" and decided["c1"]["by"] == "policy"
+
+
+def test_path_subjects_match_rules_by_their_full_path(home: Home) -> None:
+    home.init(
+        f"""
+        uji.tool.add("touch", {{
+          parameters = {{ type = "object", properties = {{ path = {{ type = "string" }} }} }},
+          path = true,
+          subject = function(args) return args.path end,
+          run = function(args) return "touched " .. args.path end,
+        }})
+        uji.tool.policy({{ touch = {{ deny = {{ "{home.work}/secret/*" }} }} }})
+        """
+    )
+    home.fake.script(
+        tool_call("touch", {"path": "secret/key"}, id="c1"),
+        tool_call("touch", {"path": "notes.txt"}, id="c2"),
+        text("done"),
+    )
+    run = home.run("touch")
+    results = {m["tool_call_id"]: m["content"] for m in run.tool_results()}
+    assert results["c1"].startswith("denied:")
+    assert results["c2"] == "touched notes.txt"
+
+
+def test_display_label_preview_and_result_diff_and_summary(home: Home) -> None:
+    home.init(
+        """
+        uji.tool.add("rewrite", {
+          parameters = { type = "object", properties = { path = { type = "string" } } },
+          subject = function(args) return args.path end,
+          display = {
+            label = "Rewrote",
+            question = "Rewrite it?",
+            preview = function(args) return uji.diff("old\\n", "new\\n", args.path) end,
+          },
+          run = function(args)
+            return { text = "rewritten", diff = uji.diff("old\\n", "new\\n", args.path), summary = "1 line changed" }
+          end,
+        })
+        """
+    )
+    home.fake.script(tool_call("rewrite", {"path": "a.txt"}, id="c1"), text("done"))
+    run = home.run("rewrite")
+    assert run.rc == 0, run.stderr
+    call = run.calls[0]
+    assert call["question"] == "Rewrite it?"
+    assert "-old" in call["preview"] and "+new" in call["preview"] and "a/a.txt" in call["preview"]
+    saved = run.tool_results()[0]
+    assert saved["content"] == "rewritten"
+    assert saved["summary"] == "1 line changed"
+    assert "@@ -1,1 +1,1 @@" in saved["diff"] and "+new" in saved["diff"]
+    # UI only: the model gets the text.
+    sent = home.fake.turn_requests[1].body["messages"][-1]
+    assert sent == {"role": "tool", "tool_call_id": "c1", "content": "rewritten"}
+
+
+def test_render_message_handlers_are_refused_with_a_notice_naming_the_line(home: Home) -> None:
+    home.init('uji.on("render_message", function(m) return nil end)\n')
+    home.fake.script(text("ok"))
+    run = home.run("hi")
+    line = home.line_of("render_message")
+    assert any(f"init.lua:{line}: uji.on(\"render_message\") is not supported yet" in n for n in run.notices)
+
+
+def test_emit_runs_the_handlers_inside_the_call(home: Home) -> None:
+    home.init(
+        """
+        local seen = {}
+        uji.on("my_event", function(e) seen[#seen + 1] = e.event .. ":" .. e.n end)
+        uji.on("my_event", function(e) uji.sleep(0) seen[#seen + 1] = "second" end, { priority = 60 })
+        uji.emit("my_event", { n = 1 })
+        uji.notify("after emit: " .. table.concat(seen, ","))
+        """
+    )
+    home.fake.script(text("ok"))
+    run = home.run("hi")
+    assert "after emit: my_event:1,second" in run.notices
+
+
+def test_job_tools_take_id_and_jobs_configure_checks_its_keys(home: Home) -> None:
+    home.init(
+        """
+        local jobs = require("uji.plugins.jobs").setup()
+        local ok, err = pcall(jobs.configure, { wakeup = true })
+        uji.notify("configure: " .. tostring(ok) .. " " .. err)
+        ok, err = pcall(jobs.configure, { max = 0 })
+        uji.notify("configure: " .. tostring(ok) .. " " .. err)
+        """
+    )
+    home.fake.script(
+        tool_call("run_command", {"command": "echo hi", "run_in_background": True}, id="c1"),
+        tool_call("stop_job", {"id": 99}, id="c2"),
+        text("done"),
+    )
+    run = home.run("go")
+    assert run.rc == 0, run.stderr
+    schemas = tool_schemas(home.fake.turn_requests[0].body)
+    assert schemas["job_output"]["parameters"]["required"] == ["id"]
+    assert schemas["stop_job"]["parameters"]["required"] == ["id"]
+    results = {m["tool_call_id"]: m["content"] for m in run.tool_results()}
+    assert "job_output with id=1" in results["c1"]
+    assert results["c2"] == "error: job 99 is not running"
+    assert any("unknown key wakeup (known: wake, max, limit)" in n for n in run.notices)
+    assert any("`max` must be a whole number >= 1" in n for n in run.notices)
