@@ -103,7 +103,7 @@ def test_render_message_handlers_are_refused_with_a_notice_naming_the_line(home:
     home.fake.script(text("ok"))
     run = home.run("hi")
     line = home.line_of("render_message")
-    assert any(f"init.lua:{line}: uji.on(\"render_message\") is not supported yet" in n for n in run.notices)
+    assert any(f'init.lua:{line}: uji.on("render_message") is not supported yet' in n for n in run.notices)
 
 
 def test_emit_runs_the_handlers_inside_the_call(home: Home) -> None:
