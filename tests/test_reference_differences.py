@@ -146,3 +146,70 @@ def test_job_tools_take_id_and_jobs_configure_checks_its_keys(home: Home) -> Non
     assert results["c2"] == "error: job 99 is not running"
     assert any("unknown key wakeup (known: wake, max, limit)" in n for n in run.notices)
     assert any("`max` must be a whole number >= 1" in n for n in run.notices)
+
+
+def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them(home: Home) -> None:
+    home.init(
+        """
+        if uji.ui.configure then uji.notify("has configure") else uji.notify("no configure") end
+        if uji.status then uji.notify("has status") else uji.notify("no status") end
+        uji.notify("type: " .. type(uji.ui.toolbar))
+        local handle = uji.ui.toolbar({})
+        uji.status.add("clock", function() return "12:00" end)
+        uji.notify("handle: " .. tostring(handle))
+        local ok, err = pcall(function() local t = nil; return t.field end)
+        uji.notify("plain nil still raises: " .. tostring(ok) .. " " .. tostring(err))
+        """
+    )
+    home.fake.script(text("ok"))
+    run = home.run("hi")
+    assert run.rc == 0, run.stderr
+    init = home.config / "init.lua"
+    assert {"no configure", "no status", "type: nil", "handle: nil"} <= set(run.notices)
+    assert (
+        f"{init}:{home.line_of('uji.ui.toolbar({})')}: uji.ui.toolbar is not supported yet; the call did "
+        "nothing (a name of the original uji's current docs)"
+    ) in run.notices
+    assert (
+        f"{init}:{home.line_of('uji.status.add')}: uji.status.add is not supported yet; the call did nothing "
+        "(a name of the original uji's older docs)"
+    ) in run.notices
+    assert any(n.startswith("plain nil still raises: false") and "attempt to index" in n for n in run.notices)
+
+
+def test_ctx_task_reports_every_task_as_a_tasks_event(home: Home) -> None:
+    home.init(
+        """
+        uji.tool.add("fan_out", {
+          run = function(args, ctx)
+            local a = ctx.task("agent a", { group = "review" })
+            local b = ctx.task("agent b", { status = "queued", group = "review" })
+            a:update({ line = "reading files" })
+            b:update({ status = "running" })
+            a:done("found 2 issues")
+            b:fail("timed out")
+            local ok, err = pcall(ctx.task, "c", { status = "sleeping" })
+            return "fanned out; " .. tostring(err)
+          end,
+        })
+        """
+    )
+    home.fake.script(tool_call("fan_out", {}, id="c1"), text("done"))
+    run = home.run("go")
+    assert run.rc == 0, run.stderr
+    events = run.of("tasks")
+    assert all(e["tool"] == "fan_out" and e["id"] == "c1" for e in events)
+    assert [[(t["label"], t["status"]) for t in e["tasks"]] for e in events] == [
+        [("agent a", "running")],
+        [("agent a", "running"), ("agent b", "queued")],
+        [("agent a", "running"), ("agent b", "queued")],
+        [("agent a", "running"), ("agent b", "running")],
+        [("agent a", "done"), ("agent b", "running")],
+        [("agent a", "done"), ("agent b", "failed")],
+    ]
+    last = events[-1]["tasks"]
+    assert last[0]["detail"] == "found 2 issues" and last[0]["line"] == "reading files"
+    assert last[0]["group"] == "review" and last[1]["detail"] == "timed out"
+    assert all(isinstance(t["seconds"], float) for t in last)
+    assert "seconds" not in events[1]["tasks"][1]  # queued: not started
+    assert "status must be queued, running, done or failed" in run.tool_results()[0]["content"]

@@ -158,7 +158,9 @@ class App:
         from uji.lua.api import action, config, diagnostics, lifecycle
 
         api.update(action.install(self.ui, lambda: host.lua))
-        api.update(config.install(self.paths, self.packs, self.cwd, lambda: host.lua, host.notice))
+        api.update(
+            config.install(self.paths, self.packs, self.cwd, lambda: host.lua, host.notice, host.pack_added)
+        )
         api.update(diagnostics.install(self.diagnostics, lambda: host.lua, self.notice))
         api.update(lifecycle.install(self.ui, lambda: host.loading_config))
         # The original's runtime: tasks, text, the system, processes, SQLite, sockets.

@@ -21,7 +21,18 @@ from uji.agent.approval import (
     question_body,
     remember_scope,
 )
-from uji.events.stream import AfterTool, BeforeTool, CallDecided, CallSubject, Progress, Sink, ToolStarted
+from uji.events.stream import (
+    AfterTool,
+    BeforeTool,
+    CallDecided,
+    CallSubject,
+    Progress,
+    Sink,
+    TaskRow,
+    Tasks,
+    ToolStarted,
+)
+from uji.record import replace
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.secrets import Redactor
 from uji.tools.validate import check_arguments
@@ -293,6 +304,19 @@ class ToolCaller:
         def progress(line: str) -> None:
             self._emit(Progress(tool.name, call.id, self._redact(line)))
 
+        def tasks(rows: tuple[TaskRow, ...]) -> None:
+            redact = self._redact
+            shown = tuple(
+                replace(
+                    row,
+                    label=redact(row.label),
+                    line=row.line and redact(row.line),
+                    detail=row.detail and redact(row.detail),
+                )
+                for row in rows
+            )
+            self._emit(Tasks(tool.name, call.id, shown))
+
         ctx: ToolContext | None = None
         try:
             sandbox = self.gate.sandbox()
@@ -302,6 +326,7 @@ class ToolCaller:
                 cwd=self.gate.cwd,
                 sandbox=sandbox,
                 progress=progress,
+                tasks=tasks,
                 find_images=self.services.models.model_images,
                 find_env=self.gate.env,
                 redact=self._redact,

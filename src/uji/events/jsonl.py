@@ -34,9 +34,12 @@ from uji.events.stream import (
     ShellStarted,
     StatusChanged,
     StreamCleared,
+    TaskRow,
+    Tasks,
     ToolStarted,
     TurnFinished,
 )
+from uji.record import record_fields
 
 
 def outcome_fields(o: Outcome) -> dict[str, Any]:
@@ -82,6 +85,12 @@ def json_line(event: Event) -> dict[str, Any] | None:
             }
         case Progress():
             return {"type": "progress", "tool": event.tool, "id": event.id, "line": event.line}
+        case Tasks():
+            rows = [
+                {k: getattr(row, k) for k in record_fields(TaskRow) if getattr(row, k) is not None}
+                for row in event.tasks
+            ]
+            return {"type": "tasks", "tool": event.tool, "id": event.id, "tasks": rows}
         case Notice(text=text):
             return {"type": "notice", "text": text}
         case Done():

@@ -21,6 +21,7 @@ from uji.wires.base import Usage
 DeltaKind = Literal["text", "reasoning"]
 State = Literal["working", "idle"]
 Verdict = Literal["allow", "deny"]
+TaskStatus = Literal["queued", "running", "done", "failed"]
 DecidedBy = Literal["policy", "hook", "disabled", "confine", "user", "auto"]
 PolicyVerdict = Literal["allow", "ask", "deny"]
 MessageType = Literal[
@@ -157,6 +158,25 @@ class Progress(Record):
     line: str
 
 
+class TaskRow(Record):
+    """One task a running tool reports (`ctx.task`), such as a subagent it runs."""
+
+    label: str
+    status: TaskStatus
+    line: str | None = None  # its live line
+    detail: str | None = None  # how it ended, or more about it
+    group: str | None = None
+    seconds: float | None = None  # how long it has run (or ran), once it started
+
+
+class Tasks(Record):
+    """A running tool's tasks, all of them, each time one changes."""
+
+    tool: str
+    id: str
+    tasks: tuple[TaskRow, ...]
+
+
 class BudgetReached(Record):
     """A turn reached one of its budgets (`uji.session.configure`); it goes on only if
     the user says so."""
@@ -181,6 +201,7 @@ AgentEvent = (
     | CallDecided
     | ToolStarted
     | Progress
+    | Tasks
     | BudgetReached
 )
 Sink = Callable[[AgentEvent], None]

@@ -1,8 +1,9 @@
 """The Lua host: the one runtime (made on first use), calling what a config handed us
 (hooks, context providers, `models` functions), `uji.schedule`, and loading the config.
 
-The config is uji's defaults, then `init.lua`, then `plugin/*.lua` by name, then
-`<data>/rules.lua` (the approvals the user chose to "always allow"). An error in any
+The config is uji's defaults, then `init.lua`, then `plugin/*.lua` by name, then each
+pack's `plugin/*.lua` by name (the packs `uji.pack.add` installed, in the order added),
+then `<data>/rules.lua` (the approvals the user chose to "always allow"). An error in any
 file is reported with its file and line, and uji goes on with what loaded before it.
 Nothing in the working directory is ever run as config.
 """
@@ -32,6 +33,7 @@ class LuaHost:
         self._lua: Runtime | None = None
         self._loading_config = False
         self._scheduled: list[Any] = []
+        self._pack_roots: list[str] = []  # packs added while the config loads: their plugins wait
         self.config_interrupted: str | None = None  # the config file an interrupt stopped
         # Run by close() before the runtime goes, e.g. to kill plugin jobs.
         self.on_close: list[Callable[[], None]] = []
@@ -101,7 +103,7 @@ class LuaHost:
             self._loading_config = False
 
     async def _load_config(self) -> list[str]:
-        from uji.lua.runtime import LuaError, LuaInterrupt
+        from uji.lua.runtime import LuaError
 
         rt = self.lua
         errors: list[str] = []
@@ -110,25 +112,60 @@ class LuaHost:
             await rt.call(require, DEFAULTS_MODULE)
         except LuaError as e:
             errors.append(f"uji's defaults failed to load: {e}")
-        for path in config_files(self.paths):
-            try:
-                chunk = rt.load_file(path)
-                await rt.call(chunk)
-            except LuaInterrupt:
-                # Esc or SIGINT while a file ran (a loop that never ends): it stops there,
-                # and the files after it do not run.
-                self.config_interrupted = path
-                errors.append(
-                    f"config interrupted: {path} did not finish; the files after it were not loaded"
-                )
-                break
-            except LuaError as e:
-                errors.append(f"config error: {e}")
-            except OSError as e:
-                errors.append(f"config error: cannot read {path}: {e.strerror}")
+        await self._run_files(errors)
         for error in errors:
             self.notice(error)
         return errors
+
+    async def _run_files(self, errors: list[str]) -> None:
+        """init.lua and plugin/*.lua, then the packs' plugins (a plugin may add packs
+        too), then rules.lua; an interrupt stops them all."""
+        files = config_files(self.paths)
+        rules = files.pop() if files and files[-1] == self.paths.rules_lua else None
+        for path in files:
+            if not await self._run_file(path, errors):
+                return
+        while self._pack_roots:
+            for path in plugin_files(self._pack_roots.pop(0)):
+                if not await self._run_file(path, errors):
+                    return
+        if rules is not None:
+            await self._run_file(rules, errors)
+
+    async def _run_file(self, path: str, errors: list[str]) -> bool:
+        """Run one config file; False when an interrupt stopped it (the rest do not run)."""
+        from uji.lua.runtime import LuaError, LuaInterrupt
+
+        rt = self.lua
+        try:
+            chunk = rt.load_file(path)
+            await rt.call(chunk)
+        except LuaInterrupt:
+            # Esc or SIGINT while a file ran (a loop that never ends): it stops there,
+            # and the files after it do not run.
+            self.config_interrupted = path
+            errors.append(f"config interrupted: {path} did not finish; the files after it were not loaded")
+            return False
+        except LuaError as e:
+            errors.append(f"config error: {e}")
+        except OSError as e:
+            errors.append(f"config error: cannot read {path}: {e.strerror}")
+        return True
+
+    def pack_added(self, root: str) -> None:
+        """A pack's `plugin/*.lua` run after the config's; added later, they run now."""
+        from uji.lua.runtime import LuaError
+
+        if self._loading_config:
+            self._pack_roots.append(root)
+            return
+        for path in plugin_files(root):
+            try:
+                chunk = self.lua.load_file(path)
+            except (OSError, LuaError) as e:
+                self.notice(f"config error: {e}")
+                continue
+            self.spawn(chunk)
 
     def run_scheduled(self) -> None:
         scheduled, self._scheduled = self._scheduled, []
@@ -146,15 +183,21 @@ class LuaHost:
             self._lua.close()
 
 
+def plugin_files(root: str) -> list[str]:
+    """`root/plugin/*.lua`, sorted by name."""
+    folder = os.path.join(root, "plugin")
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".lua"))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if os.path.isfile(os.path.join(folder, n))]
+
+
 def config_files(paths: Paths) -> list[str]:
     files = []
     if os.path.isfile(paths.init_lua):
         files.append(paths.init_lua)
-    try:
-        plugins = sorted(n for n in os.listdir(paths.plugin_dir) if n.endswith(".lua"))
-    except OSError:
-        plugins = []
-    files.extend(os.path.join(paths.plugin_dir, n) for n in plugins)
+    files.extend(plugin_files(paths.config))
     if os.path.isfile(paths.rules_lua):
         files.append(paths.rules_lua)
     return files

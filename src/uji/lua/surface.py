@@ -316,6 +316,25 @@ SHAPES: list[Shape] = [
                 "adds tokens and dollars spent for the session elsewhere (a child session's) to its totals "
                 "and budgets",
             ),
+            (
+                "task",
+                'fun(label: string, opts?: {status?: "queued"|"running"|"done"|"failed", group?: string, '
+                "line?: string, detail?: string}): uji.TaskHandle",
+                "adds a task (running unless `status` says otherwise) shown under the call and sent as "
+                "`tasks` JSON events, with its timing",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.TaskHandle",
+        "What `ctx.task` gives.",
+        fields(
+            (
+                "update",
+                "fun(self, fields: {label?: string, status?: string, line?: string, detail?: string, group?: string})",
+            ),
+            ("done", "fun(self, detail?: string)"),
+            ("fail", "fun(self, detail?: string)"),
         ),
     ),
     Shape(

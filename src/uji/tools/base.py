@@ -11,9 +11,14 @@ from typing import TYPE_CHECKING, Any
 from uji.record import Struct, field
 
 if TYPE_CHECKING:
+    from uji.events.stream import TaskRow
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
     from uji.wires.base import ToolSpec, Usage
+
+
+def _no_tasks(rows: tuple[TaskRow, ...]) -> None:
+    pass
 
 
 def _ignore(line: str) -> None:
@@ -51,6 +56,7 @@ class ToolContext:
         redact: Redactor | None = None,
         notice: Callable[[str], None] = _ignore,
         usage: Callable[[Usage, float | None], None] = _unspent,
+        tasks: Callable[[tuple[TaskRow, ...]], None] | None = None,
         *,
         find_images: Callable[[], bool | None] | None = None,
         find_env: Callable[[], dict[str, str]] | None = None,
@@ -68,6 +74,8 @@ class ToolContext:
         # What a tool stopped by an interrupt had produced (run_command: the output so far),
         # set before it lets the interrupt go on: the model and the transcript keep it.
         self.partial: str | None = None
+        # The tool's tasks (`ctx.task`), all of them each time one changes.
+        self.tasks = tasks or _no_tasks
         self._images, self._find_images = images, find_images
         self._env, self._find_env = env, find_env
 

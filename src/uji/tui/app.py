@@ -35,6 +35,7 @@ from uji.events.stream import (
     SessionTitled,
     StatusChanged,
     StreamCleared,
+    Tasks,
     ToolStarted,
     TurnFinished,
 )
@@ -193,6 +194,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 t.tool_started(call_id)
             case Progress(id=call_id, line=line):
                 t.progress(call_id, line)
+            case Tasks(id=call_id, tasks=rows):
+                t.progress(call_id, render.tasks_line(rows))
             case StreamCleared():
                 t.stream_cleared()
             case QueueChanged():

@@ -15,6 +15,8 @@ from rich.text import Text
 if TYPE_CHECKING:
     from rich.markdown import Markdown
 
+    from uji.events.stream import TaskRow
+
 TOOL = "⏺"
 BRANCH = "⎿"
 PROMPT = ">"
@@ -242,3 +244,15 @@ def _short(value: Any) -> str:
 def plain_title(title: str) -> str:
     """A title without the Markdown backticks around code ("run `x`?" reads "run x?")."""
     return re.sub(r"`([^`\n]+)`", r"\1", title)
+
+
+def tasks_line(rows: tuple[TaskRow, ...]) -> str:
+    """A tool's tasks (`ctx.task`) as its live line: how many are done, then the running
+    ones with their own line."""
+    done = sum(row.status in ("done", "failed") for row in rows)
+    running = [
+        f"{row.label}: {row.line}" if row.line else row.label for row in rows if row.status == "running"
+    ]
+    failed = sum(row.status == "failed" for row in rows)
+    head = f"{done}/{len(rows)} done" + (f", {failed} failed" if failed else "")
+    return " · ".join([head, *running])

@@ -19,7 +19,12 @@ MAX_FILE = 4 * 1024 * 1024  # config.files and data.read read no larger file
 
 
 def install(
-    paths: Paths, packs: Packs, cwd: str, lua: Callable[[], Runtime], notice: Notice
+    paths: Paths,
+    packs: Packs,
+    cwd: str,
+    lua: Callable[[], Runtime],
+    notice: Notice,
+    pack_added: Callable[[str], None],
 ) -> dict[str, Callable[..., Any]]:
     def config_dir() -> str:
         return paths.config
@@ -73,10 +78,12 @@ def install(
                 notice(f"uji.pack.add: {e}")
                 return None
             try:
-                return await packs.add(spec)
+                root = await packs.add(spec)
             except PackError as e:
                 notice(f"uji.pack.add: pack {spec.name}: {e}")
                 return None
+            pack_added(root)
+            return root
 
         return Pending(add())
 

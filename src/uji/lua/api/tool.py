@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from uji.events.stream import TaskRow
 from uji.lua.runtime import ApiError, LuaError, Pending
 from uji.tools.base import Tool, ToolContext, ToolResult
 from uji.tools.registry import normalize_schema, provider_name
@@ -335,7 +336,14 @@ class LuaTool(Tool):
             cost = data.get("cost")
             ctx.usage(Usage(**tokens), None if cost is None else float(cost))
 
-        lua_ctx = rt.make_ctx(done, on_progress, on_usage, ctx)
+        timing: dict[int, tuple[float, float | None]] = {}  # task -> (started, ended)
+
+        def on_tasks(rows: Any) -> None:
+            if finished.done():
+                return
+            ctx.tasks(task_rows(rt.convert.to_python(rows), timing, loop.time()))
+
+        lua_ctx = rt.make_ctx(done, on_progress, on_usage, ctx, on_tasks)
         try:
             values = await rt.call(self.fn, rt.convert.to_lua(args), lua_ctx)
         except LuaError as e:
@@ -389,6 +397,33 @@ def _waiting(reported: list[str], seconds: int) -> str:
     if reported and reported[0]:
         return f"{reported[0]} · {seconds}s"
     return f"waiting for ctx.done… {seconds}s"
+
+
+def task_rows(
+    rows: list[dict[str, Any]], timing: dict[int, tuple[float, float | None]], now: float
+) -> tuple[TaskRow, ...]:
+    """The rows of ctx.task with their seconds: from when each was first seen running to
+    when it was first seen done or failed (or now)."""
+    out = []
+    for i, row in enumerate(rows):
+        status = row.get("status", "running")
+        started, ended = timing.get(i, (now, None)) if status != "queued" else (None, None)
+        if started is not None:
+            if ended is None and status in ("done", "failed"):
+                ended = now
+            timing[i] = (started, ended)
+        seconds = None if started is None else round((ended or now) - started, 3)
+        out.append(
+            TaskRow(
+                str(row.get("label", "")),
+                status,
+                line=row.get("line"),
+                detail=row.get("detail"),
+                group=row.get("group"),
+                seconds=seconds,
+            )
+        )
+    return tuple(out)
 
 
 def _as_result(value: Any) -> ToolResult:

@@ -86,6 +86,13 @@
 ---@field done fun(result: string|uji.ToolResult) gives the result of a call that returned nothing
 ---@field progress fun(line: string) shows a line under the running tool (several lines: one per line of the text)
 ---@field usage fun(spent: {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, cost?: number}) adds tokens and dollars spent for the session elsewhere (a child session's) to its totals and budgets
+---@field task fun(label: string, opts?: {status?: "queued"|"running"|"done"|"failed", group?: string, line?: string, detail?: string}): uji.TaskHandle adds a task (running unless `status` says otherwise) shown under the call and sent as `tasks` JSON events, with its timing
+
+---What `ctx.task` gives.
+---@class uji.TaskHandle
+---@field update fun(self, fields: {label?: string, status?: string, line?: string, detail?: string, group?: string})
+---@field done fun(self, detail?: string)
+---@field fail fun(self, detail?: string)
 
 ---A tool result with images.
 ---@class uji.ToolResult

@@ -171,8 +171,50 @@ local USAGE_FIELDS = { input = true, output = true, cache_read = true, cache_wri
 local USAGE_SHAPE = "{input=, output=, cache_read=, cache_write=, cost=}"
 local ctx_calls = setmetatable({}, { __mode = "k" })
 
-function M.make_ctx(done, progress, usage, call)
+local TASK_STATUS = { queued = true, running = true, done = true, failed = true }
+local TASK_FIELDS = { label = true, status = true, line = true, detail = true, group = true }
+
+-- ctx.task(label, {status?, group?, line?, detail?}): a task handle with :update{...},
+-- :done(detail?) and :fail(detail?); every change reports all of the call's tasks.
+local function task_maker(report)
+  local rows = {}
+  local function send()
+    local out = {}
+    for i, row in ipairs(rows) do
+      out[i] = { label = row.label, status = row.status, line = row.line, detail = row.detail, group = row.group }
+    end
+    report(clean(M.mark_array(out)))
+  end
+  local function set(row, fields, fname)
+    if type(fields) ~= "table" then error(fname .. ": expects a table {label, status, line, detail, group}", 3) end
+    for k, v in pairs(fields) do
+      if not TASK_FIELDS[k] then
+        error(fname .. ": unknown field " .. tostring(k) .. " (known: label, status, line, detail, group)", 3)
+      end
+      if k == "status" and not TASK_STATUS[v] then
+        error(fname .. ": status must be queued, running, done or failed, got " .. tostring(v), 3)
+      end
+      if v ~= nil and type(v) ~= "string" then error(fname .. ": " .. k .. " must be a string", 3) end
+      row[k] = v
+    end
+  end
+  return function(label, opts)
+    if type(label) ~= "string" or label == "" then error("ctx.task: the label must be a non-empty string", 2) end
+    local row = { label = label, status = "running" }
+    if opts ~= nil then set(row, opts, "ctx.task") end
+    rows[#rows + 1] = row
+    send()
+    local handle = {}
+    function handle:update(fields) set(row, fields, "task:update") send() end
+    function handle:done(detail) row.status, row.detail = "done", detail ~= nil and tostring(detail) or row.detail send() end
+    function handle:fail(detail) row.status, row.detail = "failed", detail ~= nil and tostring(detail) or row.detail send() end
+    return handle
+  end
+end
+
+function M.make_ctx(done, progress, usage, call, tasks)
   local ctx = {
+    task = task_maker(tasks),
     done = function(v) done(clean(v)) end,
     progress = function(line) progress(clean(line == nil and "" or tostring(line))) end,
     -- usage{input, output, cache_read, cache_write, cost}: tokens and dollars spent for

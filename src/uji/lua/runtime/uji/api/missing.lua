@@ -1,46 +1,91 @@
 -- Loaded after every other api file (see Runtime): a name of the original uji that this
--- one lacks. Reading `uji.foo.bar` gives a stand-in; calling it shows a notice naming the
--- function and the line that called it ("uji.foo.bar is not supported yet") and returns
--- nil, so the rest of the config file still loads (its providers, its policy). Raising
--- instead would lose every line after the call, which is what a config of the original
--- cannot afford.
+-- one lacks. Reading `uji.foo.bar` gives nil, so a feature check (`if uji.ui.configure
+-- then`) takes the branch for a uji without it. Calling it, on the same line, shows a
+-- notice naming the function, the line that called it and which form of the original's
+-- docs added it ("uji.ui.toolbar is not supported yet; ..."), and returns nil, so the rest
+-- of the config file still loads (its providers, its policy). Raising instead would lose
+-- every line after the call, which is what a config of the original cannot afford.
+--
+-- How: the namespaces' __index remembers the missing name and where it was read; nil's
+-- metatable (debug.setmetatable) answers a call or an index of that nil on that same line,
+-- and raises Lua's usual error for any other nil.
 local uji, host, lib = ...
-local where = lib.where
 
-local told = {}
-local stand_ins = {}
+-- Where the original added the names it documents that this uji lacks: its current docs
+-- (ito, toolbars, themes) or its older ones (the uji.status footer, windows).
+local ADDED = {
+  ["uji.ui.toolbar"] = "current", ["uji.ui.overlay"] = "current", ["uji.ui.exec"] = "current",
+  ["uji.ui.open"] = "current", ["uji.ui.configure"] = "current", ["uji.ui.theme"] = "current",
+  ["uji.ui.save_theme"] = "current", ["uji.ui.Markdown"] = "current", ["uji.input.attach"] = "current",
+  ["uji.input.capture"] = "current", ["uji.input.release"] = "current", ["uji.tool.display"] = "current",
+  ["uji.api"] = "current", ["uji.auth.login"] = "current", ["uji.auth.configure"] = "current",
+  ["uji.tty"] = "current", ["uji.status"] = "older", ["uji.ui.open_win"] = "older",
+  ["uji.ui.set_lines"] = "older", ["uji.ui.clear"] = "older", ["uji.ui.set_size"] = "older",
+  ["uji.ui.set_title"] = "older", ["uji.ui.close_win"] = "older", ["uji.ui.list_wins"] = "older",
+}
 
-local function stand_in(name)
-  local found = stand_ins[name]
-  if found then return found end
-  local mt = {}
-  mt.__index = function(_, k)
-    if type(k) ~= "string" then return nil end
-    return stand_in(name .. "." .. k)
+local function added(name)
+  local probe = name
+  while probe do
+    local era = ADDED[probe]
+    if era then return " (a name of the original uji's " .. era .. " docs)" end
+    probe = probe:match("^(.*)%.[^.]+$")
   end
-  mt.__call = function()
-    local at = where()
-    local key = name .. "@" .. at
-    if not told[key] then
-      told[key] = true
-      host.unsupported(at .. ": " .. name .. " is not supported yet; the call did nothing")
-    end
-    return nil
-  end
-  mt.__tostring = function() return name .. " (not supported yet)" end
-  mt.__uji_missing = name
-  found = setmetatable({}, mt)
-  stand_ins[name] = found
-  return found
+  return ""
 end
 
+local told = {}
+local pending = nil -- { name, source, line }: the missing name read last
+
+local function place(level)
+  local info = debug.getinfo(level + 1, "Sl")
+  if info == nil then return nil, nil end
+  return info.source, info.currentline
+end
+
+-- Whether the nil at hand is the missing name just read: read on this same line (a tail
+-- call leaves no caller to compare, and counts).
+local function is_pending(level)
+  if pending == nil then return false end
+  local source, line = place(level + 1)
+  return source == nil or (source == pending.source and line == pending.line)
+end
+
+local function remember(name, level)
+  local source, line = place(level + 1)
+  pending = { name = name, source = source, line = line }
+end
+
+debug.setmetatable(nil, {
+  __index = function(_, k)
+    if type(k) == "string" and is_pending(2) then
+      pending.name = pending.name .. "." .. k
+      return nil
+    end
+    error("attempt to index a nil value", 2)
+  end,
+  __call = function()
+    if not is_pending(2) then error("attempt to call a nil value", 2) end
+    local p = pending
+    pending = nil
+    local src = (p.source or "?"):gsub("^@", "")
+    local at = src .. ":" .. tostring(p.line or 0)
+    local key = p.name .. "@" .. at
+    if not told[key] then
+      told[key] = true
+      host.unsupported(at .. ": " .. p.name .. " is not supported yet; the call did nothing" .. added(p.name))
+    end
+    return nil
+  end,
+})
 
 local function cover(t, name)
   local mt = {
     __uji_namespace = true,
     __index = function(_, k)
       if type(k) ~= "string" or k:sub(1, 2) == "__" then return nil end
-      return stand_in(name .. "." .. k)
+      remember(name .. "." .. k, 2)
+      return nil
     end,
   }
   setmetatable(t, mt)
