@@ -213,3 +213,32 @@ def test_ctx_task_reports_every_task_as_a_tasks_event(home: Home) -> None:
     assert all(isinstance(t["seconds"], float) for t in last)
     assert "seconds" not in events[1]["tasks"][1]  # queued: not started
     assert "status must be queued, running, done or failed" in run.tool_results()[0]["content"]
+
+
+def test_the_readonly_plugin_denies_edits_under_its_directories(home: Home) -> None:
+    (home.work / "vendor").mkdir()
+    (home.work / "vendor" / "lib.py").write_text("x = 1\n")
+    home.init(
+        """
+        require("uji.plugins.readonly").setup({ paths = { "vendor", "~/notes" } })
+        uji.tool.policy({ write_file = { default = "allow" }, edit_file = { default = "allow" } })
+        """
+    )
+    home.fake.script(
+        tool_call("write_file", {"path": "vendor/../vendor/new.py", "content": "y"}, id="c1"),
+        tool_call(
+            "edit_file", {"path": "vendor/lib.py", "old_string": "x = 1", "new_string": "x = 2"}, id="c2"
+        ),
+        tool_call("write_file", {"path": "src.py", "content": "ok"}, id="c3"),
+        text("done"),
+    )
+    run = home.run("go")
+    assert run.rc == 0, run.stderr
+    results = {m["tool_call_id"]: m["content"] for m in run.tool_results()}
+    assert results["c1"].startswith("denied:") and "read-only directory" in results["c1"]
+    assert results["c2"].startswith("denied:") and f"({home.work}/vendor)" in results["c2"]
+    assert not results["c3"].startswith("denied")
+    decided = {c["id"]: c for c in run.calls}
+    assert decided["c1"]["by"] == "hook" and decided["c1"]["hook"] == "readonly"
+    assert (home.work / "vendor" / "lib.py").read_text() == "x = 1\n"
+    assert not (home.work / "vendor" / "new.py").exists() and (home.work / "src.py").read_text() == "ok"
