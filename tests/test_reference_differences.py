@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.conftest import Home, tool_schemas
 from tests.fakes.openai_server import text, tool_call
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -242,3 +245,25 @@ def test_the_readonly_plugin_denies_edits_under_its_directories(home: Home) -> N
     assert decided["c1"]["by"] == "hook" and decided["c1"]["hook"] == "readonly"
     assert (home.work / "vendor" / "lib.py").read_text() == "x = 1\n"
     assert not (home.work / "vendor" / "new.py").exists() and (home.work / "src.py").read_text() == "ok"
+
+
+def test_ui_exec_runs_a_program_and_ui_open_hands_a_target_to_the_opener(home: Home) -> None:
+    bin_dir = home.root / "bin"
+    bin_dir.mkdir()
+    opener = bin_dir / "xdg-open"
+    opener.write_text(f'#!/bin/sh\necho "$1" > {home.root}/opened\n')
+    opener.chmod(0o755)
+    home.init(
+        f"""
+        uji.notify("exec: " .. uji.ui.exec("echo ran > {home.root}/ran; exit 3"))
+        uji.notify("argv: " .. uji.ui.exec({{ "sh", "-c", "exit 0" }}))
+        uji.notify("open: " .. tostring(uji.ui.open("https://example.com/x")))
+        """
+    )
+    home.fake.script(text("ok"))
+    run = home.run("hi", env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert run.rc == 0, run.stderr
+    assert {"exec: 3", "argv: 0", "open: true"} <= set(run.notices)
+    assert (home.root / "ran").read_text() == "ran\n"
+    opened = home.root / "opened"
+    until(lambda: opened.exists() and opened.read_text() == "https://example.com/x\n", timeout=10)

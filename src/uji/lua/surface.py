@@ -1262,6 +1262,19 @@ NAMESPACES: list[Namespace] = [
                 "The screen's width and height, or nothing without a screen.",
                 ret=("integer? width", "integer? height"),
             ),
+            fn(
+                "uji.ui.exec",
+                "cmd: string|string[]",
+                "Hands the terminal to a program (a string runs in `sh -c`, a list is argv) and waits "
+                "for it: its exit code. Without a screen its output goes to stderr.",
+                ret=("integer",),
+            ),
+            fn(
+                "uji.ui.open",
+                "target: string",
+                "Opens a file or URL with open, xdg-open or explorer: true, or nil and why.",
+                ret=("boolean?", "string? err"),
+            ),
         ],
     ),
     Namespace(

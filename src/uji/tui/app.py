@@ -348,6 +348,17 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def screen_size(self) -> tuple[int, int]:
         return self.size.width, self.size.height
 
+    def run_suspended(self, argv: list[str]) -> int:
+        """uji.ui.exec: the screen gives the terminal to a program until it exits."""
+        import subprocess
+
+        with self.suspend():
+            try:
+                return subprocess.run(argv).returncode
+            except OSError as e:
+                print(f"uji.ui.exec: {argv[0]}: {e.strerror or e}")
+                return 127
+
     def request_quit(self) -> None:
         self._spawn(self.quit())
 

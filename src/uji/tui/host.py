@@ -33,6 +33,8 @@ class Surface(Protocol):
 
     def request_reload(self) -> None: ...
 
+    def run_suspended(self, argv: list[str]) -> int: ...
+
 
 class ScreenUi(Ui):
     choose_model = "choose one with /models (or /login to add a provider)"
@@ -61,6 +63,9 @@ class ScreenUi(Ui):
 
     def set_thinking(self, shown: bool) -> None:
         self.surface.set_thinking(shown)
+
+    async def run_program(self, argv: list[str]) -> int:
+        return self.surface.run_suspended(argv)
 
     def quit(self) -> None:
         self.quit_requested = True

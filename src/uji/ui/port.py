@@ -119,6 +119,17 @@ class Ui(ABC):
     def set_thinking(self, shown: bool) -> None:
         """Show or hide the model's reasoning."""
 
+    async def run_program(self, argv: list[str]) -> int:
+        """uji.ui.exec: run a program and wait for it; its exit code. With no screen its
+        output goes to stderr (stdout may be the JSON stream) and it reads nothing."""
+        import asyncio
+        import sys
+
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr
+        )
+        return await proc.wait()
+
     def toggle_thinking(self) -> bool:
         """Flip whether the model's reasoning is shown, say so, and return it."""
         self.show_thinking = not self.show_thinking

@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from uji.lua.api.fs import later
 from uji.lua.runtime import ApiError, Pending
 from uji.ui.port import Deferred
 
@@ -70,6 +71,35 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
     def ui_size() -> tuple[int, int] | None:
         return ui.size()
 
+    def ui_exec(command: Any) -> Pending:
+        value = lua().convert.to_python(command)
+        argv = ["sh", "-c", value] if isinstance(value, str) else [str(a) for a in value]
+
+        async def run() -> int:
+            try:
+                return await ui.run_program(argv)
+            except OSError as e:
+                raise ApiError(f"uji.ui.exec: {argv[0]}: {e.strerror or e}") from None
+
+        return later(run)
+
+    def ui_open(target: str) -> Any:
+        import shutil
+        import subprocess
+        import sys
+
+        opener = {"darwin": "open", "win32": "explorer"}.get(sys.platform, "xdg-open")
+        if shutil.which(opener) is None:
+            return None, f"uji.ui.open: {opener} was not found"
+        subprocess.Popen(
+            [opener, target],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        return True
+
     return {
         "ui_select": ui_select,
         "ui_prompt": ui_prompt,
@@ -77,4 +107,6 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
         "ui_toggle_thinking": ui_toggle_thinking,
         "ui_size": ui_size,
         "ui_configure_notify": ui_configure_notify,
+        "ui_exec": ui_exec,
+        "ui_open": ui_open,
     }

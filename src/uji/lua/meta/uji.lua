@@ -1144,6 +1144,17 @@ function uji.ui.toggle_thinking() end
 ---@return integer? height
 function uji.ui.size() end
 
+---Hands the terminal to a program (a string runs in `sh -c`, a list is argv) and waits for it: its exit code. Without a screen its output goes to stderr.
+---@param cmd string|string[]
+---@return integer
+function uji.ui.exec(cmd) end
+
+---Opens a file or URL with open, xdg-open or explorer: true, or nil and why.
+---@param target string
+---@return boolean?
+---@return string? err
+function uji.ui.open(target) end
+
 ---Named actions that keys bind to (`uji.keymap.add(mode, key, "name")`).
 ---@class uji.action
 uji.action = {}

@@ -107,6 +107,19 @@ uji.ui = {
 
   -- Shows or hides the model's reasoning; returns whether it is now shown.
   toggle_thinking = function() return host.ui_toggle_thinking() end,
+  -- exec(cmd): hands the terminal to a program (a string runs in `sh -c`, a list is argv)
+  -- and waits for it; its exit code.
+  exec = function(cmd)
+    check(type(cmd) == "string" and cmd ~= "" or (type(cmd) == "table" and type(cmd[1]) == "string"),
+      "uji.ui.exec expects a command string or a list {program, args...}")
+    if type(cmd) == "table" then cmd = mark_array({ lib.unpack(cmd) }) end
+    return wait(call(host.ui_exec, clean(cmd)))
+  end,
+  -- open(target): a file or URL in the system's program for it; true, or nil and why.
+  open = function(target)
+    check(type(target) == "string" and target ~= "", "uji.ui.open expects a file or URL")
+    return host.ui_open(clean(target))
+  end,
 
   -- The screen's width and height, or nothing without a screen.
   size = function()
