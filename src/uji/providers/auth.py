@@ -9,12 +9,9 @@ needs to round-trip what `tomllib` gives back, so no TOML dependency is needed.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import stat
 import tempfile
-from datetime import date, datetime, time
 from typing import Any
 
 from uji.providers.catalog import Provider
@@ -123,58 +120,11 @@ def missing_key_message(provider: Provider) -> str:
     return f"no API key for {provider.name}: save one with /login"
 
 
-# --------------------------------------------------------------------------- TOML writer
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
 def dumps(data: dict[str, Any]) -> str:
-    """TOML text for what `tomllib` reads: plain values first, then one table each."""
-    lines: list[str] = []
-    _write_table([], data, lines)
-    return "\n".join(lines).lstrip("\n") + "\n"
+    """auth.toml's text, written by tomli-w (what `tomllib` reads back)."""
+    import tomli_w
 
-
-def _write_table(path: list[str], table: dict[str, Any], lines: list[str]) -> None:
-    plain = [(k, v) for k, v in table.items() if not isinstance(v, dict)]
-    nested = [(k, v) for k, v in table.items() if isinstance(v, dict)]
-    if path and (plain or not nested):
-        lines += ["", "[" + ".".join(_key(p) for p in path) + "]"]
-    lines += [f"{_key(k)} = {_value(v)}" for k, v in plain]
-    for k, v in nested:
-        _write_table([*path, k], v, lines)
-
-
-def _key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else _string(key)
-
-
-def _string(s: str) -> str:
-    # JSON's escapes are valid TOML basic-string escapes; TOML also forbids a raw DEL.
-    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return _string(v)
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if v != v:
-            return "nan"
-        if v in (float("inf"), float("-inf")):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, (datetime, date, time)):
-        return v.isoformat()
-    if isinstance(v, list):
-        return "[" + ", ".join(_inline(x) for x in v) + "]"
-    raise AuthError(f"auth.toml: cannot write a value of type {type(v).__name__}")
-
-
-def _inline(v: Any) -> str:
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_key(k)} = {_inline(x)}" for k, x in v.items()) + "}"
-    return _value(v)
+    try:
+        return tomli_w.dumps(data)
+    except (TypeError, ValueError) as e:
+        raise AuthError(f"auth.toml: cannot write it: {e}") from None
