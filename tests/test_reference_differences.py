@@ -154,7 +154,7 @@ def test_job_tools_take_id_and_jobs_configure_checks_its_keys(home: Home) -> Non
 def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them(home: Home) -> None:
     home.init(
         """
-        if uji.ui.configure then uji.notify("has configure") else uji.notify("no configure") end
+        if uji.ui.overlay then uji.notify("has overlay") else uji.notify("no overlay") end
         if uji.status then uji.notify("has status") else uji.notify("no status") end
         uji.notify("type: " .. type(uji.ui.toolbar))
         local handle = uji.ui.toolbar({})
@@ -168,7 +168,7 @@ def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them
     run = home.run("hi")
     assert run.rc == 0, run.stderr
     init = home.config / "init.lua"
-    assert {"no configure", "no status", "type: nil", "handle: nil"} <= set(run.notices)
+    assert {"no overlay", "no status", "type: nil", "handle: nil"} <= set(run.notices)
     assert (
         f"{init}:{home.line_of('uji.ui.toolbar({})')}: uji.ui.toolbar is not supported yet; the call did "
         "nothing (a name of the original uji's current docs)"
