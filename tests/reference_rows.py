@@ -207,7 +207,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("ui", "older open_win/set_lines window model", M, M),
     # §2 input
     ("input", "uji.input.get / set / append / clear", P, P),
-    ("input", "uji.input.attach", M, M),
+    ("input", "uji.input.attach", M, P),
     ("input", "uji.input.capture / release", M, M),
     # §2 job, jobs
     ("job", "uji.job.start", P, P),

@@ -267,3 +267,19 @@ def test_ui_exec_runs_a_program_and_ui_open_hands_a_target_to_the_opener(home: H
     assert (home.root / "ran").read_text() == "ran\n"
     opened = home.root / "opened"
     until(lambda: opened.exists() and opened.read_text() == "https://example.com/x\n", timeout=10)
+
+
+def test_input_attach_without_a_screen_checks_the_file_and_says_there_is_no_draft(home: Home) -> None:
+    (home.work / "notes.txt").write_text("text")
+    home.init(
+        """
+        local ok, err = uji.input.attach("notes.txt")
+        uji.notify("text: " .. tostring(ok) .. " " .. err)
+        ok, err = uji.input.attach("missing.png")
+        uji.notify("missing: " .. tostring(ok) .. " " .. err)
+        """
+    )
+    home.fake.script(text("ok"))
+    run = home.run("hi")
+    assert any(n.startswith("text: nil notes.txt: not a png") for n in run.notices), run.notices
+    assert any(n.startswith("missing: nil missing.png") for n in run.notices), run.notices

@@ -214,3 +214,32 @@ def test_the_clipboard_takes_exactly_the_image_types_uji_accepts() -> None:
     from uji.images import MEDIA_TYPES
 
     assert len(TYPES) == len(set(TYPES)) and set(TYPES) == MEDIA_TYPES
+
+
+async def test_uji_input_attach_puts_an_image_in_the_draft(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(
+        tmp_path,
+        fake,
+        """
+        uji.command.add("pic", function(name)
+          local ok, err = uji.input.attach(name)
+          if not ok then uji.notify("attach: " .. err) end
+        end)
+        """,
+    )
+    (tmp_path / "work" / "shot.png").write_bytes(png())
+    (tmp_path / "work" / "notes.txt").write_text("not an image")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/pic notes.txt")
+        await pilot.press("enter")
+        await shows(pilot, "attach: notes.txt: not a png")
+        await type_text(pilot, "/pic shot.png")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.composer.text == "[image #1]")
+        await type_text(pilot, " what is it?")
+        await pilot.press("enter")
+        await until(pilot, lambda: fake.turn_requests)
+        parts = user_parts(fake)
+        assert [p["type"] for p in parts] == ["text", "image_url"]
+        assert image_bytes(parts[1]) == png()

@@ -153,7 +153,7 @@ class App:
 
         api.update(keymap.install(self.ui, lambda: host.lua))
         api.update(ui.install(self.ui, lambda: host.lua))
-        api.update(input.install(self.ui))
+        api.update(input.install(self.ui, self.cwd, self.models))
         # The original's pieces: actions, config/data/packs, diagnostics, quit and reload.
         from uji.lua.api import action, config, diagnostics, lifecycle
 

@@ -1376,6 +1376,13 @@ NAMESPACES: list[Namespace] = [
             ),
             fn("uji.input.append", "text: string", "Adds to the text."),
             fn("uji.input.clear", "", "Empties the text."),
+            fn(
+                "uji.input.attach",
+                "path: string",
+                "Puts an image file (png, jpeg, gif, webp) in the draft as `[image #N]`: true, or nil and "
+                "why. Relative paths start at the session's directory; waits.",
+                ret=("boolean?", "string? err"),
+            ),
         ],
     ),
     Namespace(

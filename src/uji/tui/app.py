@@ -348,6 +348,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def screen_size(self) -> tuple[int, int]:
         return self.size.width, self.size.height
 
+    def attach_to_composer(self, image: dict[str, Any]) -> None:
+        """uji.input.attach: the image goes in the draft as `[image #N]`."""
+        self.composer.insert(self.attachments.add(image))
+
     def run_suspended(self, argv: list[str]) -> int:
         """uji.ui.exec: the screen gives the terminal to a program until it exits."""
         import subprocess

@@ -6,7 +6,7 @@ one, with the new config's keymap). No Textual imports.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Protocol
+from typing import Any, Protocol
 
 from uji.notices import Notice
 from uji.ui.port import Deferred, Ui
@@ -34,6 +34,8 @@ class Surface(Protocol):
     def request_reload(self) -> None: ...
 
     def run_suspended(self, argv: list[str]) -> int: ...
+
+    def attach_to_composer(self, image: dict[str, Any]) -> None: ...
 
 
 class ScreenUi(Ui):
@@ -66,6 +68,10 @@ class ScreenUi(Ui):
 
     async def run_program(self, argv: list[str]) -> int:
         return self.surface.run_suspended(argv)
+
+    async def attach_image(self, image: dict[str, Any]) -> str | None:
+        self.surface.attach_to_composer(image)
+        return None
 
     def quit(self) -> None:
         self.quit_requested = True

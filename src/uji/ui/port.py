@@ -93,6 +93,11 @@ class Ui(ABC):
     def input_append(self, text: str) -> None:
         self.input_set(self.input_get() + text)
 
+    async def attach_image(self, image: dict[str, Any]) -> str | None:
+        """uji.input.attach: put a loaded image in the draft as `[image #N]`; None when it
+        is there, else why not (with no screen there is no draft to hold it)."""
+        return "there is no composer to attach to without a screen (uji run takes --image)"
+
     # Quit and reload (uji.quit, uji.reload) ---------------------------------------
 
     quit_requested = False

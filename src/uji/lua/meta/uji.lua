@@ -1252,6 +1252,12 @@ function uji.input.append(text) end
 ---Empties the text.
 function uji.input.clear() end
 
+---Puts an image file (png, jpeg, gif, webp) in the draft as `[image #N]`: true, or nil and why. Relative paths start at the session's directory; waits.
+---@param path string
+---@return boolean?
+---@return string? err
+function uji.input.attach(path) end
+
 ---Files, with the same checks as the file tools; relative paths start at the working directory.
 ---@class uji.fs
 uji.fs = {}

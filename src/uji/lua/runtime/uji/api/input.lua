@@ -1,6 +1,6 @@
 -- uji.input: the composer's text.
 local uji, host, lib = ...
-local check, clean = lib.check, lib.clean
+local check, clean, wait = lib.check, lib.clean, lib.wait
 
 local function text_of(text, fname)
   check(type(text) == "string" or type(text) == "number", fname .. " expects a string")
@@ -13,4 +13,10 @@ uji.input = {
   set = function(text) host.input_set(text_of(text, "uji.input.set")) end,
   append = function(text) host.input_append(text_of(text, "uji.input.append")) end,
   clear = function() host.input_set("") end,
+  -- attach(path): an image file (png, jpeg, gif, webp) into the draft as [image #N];
+  -- true, or nil and why. Relative paths start at the session's directory. Waits.
+  attach = function(path)
+    check(type(path) == "string" and path ~= "", "uji.input.attach expects a file path")
+    return wait(host.input_attach(clean(path)))
+  end,
 }
