@@ -323,3 +323,27 @@ def test_a_long_paste_in_a_real_terminal_is_a_marker_and_reaches_the_model_whole
     assert home.fake.turn_requests[-1].body["messages"][-1]["content"] == "why this? " + log
     quit_uji(tmux)
     tmux.shows("uji-exited-0")
+
+
+def test_ui_exec_gives_the_terminal_to_a_program_and_the_screen_comes_back(home: Home, tmux: Tmux) -> None:
+    go = home.root / "go"
+    home.init(
+        f"""
+        uji.command.add("shell", function()
+          local code = uji.ui.exec({{ "sh", "-c", "echo EXEC-HAS-THE-TERMINAL; while [ ! -e {go} ]; do sleep 0.05; done; exit 4" }})
+          uji.notify("exec ended with " .. code)
+        end)
+        """
+    )
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    tmux.shows("Message uji", timeout=30)
+    tmux.type("/shell")
+    tmux.keys("Enter")
+    screen = tmux.shows("EXEC-HAS-THE-TERMINAL")
+    assert "Message uji" not in screen  # the screen is suspended while the program runs
+    go.touch()
+    tmux.shows("exec ended with 4")
+    quit_uji(tmux)
+    tmux.shows("uji-exited-0")

@@ -356,12 +356,17 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         """uji.ui.exec: the screen gives the terminal to a program until it exits."""
         import subprocess
 
-        with self.suspend():
-            try:
-                return subprocess.run(argv).returncode
-            except OSError as e:
-                print(f"uji.ui.exec: {argv[0]}: {e.strerror or e}")
-                return 127
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.suspend():
+                try:
+                    return subprocess.run(argv).returncode
+                except OSError as e:
+                    print(f"uji.ui.exec: {argv[0]}: {e.strerror or e}")
+                    return 127
+        except SuspendNotSupported:  # no terminal to hand over (a headless test): run it unseen
+            return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True).returncode
 
     def request_quit(self) -> None:
         self._spawn(self.quit())
