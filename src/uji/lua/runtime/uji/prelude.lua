@@ -328,6 +328,8 @@ end
 
 local function is_callable(v)
   if type(v) == "function" then return true end
+  -- Only tables and userdata: nil has a metatable of its own (the stand-ins, missing.lua).
+  if type(v) ~= "table" and type(v) ~= "userdata" then return false end
   local mt = getmetatable(v)
   return type(mt) == "table" and mt.__call ~= nil
 end
