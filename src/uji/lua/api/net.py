@@ -2,7 +2,7 @@
 server on 127.0.0.1 whose connections Lua reads and writes). uji.net.request is
 uji.http.request (net.lua).
 
-httpx2 is imported on the first stream, like uji.http's.
+The transport (uji.wires.transport) is imported on the first stream, like uji.http's.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def install(host: LuaHost, http: Http) -> dict[str, Any]:
         request = _build(url, method, pairs, body, timeout, None, None)
 
         async def start() -> Any:
-            import httpx2
+            from uji.wires.transport import HTTPError
 
             stream = Stream(DEFAULT_IDLE if idle is None else idle)
             closer = http.client().stream(
@@ -125,7 +125,7 @@ def install(host: LuaHost, http: Http) -> dict[str, Any]:
                     response = await closer.__aenter__()
             except TimeoutError:
                 raise HttpError(f"timed out after {request.timeout:g}s") from None
-            except httpx2.HTTPError as e:
+            except HTTPError as e:
                 raise HttpError(_failure_text(e)) from None
             stream.task = asyncio.get_running_loop().create_task(stream.pump(response, closer))
             streams.add(stream)
