@@ -12,7 +12,7 @@ from tests.conftest import Home
 from tests.fakes.openai_server import text
 from tests.test_config_compat import git
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(120)  # each runs uji; a loaded machine is slow
 
 
 def pack_repo(root: Path) -> Path:

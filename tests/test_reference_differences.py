@@ -13,7 +13,7 @@ from tests.conftest import Home, tool_schemas
 from tests.fakes.openai_server import text, tool_call
 from tests.waiting import until
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(120)  # each runs uji; a loaded machine is slow
 
 
 def test_resolve_runs_before_the_policy_and_its_error_becomes_the_result(home: Home) -> None:
