@@ -12,6 +12,7 @@ SCREEN_COMMANDS = (
     "compact",
     "context",
     "effort",
+    "export",
     "help",
     "login",
     "mcp",
