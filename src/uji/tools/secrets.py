@@ -14,8 +14,8 @@ the config keeps them with `uji.tool.inherit_keys`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, AnyStr
 
 MIN_SECRET = 8  # shorter values ("x", "test") would garble ordinary output
 
@@ -31,13 +31,41 @@ class Redactor:
         return bool(self.pairs)
 
     def __call__(self, text: str) -> str:
-        for secret, label in self.pairs:
-            if secret in text:
-                text = text.replace(secret, label)
-        return text
+        return cut_out(text, self.pairs)
 
     def stream(self) -> StreamRedactor:
         return StreamRedactor(self.pairs)
+
+
+def cut_out(text: AnyStr, pairs: Sequence[tuple[AnyStr, AnyStr]]) -> AnyStr:
+    """`text` with every byte of every secret's occurrences cut out: a run of overlapping
+    occurrences becomes the labels of the ones no other occurrence holds. (Replacing one
+    secret after another would leave the start of a key whose end another key took.)"""
+    spans: list[tuple[int, int, AnyStr]] = []
+    for secret, label in pairs:
+        at = text.find(secret)
+        while at != -1:
+            spans.append((at, at + len(secret), label))
+            at = text.find(secret, at + 1)
+    if not spans:
+        return text
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    parts: list[AnyStr] = []
+    pos = i = 0
+    while i < len(spans):
+        start, end, label = spans[i]
+        labels: list[AnyStr] = [label]
+        i += 1
+        while i < len(spans) and spans[i][0] < end:
+            if spans[i][1] > end:  # runs on past the others: its label shows too
+                end = spans[i][1]
+                labels.append(spans[i][2])
+            i += 1
+        parts.append(text[pos:start])
+        parts.extend(labels)
+        pos = end
+    parts.append(text[pos:])
+    return text[:0].join(parts)
 
 
 class StreamRedactor:
@@ -63,10 +91,7 @@ class StreamRedactor:
         return self._replace(out)
 
     def _replace(self, buf: bytes) -> bytes:
-        for secret, label in self._pairs:
-            if secret in buf:
-                buf = buf.replace(secret, label)
-        return buf
+        return cut_out(buf, self._pairs)
 
     def _partial(self, buf: bytes) -> int:
         """The length of the longest end of `buf` that begins some secret (and is shorter
