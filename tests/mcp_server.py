@@ -5,7 +5,7 @@
 Serves stdio (or streamable HTTP on 127.0.0.1:PORT). Every tool call appends one JSON
 line {"tool", "args"} to LOG before it does anything, so a test sees what reached it.
 `--delay` sleeps before serving (a slow server); `--odd-names` adds tools whose names
-providers refuse or that collide once made safe.
+providers refuse or that collide once made safe. Each start appends its pid to LOG.starts.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ def main() -> None:
     opts = ap.parse_args()
     if opts.delay:
         time.sleep(opts.delay)
+    with open(f"{opts.log}.starts", "a") as f:  # each start of the server, one line
+        f.write(f"{os.getpid()}\n")
 
     def record(tool: str, args: dict[str, Any]) -> None:
         with open(opts.log, "a") as f:

@@ -151,7 +151,9 @@ def test_a_broken_server_fails_with_why_and_the_turn_goes_on(home: Home) -> None
     )
     home.fake.script(text("ok"))
     run = home.run("go", check=True)
-    assert "MCP server gone failed: command not found: /nonexistent/mcp-server" in run.notices
+    assert (
+        "MCP server gone failed: command not found: /nonexistent/mcp-server; its tools are not offered (see /mcp)"
+    ) in run.notices
     assert not [n for n in tool_schemas(home.fake.turn_requests[0].body) if n.startswith("gone__")]
 
 
@@ -303,3 +305,54 @@ def test_tool_names_providers_refuse_are_made_safe_and_kept_apart(home: Home) ->
     # Each name reaches its own tool: the allowed call reached `fs.read`, the denied one nothing.
     assert [(c["tool"], c["args"]) for c in calls(log)] == [("fs.read", {"path": "a"})]
     assert tool_contents(home)[0] == "fs.read read a"
+
+
+def starts(log: Path) -> int:
+    """How many times the server started (tests/mcp_server.py writes LOG.starts)."""
+    path = Path(f"{log}.starts")
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def test_tools_known_from_last_time_are_offered_and_the_server_starts_on_their_first_call(
+    home: Home,
+) -> None:
+    log = stdio_server(home)
+    home.fake.script(text("ok"))
+    home.run("go", check=True)
+    assert starts(log) == 1 and "t__echo" in tool_schemas(home.fake.turn_requests[0].body)
+    # Next time the tools come from <data>/mcp-tools.json: offered in the first request, with
+    # neither the server started nor the SDK imported.
+    home.fake.script(text("ok"))
+    loaded, out = sdk_imported(home, "run", "--json", "go")
+    assert not loaded and '"done"' in out
+    schema = tool_schemas(home.fake.turn_requests[1].body)["t__echo"]
+    assert schema["parameters"]["required"] == ["text"]
+    assert starts(log) == 1
+    # A call starts it.
+    home.fake.script(tool_call("t__echo", {"text": "hi"}), text("ok"))
+    home.run("go", check=True)
+    assert tool_contents(home) == ["echo: hi"]
+    assert starts(log) == 2 and [c["tool"] for c in calls(log)] == ["echo"]
+    # Another configuration (here an env variable) lists its tools again at start.
+    log = stdio_server(home, extra=", env = { X = '1' }")
+    home.fake.script(text("ok"))
+    home.run("go", check=True)
+    assert starts(log) == 3
+
+
+def test_a_turn_that_goes_on_without_a_servers_tools_says_which_and_why(home: Home) -> None:
+    log = home.root / "calls.jsonl"
+    command = [sys.executable, str(SERVER), str(log), "--delay", "60"]
+    home.init(
+        f"""
+        uji.mcp.add('slow', {{ command = {lua_list(command)} }})
+        uji.mcp.configure({{ wait = 0 }}) -- for every server, those added before too
+        """
+    )
+    home.fake.script(text("ok"))
+    run = home.run("go", check=True)
+    assert (
+        "MCP server slow is still connecting after 0s: this turn goes on without its tools "
+        "(raise the wait with uji.mcp.configure{ wait = N }; see /mcp)"
+    ) in run.notices
+    assert not [n for n in tool_schemas(home.fake.turn_requests[0].body) if n.startswith("slow__")]

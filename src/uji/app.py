@@ -91,7 +91,8 @@ class App:
         self.context = PromptContext(self.host.call_function, paths.config)
         self.limits = Limits()  # the budgets of a turn (uji.session.configure, --max-steps)
         self.frontend = Frontend()
-        self.mcp = McpServers(self.gate.registry, self.notice)  # uji.mcp.add; the SDK loads on first use
+        # uji.mcp.add; the SDK loads on first use
+        self.mcp = McpServers(self.gate.registry, self.notice, paths.data)
         self._trust: ProjectTrust | None = None
 
     @property

@@ -478,7 +478,11 @@ SHAPES: list[Shape] = [
             ("url?", "string", "a streamable-HTTP server's endpoint"),
             ("headers?", "table<string, string>", "sent with each HTTP request (a token, say)"),
             ("trust_read_only?", "boolean", "tools the server marks read-only default to allow, not ask"),
-            ("wait?", "number", "seconds a turn waits for it while it connects (default 5)"),
+            (
+                "wait?",
+                "number",
+                "seconds a turn waits for it while it connects (default: uji.mcp.configure's, 10)",
+            ),
         ),
     ),
     Shape(
@@ -499,8 +503,12 @@ SHAPES: list[Shape] = [
         "One row of `uji.mcp.list`.",
         fields(
             ("name", "string"),
-            ("state", '"connecting"|"ready"|"failed"|"stopped"'),
-            ("tools?", "integer", "how many tools, when ready"),
+            (
+                "state",
+                '"idle"|"connecting"|"ready"|"failed"|"stopped"',
+                "idle: its tools are known from its last start; it starts on their first call",
+            ),
+            ("tools?", "integer", "how many tools, when ready or idle"),
             ("why?", "string", "why it failed"),
         ),
     ),
@@ -1464,7 +1472,8 @@ NAMESPACES: list[Namespace] = [
                 "uji.mcp.configure",
                 "opts: {project?: boolean, wait?: number}",
                 "`project = false`: never read the project's `.mcp.json` (else used once approved); "
-                "`wait`: seconds a turn waits for its servers (5).",
+                "`wait`: seconds a turn waits for servers still connecting, every server without a `wait` "
+                "of its own (10).",
             ),
         ],
     ),

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from uji.tools.registry import Registry
     from uji.trust import ProjectTrust
 
-# How long a turn (the TUI's or `uji run`'s) waits for servers still connecting.
-TURN_WAIT = 5.0
+# How long a turn (the TUI's or `uji run`'s) waits for servers still connecting, unless
+# uji.mcp.configure{wait} or the server's own `wait` says: `npx`-started servers take seconds.
+TURN_WAIT = 10.0
 # How long a call waits for its server to (re)connect.
 CALL_WAIT = 30.0
 # How long closing a server waits for its connection to close.
@@ -41,7 +42,7 @@ class ServerConfig(Struct):
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     trust_read_only: bool = False  # tools the server marks readOnlyHint default to "allow"
-    wait: float = TURN_WAIT  # how long a turn waits for it while it connects (seconds)
+    wait: float | None = None  # how long a turn waits for it while it connects (None: configure's)
 
 
 class ToolInfo(Struct):
@@ -54,8 +55,9 @@ class ToolInfo(Struct):
 
 
 class Server:
-    """One configured server: its state ("connecting", "ready", "failed", "stopped") and
-    the background task that holds its connection."""
+    """One configured server: its state ("idle": its tools are known from last time and
+    it starts on their first call, "connecting", "ready", "failed", "stopped") and the
+    background task that holds its connection."""
 
     def __init__(self, name: str, config: ServerConfig, service: McpServers) -> None:
         self.name = name
@@ -104,7 +106,7 @@ class Server:
         self.state, self.why, self.session = "failed", why, None
         self.settled.set()
         if was == "connecting":
-            self.service.notice(f"MCP server {self.name} failed: {why}")
+            self.service.notice(f"MCP server {self.name} failed: {why}; its tools are not offered (see /mcp)")
 
     def ready(self, session: Any, tools: list[ToolInfo]) -> None:
         self.session, self.state = session, "ready"
@@ -114,6 +116,11 @@ class Server:
     def set_tools(self, tools: list[ToolInfo]) -> None:
         self.tools = tools
         self.service.register(self)
+        self.service.remember(self)
+
+    @property
+    def wait(self) -> float:
+        return self.config.wait if self.config.wait is not None else self.service.wait
 
     def died(self, why: str) -> None:
         """The connection broke during a call: the next call starts the server again."""
@@ -122,7 +129,7 @@ class Server:
 
     def row(self) -> dict[str, Any]:
         row: dict[str, Any] = {"name": self.name, "state": self.state}
-        if self.state == "ready":
+        if self.state in ("ready", "idle"):
             row["tools"] = len(self.tools)
         if self.why:
             row["why"] = self.why
@@ -133,6 +140,8 @@ class Server:
             return f"ready with {len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}"
         if self.state == "failed":
             return f"failed: {self.why}"
+        if self.state == "idle":
+            return f"not started: {len(self.tools)} tools known from last time; starts on their first call"
         return self.state
 
     async def close(self) -> None:
@@ -168,13 +177,19 @@ class Server:
 class McpServers:
     """The configured servers, by name."""
 
-    def __init__(self, registry: Registry, notice: Callable[[str], None]) -> None:
+    def __init__(
+        self, registry: Registry, notice: Callable[[str], None], data_dir: str | None = None
+    ) -> None:
         self.registry = registry
         self.notice = notice
+        self.data_dir = data_dir  # where the tools of last time are kept (uji.mcp.cache)
         self.servers: dict[str, Server] = {}
         self._pending: list[Server] = []  # added before an event loop ran
         self.project = True  # uji.mcp.configure{project = false}: never read .mcp.json
-        self.project_wait = TURN_WAIT  # uji.mcp.configure{wait}: a turn's wait for those servers
+        self.wait = TURN_WAIT  # uji.mcp.configure{wait}: a turn's wait for servers without their own
+        # A server whose tools are known from last time starts on their first call ("free
+        # until used"); eager (the terminal UI, where /mcp shows each server's state): at once.
+        self.eager = False
         self.project_state = ""  # what became of the project's .mcp.json, for /mcp
         self._project_task: asyncio.Task[None] | None = None  # the approval question
         self.held: asyncio.Event | None = None  # set by release(): servers may start connecting
@@ -196,6 +211,16 @@ class McpServers:
             self._drop(old)
         server = Server(name, config, self)
         self.servers[name] = server
+        if self.data_dir is not None:
+            from uji.mcp import cache
+
+            known = cache.load(self.data_dir, name, config)
+            if known is not None:
+                server.state = "idle"
+                server.tools = known
+                self.register(server)
+                if not self.eager:
+                    return
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -208,6 +233,13 @@ class McpServers:
         for server in pending:
             if self.servers.get(server.name) is server and server.task is None:
                 server.start()
+
+    def remember(self, server: Server) -> None:
+        """Keep the server's tools for the next start (uji.mcp.cache)."""
+        if self.data_dir is not None and server.state == "ready" and self.servers.get(server.name) is server:
+            from uji.mcp import cache
+
+            cache.save(self.data_dir, server.name, server.config, server.tools)
 
     def remove(self, name: str) -> bool:
         server = self.servers.pop(name, None)
@@ -277,7 +309,6 @@ class McpServers:
                     self.notice(f"{path}: server {server.name} is also in your config; yours is used")
                     continue
                 config = server.config(os.path.dirname(path), environ)
-                config.wait = self.project_wait
                 self.add(server.name, config)
 
         if isinstance(decision, bool):
@@ -300,25 +331,29 @@ class McpServers:
         return [f"{s.name}: {s.describe()}" for s in self.servers.values()] + extra
 
     async def wait_ready(self) -> None:
-        """Wait for servers still connecting, each up to its `wait` seconds (5 unless the
-        config says); a notice names those a turn goes on without."""
+        """Wait for servers still connecting, each up to its `wait` seconds (TURN_WAIT unless
+        the config says); a notice names those a turn goes on without, and why."""
         self.release()
         self.start_pending()
-        waiting = [s for s in self.servers.values() if s.state == "connecting"]
+        # One whose tools are known from last time is not waited for: they are offered already.
+        waiting = [s for s in self.servers.values() if s.state == "connecting" and not s.tools]
         if not waiting:
             return
 
         async def settle(server: Server) -> None:
-            if server.config.wait > 0:
+            if server.wait > 0:
                 try:
-                    await asyncio.wait_for(server.settled.wait(), server.config.wait)
+                    await asyncio.wait_for(server.settled.wait(), server.wait)
                 except TimeoutError:
                     pass
 
         await asyncio.gather(*(settle(s) for s in waiting))
-        late = [s.name for s in waiting if s.state == "connecting"]
-        if late:
-            self.notice(f"going on without MCP server(s) still connecting: {', '.join(late)} (see /mcp)")
+        for s in waiting:
+            if s.state == "connecting":
+                self.notice(
+                    f"MCP server {s.name} is still connecting after {s.wait:g}s: this turn goes on "
+                    "without its tools (raise the wait with uji.mcp.configure{ wait = N }; see /mcp)"
+                )
 
     async def close(self) -> None:
         if self._project_task is not None:

@@ -110,6 +110,7 @@ class Conversation:
         )
         self._loading = app
         app.mcp.hold()  # MCP servers connect once the screen takes input (start, reload)
+        app.mcp.eager = True  # and at once, even those whose tools are known: /mcp shows their state
         try:
             await app.load_config()
         finally:

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import ApiError
-from uji.mcp import TURN_WAIT, ServerConfig
+from uji.mcp import ServerConfig
 from uji.tools.confine import expand_user
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def install(host: LuaHost, servers: McpServers, cwd: str) -> dict[str, Any]:
             url=data.get("url"),
             headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
             trust_read_only=bool(data.get("trust_read_only")),
-            wait=float(data.get("wait", TURN_WAIT)),
+            wait=float(data["wait"]) if data.get("wait") is not None else None,
         )
         servers.add(name, config)
 
@@ -42,7 +42,7 @@ def install(host: LuaHost, servers: McpServers, cwd: str) -> dict[str, Any]:
         if project is not None:
             servers.project = project
         if wait is not None:
-            servers.project_wait = float(wait)
+            servers.wait = float(wait)
 
     return {
         "mcp_add": mcp_add,

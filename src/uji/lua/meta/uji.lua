@@ -194,7 +194,7 @@
 ---@field url? string a streamable-HTTP server's endpoint
 ---@field headers? table<string, string> sent with each HTTP request (a token, say)
 ---@field trust_read_only? boolean tools the server marks read-only default to allow, not ask
----@field wait? number seconds a turn waits for it while it connects (default 5)
+---@field wait? number seconds a turn waits for it while it connects (default: uji.mcp.configure's, 10)
 
 ---What `uji.project.trust` takes; the decision is kept per project, kind and file content.
 ---@class uji.TrustSpec
@@ -205,8 +205,8 @@
 ---One row of `uji.mcp.list`.
 ---@class uji.McpServerRow
 ---@field name string
----@field state "connecting"|"ready"|"failed"|"stopped"
----@field tools? integer how many tools, when ready
+---@field state "idle"|"connecting"|"ready"|"failed"|"stopped" idle: its tools are known from its last start; it starts on their first call
+---@field tools? integer how many tools, when ready or idle
 ---@field why? string why it failed
 
 ---A running background process; `job.send(x)` and `job:send(x)` both work.
@@ -1331,7 +1331,7 @@ function uji.mcp.remove(name) end
 ---@return uji.McpServerRow[]
 function uji.mcp.list() end
 
----`project = false`: never read the project's `.mcp.json` (else used once approved); `wait`: seconds a turn waits for its servers (5).
+---`project = false`: never read the project's `.mcp.json` (else used once approved); `wait`: seconds a turn waits for servers still connecting, every server without a `wait` of its own (10).
 ---@param opts {project?: boolean, wait?: number}
 function uji.mcp.configure(opts) end
 
