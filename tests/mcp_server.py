@@ -30,9 +30,9 @@ PNG = base64.b64encode(
 def main() -> None:
     # The SDK is imported here rather than at the top, since the tests import PNG from this
     # file and the SDK costs most of a second. The tools' annotations name these: globals.
-    global Context, ImageContent, TextContent, ToolAnnotations
+    global CallToolResult, Context, ImageContent, TextContent, ToolAnnotations
     from mcp.server.mcpserver import Context, MCPServer
-    from mcp.types import ImageContent, TextContent, ToolAnnotations
+    from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 
     ap = argparse.ArgumentParser()
     ap.add_argument("log")
@@ -73,6 +73,17 @@ def main() -> None:
             ImageContent(type="image", data=PNG, mimeType="image/png"),
             ImageContent(type="image", data=PNG, mimeType="image/bmp"),
         ]
+
+    @server.tool(description="`lines` numbered lines of text.")
+    def many(lines: int) -> str:
+        record("many", {"lines": lines})
+        return "\n".join(f"line {i}" for i in range(1, lines + 1))
+
+    @server.tool(description="One picture, also as structured content.")
+    def shot() -> CallToolResult:
+        record("shot", {})
+        image = ImageContent(type="image", data=PNG, mimeType="image/png")
+        return CallToolResult(content=[image, image], structuredContent={"png": PNG * 500})
 
     @server.tool(description="Always fails.")
     def broken() -> str:

@@ -356,3 +356,21 @@ def test_a_turn_that_goes_on_without_a_servers_tools_says_which_and_why(home: Ho
         "(raise the wait with uji.mcp.configure{ wait = N }; see /mcp)"
     ) in run.notices
     assert not [n for n in tool_schemas(home.fake.turn_requests[0].body) if n.startswith("slow__")]
+
+
+def test_results_are_bounded_like_run_commands_and_images_sent_once(home: Home) -> None:
+    stdio_server(home)
+    home.fake.script(tool_call("t__many", {"lines": 5000}), tool_call("t__shot", {}, id="call_2"), text("ok"))
+    home.run("go", check=True)
+    [many] = tool_contents(home, 1)
+    assert isinstance(many, str) and many.startswith("line 3001\n") and "\nline 5000\n" in many
+    note = many.rsplit("\n", 1)[-1]
+    assert note.startswith("[Showing lines 3001-5000 of 5000 (50.0KB limit). Full output")
+    spill = note.split(": ", 1)[1].rstrip("]")
+    # The whole result is in the file the note names (while uji runs; gone after).
+    assert not Path(spill).exists()
+    messages = home.fake.turn_requests[2].body["messages"]
+    asked = next(i for i, m in enumerate(messages) if "t__shot" in json.dumps(m.get("tool_calls")))
+    shot = json.dumps(messages[asked + 1 :])
+    # One image (the two identical blocks sent once), and no structuredContent as text.
+    assert shot.count(PNG) == 1 and len(shot) < 2000, shot[:2000]

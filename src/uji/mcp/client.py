@@ -130,26 +130,47 @@ async def call_tool(server: Server, tool: str, args: dict[str, Any]) -> ToolResu
 
 
 def as_result(result: mcp_types.CallToolResult) -> ToolResult:
+    """What the model gets: the text blocks, cut as run_command's output is (the last
+    MAX_LINES lines or MAX_BYTES, the whole kept in a file the model can read); each
+    distinct image once; `structuredContent` only when there is no content at all (a
+    server that sends both puts the same data in its content, as the spec asks)."""
     texts: list[str] = []
     images: list[dict[str, Any]] = []
     for block in result.content:
         if isinstance(block, mcp_types.TextContent):
             texts.append(block.text)
         elif isinstance(block, mcp_types.ImageContent):
-            images.append({"media_type": block.mime_type, "data": block.data})
+            image = {"media_type": block.mime_type, "data": block.data}
+            if image not in images:
+                images.append(image)
         elif isinstance(block, mcp_types.EmbeddedResource):
             res = block.resource
-            texts.append(
-                res.text if isinstance(res, mcp_types.TextResourceContents) else f"[resource {res.uri}]"
-            )
+            if isinstance(res, mcp_types.TextResourceContents):
+                texts.append(res.text)
+            else:
+                texts.append(
+                    f"[resource {res.uri} ({res.mime_type or 'binary'}, {len(res.blob) * 3 // 4} bytes)]"
+                )
         elif isinstance(block, mcp_types.ResourceLink):
             texts.append(f"[resource {block.uri}]")
         else:
             texts.append(f"[{block.type} content left out]")
-    if not texts and result.structured_content is not None:
+    if not result.content and result.structured_content is not None:
         texts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    text = "\n".join(texts)
+    text = bounded("\n".join(texts))
     if result.is_error:
         return ToolResult(f"error: {text or 'the tool failed'}")
     text, kept = keep_images(text, images)
     return ToolResult(text, kept)
+
+
+def bounded(text: str) -> str:
+    """`text` as run_command would show it: its tail, and where the rest is."""
+    from uji.tools.builtin.run_command import MAX_BYTES, MAX_LINES, Output
+
+    if len(text) <= MAX_BYTES // 4 or (len(text.encode()) <= MAX_BYTES and text.count("\n") < MAX_LINES):
+        return text
+    out = Output()
+    out.feed(text.encode())
+    out.finish()
+    return out.render()
