@@ -1,9 +1,10 @@
 """An MCP server for the tests, written with the `mcp` SDK's server side.
 
-    python tests/mcp_server.py LOG [--http PORT] [--delay SECONDS]
+    python tests/mcp_server.py LOG [--http PORT | --sse PORT] [--delay SECONDS] [--banner] [--fail]
 
-Serves stdio (or streamable HTTP on 127.0.0.1:PORT). Every tool call appends one JSON
-line {"tool", "args"} to LOG before it does anything, so a test sees what reached it.
+Serves stdio (or streamable HTTP, or the legacy HTTP+SSE, on 127.0.0.1:PORT). `--banner`
+prints a line that is not JSON on stdout first; `--fail` writes two lines on stderr and
+exits with status 2. Every tool call appends one JSON line {"tool", "args"} to LOG before it does anything, so a test sees what reached it.
 `--delay` sleeps before serving (a slow server); `--odd-names` adds tools whose names
 providers refuse or that collide once made safe. Each start appends its pid to LOG.starts.
 """
@@ -37,11 +38,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("log")
     ap.add_argument("--http", type=int)
+    ap.add_argument("--sse", type=int)
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument(
         "--odd-names", action="store_true", help="add `fs.read` and `fs_read` (alike once made safe)"
     )
+    ap.add_argument("--banner", action="store_true")
+    ap.add_argument("--fail", action="store_true")
     opts = ap.parse_args()
+    if opts.fail:
+        print("starting", file=sys.stderr)
+        print("bad config: no token given", file=sys.stderr)
+        sys.exit(2)
+    if opts.banner:
+        print("Welcome to testserver 1.0 (not JSON)", flush=True)
     if opts.delay:
         time.sleep(opts.delay)
     with open(f"{opts.log}.starts", "a") as f:  # each start of the server, one line
@@ -85,6 +95,18 @@ def main() -> None:
         image = ImageContent(type="image", data=PNG, mimeType="image/png")
         return CallToolResult(content=[image, image], structuredContent={"png": PNG * 500})
 
+    @server.tool(description="The client's name and version, as it gave them.")
+    def whoami(ctx: Context) -> str:
+        record("whoami", {})
+        params = ctx.session.client_params
+        info = params.client_info if params is not None else None
+        return f"{info.name} {info.version}" if info is not None else "?"
+
+    @server.tool(description="Its process id.")
+    def pid() -> str:
+        record("pid", {})
+        return str(os.getpid())
+
     @server.tool(description="Always fails.")
     def broken() -> str:
         record("broken", {})
@@ -119,6 +141,8 @@ def main() -> None:
 
     if opts.http:
         server.run("streamable-http", host="127.0.0.1", port=opts.http)
+    elif opts.sse:
+        server.run("sse", host="127.0.0.1", port=opts.sse)
     else:
         server.run()
 

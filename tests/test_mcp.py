@@ -177,10 +177,19 @@ def free_port() -> int:
 
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    yield from serve_http(tmp_path, "--http", "/mcp")
+
+
+@pytest.fixture
+def sse_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    yield from serve_http(tmp_path, "--sse", "/sse")
+
+
+def serve_http(tmp_path: Path, flag: str, path: str) -> Iterator[tuple[str, Path]]:
     log = tmp_path / "http-calls.jsonl"
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(SERVER), str(log), "--http", str(port)],
+        [sys.executable, str(SERVER), str(log), flag, str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -193,7 +202,7 @@ def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             except OSError:
                 assert proc.poll() is None, "the MCP test server exited"
                 time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", log
+        yield f"http://127.0.0.1:{port}{path}", log
     finally:
         proc.kill()
         proc.wait()
@@ -217,6 +226,17 @@ def test_a_streamable_http_tool_is_offered_called_and_gated(
     assert [c["decision"] for c in run.calls] == ["deny", "allow"]
     assert [c["args"] for c in calls(log)] == [{"text": "yes"}]
     assert tool_contents(home, 2)[-1] == "echo: yes"
+
+
+def test_a_legacy_http_sse_server_is_used_with_transport_sse(
+    home: Home, sse_server: tuple[str, Path]
+) -> None:
+    url, log = sse_server
+    home.init(f'uji.mcp.add("old", {{ url = "{url}", transport = "sse", {WAIT} }})')
+    home.fake.script(tool_call("old__echo", {"text": "hi"}), text("ok"))
+    home.run("go", check=True)
+    assert [c["args"] for c in calls(log)] == [{"text": "hi"}]
+    assert tool_contents(home) == ["echo: hi"]
 
 
 class _Unauthorized(BaseHTTPRequestHandler):
@@ -374,3 +394,51 @@ def test_results_are_bounded_like_run_commands_and_images_sent_once(home: Home) 
     shot = json.dumps(messages[asked + 1 :])
     # One image (the two identical blocks sent once), and no structuredContent as text.
     assert shot.count(PNG) == 1 and len(shot) < 2000, shot[:2000]
+
+
+def test_a_server_that_fails_to_start_shows_its_exit_status_and_stderr(home: Home) -> None:
+    command = [sys.executable, str(SERVER), str(home.root / "calls.jsonl"), "--fail"]
+    home.init(f"uji.mcp.add('bad', {{ command = {lua_list(command)}, {WAIT} }})")
+    home.fake.script(text("ok"))
+    run = home.run("go", check=True)
+    assert (
+        "MCP server bad failed: exited before it was ready (exit status 2)\n"
+        "  stderr: starting\n  stderr: bad config: no token given; its tools are not offered (see /mcp)"
+    ) in run.notices, run.notices
+    assert "Traceback" not in run.stderr
+
+
+def test_a_banner_line_is_skipped_and_uji_names_itself(home: Home) -> None:
+    log = stdio_server(home, extra="")
+    command = [sys.executable, str(SERVER), str(log), "--banner"]
+    home.init(f"uji.mcp.add('t', {{ command = {lua_list(command)}, {WAIT} }})")
+    home.fake.script(tool_call("t__whoami", {}), text("ok"))
+    run = home.run("go", check=True)
+    assert tool_contents(home) == ["uji 0.1.0"]  # clientInfo
+    assert "Traceback" not in run.stderr and run.stderr.strip() == "", run.stderr
+
+
+def test_a_server_that_exits_while_idle_is_started_again_before_the_next_call(home: Home) -> None:
+    # After the first call, a hook kills the server and waits until it is gone: the next
+    # call must reach a new server rather than fail.
+    log = stdio_server(
+        home,
+        lua="""
+        uji.on("after_tool", function(e)
+          if e.name == "t__pid" then
+            os.execute("kill -9 " .. e.content .. "; while kill -0 " .. e.content .. " 2>/dev/null; do sleep 0.05; done")
+          end
+        end)
+        """,
+    )
+    home.fake.script(
+        tool_call("t__pid", {}), tool_call("t__echo", {"text": "again"}, id="call_2"), text("ok")
+    )
+    run = home.run("go", check=True)
+    assert tool_contents(home)[-1] == "echo: again"
+    first, second = calls(log)
+    assert first["pid"] != second["pid"]
+    assert any(
+        n.startswith("MCP server t exited while idle (killed by signal 9); it starts again on its next call")
+        for n in run.notices
+    ), run.notices

@@ -470,13 +470,18 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "uji.McpServerSpec",
-        "What `uji.mcp.add` takes: `command` (stdio) or `url` (streamable HTTP).",
+        "What `uji.mcp.add` takes: `command` (stdio) or `url` (streamable HTTP, or HTTP+SSE with `transport`).",
         fields(
             ("command?", "string[]", "the program and its arguments, for a stdio server"),
             ("env?", "table<string, string>", "variables added to the environment"),
             ("cwd?", "string", "the directory it runs in (default: uji's)"),
             ("url?", "string", "a streamable-HTTP server's endpoint"),
             ("headers?", "table<string, string>", "sent with each HTTP request (a token, say)"),
+            (
+                "transport?",
+                '"http"|"sse"',
+                'for a `url`: streamable HTTP (default) or "sse", the legacy HTTP+SSE',
+            ),
             ("trust_read_only?", "boolean", "tools the server marks read-only default to allow, not ask"),
             (
                 "wait?",

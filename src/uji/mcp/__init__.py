@@ -15,7 +15,7 @@ import json
 import os
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji.record import Struct, field
 from uji.tools.base import Tool, ToolContext, ToolResult
@@ -35,11 +35,15 @@ STOP_WAIT = 3.0
 HOLD_WAIT = 10.0
 
 
+Transport = Literal["http", "sse"]
+
+
 class ServerConfig(Struct):
     command: list[str] | None = None
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
+    transport: Transport = "http"  # for a url: streamable HTTP, or the legacy HTTP+SSE
     headers: dict[str, str] = field(default_factory=dict)
     trust_read_only: bool = False  # tools the server marks readOnlyHint default to "allow"
     wait: float | None = None  # how long a turn waits for it while it connects (None: configure's)
@@ -67,6 +71,7 @@ class Server:
         self.why = ""
         self.tools: list[ToolInfo] = []
         self.session: Any = None  # the SDK's ClientSession while ready
+        self.process: Any = None  # a stdio server's process (anyio's), once started
         self.task: asyncio.Task[None] | None = None
         self.settled = asyncio.Event()  # set when no longer connecting
         self.stop = asyncio.Event()
@@ -159,6 +164,11 @@ class Server:
             await asyncio.wait({task}, timeout=STOP_WAIT)
 
     async def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+        exited = self.state == "ready" and self.process is not None and self.process.returncode is not None
+        if exited and self.task is not None and not self.task.done():
+            # It exited while idle and the connection has yet to see it: let it, so this call
+            # starts it again rather than fails.
+            await asyncio.wait({self.task}, timeout=STOP_WAIT)
         if self.state in ("failed", "stopped") or self.task is None or self.task.done():
             if self.task is not None and not self.task.done():
                 await self.close()

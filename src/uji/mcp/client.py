@@ -4,18 +4,24 @@ server is configured (uji.mcp imports it in a thread)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
-import os
+import logging
+import tempfile
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
+import mcp.client.stdio as sdk_stdio
 import mcp_types
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
+from uji import __version__
 from uji.mcp import ToolInfo
+from uji.mcp.errors import describe
 from uji.tools.base import ToolResult
 from uji.tools.results import keep_images
 
@@ -24,26 +30,95 @@ if TYPE_CHECKING:
 
 LIST_PAGES = 50  # at most this many pages of tools/list
 REFRESH_WAIT = 10.0  # how long a call's result waits for a tools/list it caused
+STDERR_LINES = 5  # the last lines of a server's stderr that a failure shows
+CLIENT_INFO = mcp_types.Implementation(name="uji", version=__version__)
+
+# The SDK logs a server's non-JSON stdout line (a banner) with a traceback, which would land
+# on uji's stderr or screen: the line is skipped either way, so its log is not shown.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+logging.getLogger("mcp").propagate = False
+
+# The process the SDK's stdio_client spawns, caught so that its exit (while idle too) and
+# exit status are known: the SDK keeps it to itself.
+_spawned: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("uji_mcp_spawned", default=None)
+
+
+def _keep_spawned() -> None:
+    spawn: Any = getattr(sdk_stdio, "_create_platform_compatible_process", None)
+    if spawn is None:  # another SDK version: exit statuses are not known, nothing else changes
+        return
+
+    async def spawn_and_keep(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        kept = _spawned.get()
+        if kept is not None:
+            kept.append(process)
+        return process
+
+    setattr(sdk_stdio, "_create_platform_compatible_process", spawn_and_keep)  # noqa: B010
+
+
+_keep_spawned()
+
+
+class Failed(Exception):
+    """Why a server failed, said in full (its exit status and the end of its stderr)."""
+
+    explained = True
 
 
 async def serve(server: Server) -> None:
-    """Connect, list the tools, then hold the connection until the server is stopped (a
-    connection that broke shows at the next call, which then fails and restarts it)."""
+    """Connect, list the tools, then hold the connection until the server is stopped or
+    its process exits (which is noticed at once: the next call starts it again)."""
     refused: list[int] = []  # 401/403 answers: the server wants authorization
 
     async def on_response(response: Any) -> None:
         if response.status_code in (401, 403):
             refused.append(response.status_code)
 
+    spawned: list[Any] = []
+    token = _spawned.set(spawned)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            await _serve(server, on_response, errlog, spawned)
+        except Exception as e:
+            if refused:
+                raise NeedsAuth(refused[-1]) from e
+            exited = bool(spawned) and spawned[0].returncode is not None
+            raise Failed(
+                explain("exited before it was ready" if exited else describe(e), spawned, errlog)
+            ) from e
+        finally:
+            _spawned.reset(token)
+        if spawned and spawned[0].returncode is not None and server.state == "ready":
+            why = explain("exited while idle", spawned, errlog)
+            server.service.notice(f"MCP server {server.name} {why}; it starts again on its next call")
+            server.died(why)
+
+
+def explain(why: str, spawned: list[Any], errlog: Any) -> str:
+    """`why`, with the process's exit status and the last lines of its stderr."""
+    code = spawned[0].returncode if spawned else None
+    if code is not None:
+        why += f" (exit status {code})" if code >= 0 else f" (killed by signal {-code})"
+    tail = stderr_tail(errlog)
+    return why + "".join(f"\n  stderr: {line}" for line in tail)
+
+
+def stderr_tail(errlog: Any) -> list[str]:
     try:
-        await _serve(server, on_response)
-    except Exception as e:
-        if refused:
-            raise NeedsAuth(refused[-1]) from e
-        raise
+        errlog.flush()
+        size = errlog.seek(0, 2)
+        errlog.seek(max(0, size - 4096))
+        lines = [line.rstrip() for line in errlog.read().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return []
+    return [line[:300] for line in lines[-STDERR_LINES:]]
 
 
 class NeedsAuth(Exception):
+    explained = True
+
     def __init__(self, status: int) -> None:
         super().__init__(
             f"HTTP {status}: the server asks for authorization (OAuth), which uji does not do yet; "
@@ -51,17 +126,18 @@ class NeedsAuth(Exception):
         )
 
 
-async def _serve(server: Server, on_response: Any) -> None:
+async def _serve(server: Server, on_response: Any, errlog: Any, spawned: list[Any]) -> None:
     cfg = server.config
     async with AsyncExitStack() as stack:
-        if cfg.url is not None:
+        if cfg.url is not None and cfg.transport == "sse":  # the legacy HTTP+SSE transport
+            read, write = await stack.enter_async_context(sse_client(cfg.url, headers=dict(cfg.headers)))
+        elif cfg.url is not None:
             http = create_mcp_http_client(headers=dict(cfg.headers))
             http.event_hooks["response"].append(on_response)
             await stack.enter_async_context(http)
             read, write = await stack.enter_async_context(streamable_http_client(cfg.url, http_client=http))
         else:
             assert cfg.command
-            errlog = stack.enter_context(open(os.devnull, "w"))  # noqa: SIM115 (closed by the stack)
             params = StdioServerParameters(
                 command=cfg.command[0], args=cfg.command[1:], env=dict(cfg.env) or None, cwd=cfg.cwd
             )
@@ -82,12 +158,28 @@ async def _serve(server: Server, on_response: Any) -> None:
                 refreshing.add(task)
                 task.add_done_callback(refreshing.discard)
 
-        session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
+        session = await stack.enter_async_context(
+            ClientSession(read, write, message_handler=on_message, client_info=CLIENT_INFO)
+        )
         await session.initialize()
+        server.process = spawned[0] if spawned else None
         server.ready(session, await list_tools(session))
-        await server.stop.wait()
+        await until_stopped_or_exited(server, server.process)
         for task in refreshing:
             task.cancel()
+
+
+async def until_stopped_or_exited(server: Server, process: Any) -> None:
+    """Hold the connection until uji stops the server or its process exits."""
+    stopping = asyncio.ensure_future(server.stop.wait())
+    waits: set[asyncio.Future[Any]] = {stopping}
+    if process is not None:
+        waits.add(asyncio.ensure_future(process.wait()))
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 async def list_tools(session: ClientSession) -> list[ToolInfo]:
@@ -121,6 +213,12 @@ async def call_tool(server: Server, tool: str, args: dict[str, Any]) -> ToolResu
             await asyncio.wait(set(server.refreshing), timeout=REFRESH_WAIT)
     except MCPError as e:
         if e.error.code == mcp_types.CONNECTION_CLOSED:
+            if server.config.url is not None:
+                server.died("the connection closed during a call")
+                return ToolResult(
+                    f"error: the connection to MCP server {server.name} closed during the call; "
+                    "uji connects again on the next call"
+                )
             server.died("the server exited during a call")
             return ToolResult(
                 f"error: MCP server {server.name} exited during the call; it starts again on the next call"

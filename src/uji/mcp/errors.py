@@ -11,6 +11,8 @@ def leaves(e: BaseException) -> list[BaseException]:
 
 def describe(e: BaseException) -> str:
     leaf = leaves(e)[0]
+    if getattr(leaf, "explained", False):  # uji.mcp.client's own: already said in full
+        return str(leaf)
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename}"
     if isinstance(leaf, ImportError):

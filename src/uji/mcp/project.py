@@ -18,7 +18,7 @@ import re
 import shlex
 from typing import Any
 
-from uji.mcp import ServerConfig
+from uji.mcp import ServerConfig, Transport
 from uji.record import Struct
 
 FILE = ".mcp.json"
@@ -36,6 +36,7 @@ class ProjectServer(Struct):
     url: str | None
     env: dict[str, str]
     headers: dict[str, str]
+    transport: Transport = "http"
 
     def config(self, cwd: str, environ: dict[str, str]) -> ServerConfig:
         def expand(text: str) -> str:
@@ -46,6 +47,7 @@ class ProjectServer(Struct):
             env={k: expand(v) for k, v in self.env.items()},
             cwd=cwd,
             url=expand(self.url) if self.url else None,
+            transport=self.transport,
             headers={k: expand(v) for k, v in self.headers.items()},
         )
 
@@ -116,12 +118,12 @@ def _server(name: str, spec: Any) -> tuple[ProjectServer | None, str | None]:
             return None, '"args" must be a list of strings'
         argv = [command, *args]
         return ProjectServer(name, shlex.join(argv), argv, None, env, {}), None
-    if kind in ("http", "streamable-http"):
+    if kind in ("http", "streamable-http", "sse"):
         url = spec.get("url")
         if not isinstance(url, str) or not re.match(r"^https?://", url):
             return None, '"url" must be an http:// or https:// URL'
-        return ProjectServer(name, url, None, url, {}, headers), None
-    return None, f'type "{kind}" is not supported (stdio, http or streamable-http)'
+        return ProjectServer(name, url, None, url, {}, headers, "sse" if kind == "sse" else "http"), None
+    return None, f'type "{kind}" is not supported (stdio, http, streamable-http or sse)'
 
 
 def question(path: str, servers: list[ProjectServer]) -> tuple[str, str]:

@@ -26,6 +26,7 @@ def install(host: LuaHost, servers: McpServers, cwd: str) -> dict[str, Any]:
             env={str(k): str(v) for k, v in (data.get("env") or {}).items()},
             cwd=os.path.join(cwd, expand_user(where)) if where else cwd,
             url=data.get("url"),
+            transport="sse" if data.get("transport") == "sse" else "http",  # checked in mcp.lua
             headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
             trust_read_only=bool(data.get("trust_read_only")),
             wait=float(data["wait"]) if data.get("wait") is not None else None,

@@ -186,13 +186,14 @@
 ---@field on_exit? fun(code: integer, why?: "timeout"|"stopped") comes last
 ---@field uji? boolean `cmd` is a list of uji's arguments: runs this uji (same config, data and database), provider keys kept
 
----What `uji.mcp.add` takes: `command` (stdio) or `url` (streamable HTTP).
+---What `uji.mcp.add` takes: `command` (stdio) or `url` (streamable HTTP, or HTTP+SSE with `transport`).
 ---@class uji.McpServerSpec
 ---@field command? string[] the program and its arguments, for a stdio server
 ---@field env? table<string, string> variables added to the environment
 ---@field cwd? string the directory it runs in (default: uji's)
 ---@field url? string a streamable-HTTP server's endpoint
 ---@field headers? table<string, string> sent with each HTTP request (a token, say)
+---@field transport? "http"|"sse" for a `url`: streamable HTTP (default) or "sse", the legacy HTTP+SSE
 ---@field trust_read_only? boolean tools the server marks read-only default to allow, not ask
 ---@field wait? number seconds a turn waits for it while it connects (default: uji.mcp.configure's, 10)
 

@@ -27,6 +27,8 @@ uji.mcp = {
       check(type(spec.url) == "string" and spec.url:match("^https?://") ~= nil,
         "uji.mcp.add: `url` must be an http:// or https:// URL")
     end
+    check(spec.transport == nil or spec.transport == "http" or spec.transport == "sse",
+      'uji.mcp.add: `transport` must be "http" (streamable HTTP) or "sse" (the legacy HTTP+SSE)')
     strings_map(spec.env, "env")
     strings_map(spec.headers, "headers")
     check(spec.cwd == nil or type(spec.cwd) == "string", "uji.mcp.add: `cwd` must be a string")
@@ -45,8 +47,8 @@ uji.mcp = {
     return mark_array(host.mcp_list())
   end,
   -- configure{project = false}: never read the project's .mcp.json (by default it is
-  -- imported once you approve it for the project); `wait`: how long a turn waits for its
-  -- servers while they connect (seconds, default 5).
+  -- imported once you approve it for the project); `wait`: how long a turn waits for
+  -- servers still connecting, each one without a `wait` of its own (seconds, default 10).
   configure = function(opts)
     check(type(opts) == "table", "uji.mcp.configure expects a table {project = true|false, wait = seconds}")
     for k in pairs(opts) do
