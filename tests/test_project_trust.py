@@ -115,7 +115,7 @@ def test_bad_entries_are_named_and_the_good_ones_kept(home: Home) -> None:
                 "mcpServers": {
                     "bad name!": {"command": "x"},
                     "nocmd": {"args": ["a"]},
-                    "sse": {"type": "sse", "url": "http://127.0.0.1:1/sse"},
+                    "ws": {"type": "ws", "url": "ws://127.0.0.1:1/ws"},
                 }
             }
         )
@@ -126,7 +126,7 @@ def test_bad_entries_are_named_and_the_good_ones_kept(home: Home) -> None:
     notes = "\n".join(run.notices)
     assert "server 'bad name!': the name must be" in notes
     assert "server 'nocmd': \"command\" must be a non-empty string" in notes
-    assert "server 'sse': type \"sse\" is not supported" in notes
+    assert "server 'ws': type \"ws\" is not supported (stdio, http, streamable-http or sse)" in notes
     (home.work / ".mcp.json").write_text("{not json")
     home.fake.script(text("ok"))
     run = home.run("go", check=True)
