@@ -6,9 +6,9 @@ import json
 import sys
 from pathlib import Path
 
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import FakeOpenAI, text, tool_call
 from tests.test_mcp import SERVER
-from tests.test_tui_support import SIZE, make_app, ready, send, shows, until
+from tests.test_tui_support import SIZE, answerable, idle, make_app, ready, send, shows, until
 
 
 async def test_mcp_shows_each_servers_state(tmp_path: Path, fake: FakeOpenAI) -> None:
@@ -31,3 +31,33 @@ async def test_mcp_shows_each_servers_state(tmp_path: Path, fake: FakeOpenAI) ->
         await send(pilot, "/mcp")
         await shows(pilot, "good: ready with 10 tools")
         await shows(pilot, "gone: failed: command not found: /nonexistent/mcp-server")
+
+
+async def test_allow_for_the_session_allows_an_mcp_tool_whatever_its_arguments(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    command = [sys.executable, str(SERVER), str(log)]
+    lua = f'uji.mcp.add("t", {{ command = {json.dumps(command).replace("[", "{").replace("]", "}")}, wait = 300 }})'
+    fake.script(
+        tool_call("t__echo", {"text": "one"}, id="a"),
+        tool_call("t__echo", {"text": "two"}, id="b"),
+        text("done"),
+    )
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        uji = (await ready(pilot)).conversation.app
+        assert uji is not None
+        await send(pilot, "echo twice")
+        screen = await shows(pilot, "for this session", timeout=300)
+        assert "2. Yes, and allow this tool for this session" in screen
+        await answerable(pilot)
+        await pilot.press("a")
+        # The second call, with other arguments, is not asked: the remembered allow is the tool's.
+        await until(pilot, lambda: len(fake.turn_requests) == 3, timeout=120, what="the turn's end")
+        await idle(pilot)
+    assert [c["args"] for c in (json.loads(line) for line in log.read_text().splitlines())] == [
+        {"text": "one"},
+        {"text": "two"},
+    ]
+    assert [r.subject for r in uji.gate.policy.remembered.rules] == ["*"]

@@ -134,7 +134,7 @@ def _written_verdict(gate: Gate, tool: Tool, subject: str) -> Verdict:
                 return gate.policy.decide_command(tool.name, subject, tool.policy)
         return gate.policy.decide_command(tool.name, subject, tool.policy)
     if not tool.path_subject:
-        return gate.policy.decide(tool.name, [subject], tool.policy)
+        return gate.policy.decide(tool.name, [subject], tool.policy, tool.remembers_tool)
     from uji.tools.paths import path_forms
 
     sandbox = gate.sandbox()
@@ -192,6 +192,10 @@ def remember_scope(gate: Gate, tool: Tool, subject: str, verdict: Verdict) -> st
         if _through_symlink(sandbox, subject):
             return None
         scope = sandbox.abspath(subject)
+    elif tool.remembers_tool:
+        from uji.tools.remembered import ANY_SUBJECT
+
+        scope = ANY_SUBJECT
     else:
         scope = subject
     return scope or None

@@ -433,6 +433,7 @@ class McpTool(Tool):
     so a rule can match an argument's value, e.g. `{ deny = { '*"path":"/etc*' } }`."""
 
     checks_arguments = True  # the server checks them against its own schema
+    remembers_tool = True  # "allow for the session/always": the tool, whatever its arguments
 
     def __init__(self, server: Server, info: ToolInfo, name: str) -> None:
         trusted = info.read_only and server.config.trust_read_only

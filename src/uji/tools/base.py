@@ -119,6 +119,8 @@ class Tool(ABC):
       otherwise uji checks them against `parameters` first.
     - `declares_subject`: the subject stands for the arguments in the approval question
       (otherwise the question lists the arguments).
+    - `remembers_tool`: "allow for the session/always" allows the tool whatever its
+      arguments (an MCP tool: its arguments' JSON is rarely the same twice).
     """
 
     name: str
@@ -133,6 +135,7 @@ class Tool(ABC):
     command_subject: bool = False
     checks_arguments: bool = False
     declares_subject: bool = False
+    remembers_tool: bool = False
 
     def __init__(
         self,

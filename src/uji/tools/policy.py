@@ -251,8 +251,17 @@ class Policy:
             verdict = Verdict(floor, "fallback")
         return verdict
 
-    def decide(self, tool: str, subjects: list[str], declared: str | None) -> Verdict:
-        return self.recall(tool, subjects, self.match(tool, subjects) or self.fallback(tool, declared))
+    def decide(
+        self, tool: str, subjects: list[str], declared: str | None, whole_tool: bool = False
+    ) -> Verdict:
+        """`whole_tool`: a remembered allow of the tool itself (ANY_SUBJECT) answers too;
+        the rules are matched against the subjects only."""
+        verdict = self.match(tool, subjects) or self.fallback(tool, declared)
+        if whole_tool:
+            from uji.tools.remembered import ANY_SUBJECT
+
+            return self.recall(tool, [*subjects, ANY_SUBJECT], verdict)
+        return self.recall(tool, subjects, verdict)
 
     def recall(self, tool: str, subjects: list[str], verdict: Verdict) -> Verdict:
         """The remembered-approvals layer: an ask the user already allowed is an allow."""

@@ -24,6 +24,8 @@ from uji.tools.verdict import Verdict
 SESSION = "session"
 ALWAYS = "always"
 SCOPES = (SESSION, ALWAYS)
+# The remembered subject of a tool allowed whatever its arguments (Tool.remembers_tool).
+ANY_SUBJECT = "*"
 RULES_HEADER = (
     '-- Written by uji when you chose "always allow". Delete a line to forget it.\n'
     "-- Each line allows one exact subject: a command (one part of a line), a path, a tool's subject.\n"

@@ -30,6 +30,7 @@ from textual._time import get_time  # the clock that stamps key events
 from textual.widgets import Input, Static
 
 from uji.record import Record
+from uji.tools.remembered import ANY_SUBJECT
 from uji.tui import render
 from uji.tui.focus import KeyRouter
 from uji.tui.modals import Field, Modal
@@ -93,8 +94,9 @@ def choices(remember: str | None, tell: bool, cwd: str | None = None) -> list[Ch
         # the absolute path).
         inside = cwd is not None and remember.startswith(cwd.rstrip("/") + "/")
         scope = _short(remember[len(cwd.rstrip("/")) + 1 :] if inside and cwd else remember)
-        out.append(Choice("session", f"Yes, and allow `{scope}` for this session", "a"))
-        out.append(Choice("always", f"Yes, and always allow `{scope}` (saved in rules.lua)", "A"))
+        what = "this tool" if remember == ANY_SUBJECT else f"`{scope}`"
+        out.append(Choice("session", f"Yes, and allow {what} for this session", "a"))
+        out.append(Choice("always", f"Yes, and always allow {what} (saved in rules.lua)", "A"))
     out.append(Choice("no", "No", "n"))
     if tell:
         out.append(Choice("tell", "No, and tell uji what to do instead", "t"))
