@@ -79,7 +79,10 @@ def main(names: list[str]) -> None:
     for name in wanted:
         with tempfile.TemporaryDirectory() as out:
             proc = subprocess.run(
-                [str(bin_dir / "conformance"), "client", "--scenario", name, "--command", command, "-o", out],
+                [
+                    *(str(bin_dir / "conformance"), "client", "--scenario", name, "--command", command),
+                    *("-o", out, "--timeout", "120000"),  # a loaded machine imports the SDK slowly
+                ],
                 env=env,
                 capture_output=True,
                 text=True,
@@ -87,7 +90,7 @@ def main(names: list[str]) -> None:
             )
         ok = proc.returncode == 0
         passed += ok
-        tail = "" if ok else " | " + " ".join(proc.stdout.strip().splitlines()[-3:])[:300]
+        tail = "" if ok else " | " + " ".join((proc.stdout + proc.stderr).strip().splitlines()[-4:])[:400]
         print(f"{'PASS' if ok else 'FAIL'} {name}{tail}", flush=True)
     print(f"{passed} of {len(wanted)} client scenarios pass")
 

@@ -102,6 +102,21 @@ def main() -> None:
         info = params.client_info if params is not None else None
         return f"{info.name} {info.version}" if info is not None else "?"
 
+    @server.tool(description="Reports progress twice, logs a line, asks the user, lists the roots.")
+    async def chatty(ctx: Context) -> str:
+        from pydantic import BaseModel
+
+        class Name(BaseModel):
+            name: str
+
+        record("chatty", {})
+        await ctx.report_progress(1, 2, "halfway")
+        await ctx.report_progress(2, 2, "done")
+        await ctx.info("a log line")
+        answer = await ctx.elicit("What is your name?", Name)
+        roots = await ctx.session.list_roots()
+        return f"asked: {answer.action}; roots: {' '.join(str(r.uri) for r in roots.roots)}"
+
     @server.tool(description="Its process id.")
     def pid() -> str:
         record("pid", {})

@@ -442,3 +442,19 @@ def test_a_server_that_exits_while_idle_is_started_again_before_the_next_call(ho
         n.startswith("MCP server t exited while idle (killed by signal 9); it starts again on its next call")
         for n in run.notices
     ), run.notices
+
+
+def test_progress_logging_roots_and_a_declined_question(home: Home) -> None:
+    stdio_server(home, lua=f"uji.tool.roots({{ {json.dumps(str(home.root / 'extra'))} }})")
+    home.fake.script(tool_call("t__chatty", {}), text("ok"))
+    run = home.run("go", check=True)
+    # Progress notifications (uji sends a progressToken) are the call's progress lines.
+    assert [p["line"] for p in run.of("progress")] == ["1/2 halfway", "2/2 done"]
+    [content] = tool_contents(home)
+    work, extra = home.work.resolve().as_uri(), (home.root / "extra").as_uri()
+    assert content == (
+        f"asked: decline; roots: {work} {extra}\n"
+        "[the server asked the user: 'What is your name?'; uji declined it, as nobody can answer here]"
+    )
+    log = (home.data / "diagnostics.log").read_text()
+    assert "\tmcp\tt: info: a log line" in log

@@ -29,7 +29,7 @@ async def test_mcp_shows_each_servers_state(tmp_path: Path, fake: FakeOpenAI) ->
         # The SDK's import alone takes tens of seconds on a loaded two-core machine.
         await until(pilot, lambda: uji.mcp.servers["good"].state != "connecting", 180, what="good connected")
         await send(pilot, "/mcp")
-        await shows(pilot, "good: ready with 10 tools")
+        await shows(pilot, "good: ready with 11 tools")
         await shows(pilot, "gone: failed: command not found: /nonexistent/mcp-server")
 
 

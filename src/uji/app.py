@@ -93,6 +93,8 @@ class App:
         self.frontend = Frontend()
         # uji.mcp.add; the SDK loads on first use
         self.mcp = McpServers(self.gate.registry, self.notice, paths.data)
+        self.mcp.diagnose = lambda text: self.diagnostics.add("mcp", text)
+        self.mcp.roots = lambda: [self.cwd, *self.gate.roots]
         self._trust: ProjectTrust | None = None
 
     @property

@@ -76,6 +76,8 @@ class Server:
         self.settled = asyncio.Event()  # set when no longer connecting
         self.stop = asyncio.Event()
         self.refreshing: set[asyncio.Task[None]] = set()  # tools/list after list_changed
+        self.log: list[str] = []  # the server's last log messages (notifications/message), for /mcp
+        self.declined: list[str] = []  # questions (elicitation) declined during the current call
 
     def start(self) -> None:
         self.state, self.why, self.session = "connecting", "", None
@@ -163,7 +165,9 @@ class Server:
             task.cancel()
             await asyncio.wait({task}, timeout=STOP_WAIT)
 
-    async def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+    async def call(
+        self, tool: str, args: dict[str, Any], progress: Callable[[str], None] | None = None
+    ) -> ToolResult:
         exited = self.state == "ready" and self.process is not None and self.process.returncode is not None
         if exited and self.task is not None and not self.task.done():
             # It exited while idle and the connection has yet to see it: let it, so this call
@@ -181,7 +185,7 @@ class Server:
             return ToolResult(f"error: MCP server {self.name} is not available: {self.describe()}")
         from uji.mcp.client import call_tool
 
-        return await call_tool(self, tool, args)
+        return await call_tool(self, tool, args, progress)
 
 
 class McpServers:
@@ -200,6 +204,8 @@ class McpServers:
         # A server whose tools are known from last time starts on their first call ("free
         # until used"); eager (the terminal UI, where /mcp shows each server's state): at once.
         self.eager = False
+        self.diagnose: Callable[[str], None] = lambda text: None  # to <data>/diagnostics.log
+        self.roots: Callable[[], list[str]] = lambda: []  # the directories a server may see
         self.project_state = ""  # what became of the project's .mcp.json, for /mcp
         self._project_task: asyncio.Task[None] | None = None  # the approval question
         self.held: asyncio.Event | None = None  # set by release(): servers may start connecting
@@ -338,7 +344,11 @@ class McpServers:
         extra = [self.project_state] if self.project_state else []
         if not self.servers:
             return ["no MCP servers configured (uji.mcp.add)", *extra]
-        return [f"{s.name}: {s.describe()}" for s in self.servers.values()] + extra
+        lines = []
+        for s in self.servers.values():
+            lines.append(f"{s.name}: {s.describe()}")
+            lines.extend(f"  log: {line}" for line in s.log[-3:])  # its last log messages
+        return lines + extra
 
     async def wait_ready(self) -> None:
         """Wait for servers still connecting, each up to its `wait` seconds (TURN_WAIT unless
@@ -453,4 +463,4 @@ class McpTool(Tool):
         return None if args is None else self.subject(args)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return await self.server.call(self.tool, args)
+        return await self.server.call(self.tool, args, ctx.progress)

@@ -7,7 +7,9 @@ import asyncio
 import contextvars
 import json
 import logging
+import os
 import tempfile
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
@@ -159,7 +161,15 @@ async def _serve(server: Server, on_response: Any, errlog: Any, spawned: list[An
                 task.add_done_callback(refreshing.discard)
 
         session = await stack.enter_async_context(
-            ClientSession(read, write, message_handler=on_message, client_info=CLIENT_INFO)
+            ClientSession(
+                read,
+                write,
+                message_handler=on_message,
+                client_info=CLIENT_INFO,
+                logging_callback=lambda params: on_log(server, params),
+                list_roots_callback=lambda context: list_roots(server),
+                elicitation_callback=lambda context, params: decline(server, params),
+            )
         )
         await session.initialize()
         server.process = spawned[0] if spawned else None
@@ -180,6 +190,36 @@ async def until_stopped_or_exited(server: Server, process: Any) -> None:
     finally:
         for wait in waits:
             wait.cancel()
+
+
+LOG_LINES = 50  # the server's log messages /mcp keeps
+
+
+async def on_log(server: Server, params: mcp_types.LoggingMessageNotificationParams) -> None:
+    """A server's log message: to <data>/diagnostics.log, and the last ones to /mcp."""
+    data = params.data if isinstance(params.data, str) else json.dumps(params.data, ensure_ascii=False)
+    line = f"{params.level}{f' ({params.logger})' if params.logger else ''}: {data}"[:500]
+    server.log = [*server.log, line][-LOG_LINES:]
+    server.service.diagnose(f"{server.name}: {line}")
+
+
+async def list_roots(server: Server) -> mcp_types.ListRootsResult:
+    """The working directory and uji.tool.roots, as file:// URIs."""
+    import pathlib
+
+    seen: list[str] = []
+    for path in server.service.roots():
+        uri = pathlib.Path(os.path.abspath(path)).as_uri()
+        if uri not in seen:
+            seen.append(uri)
+    return mcp_types.ListRootsResult(roots=[mcp_types.Root.model_validate({"uri": uri}) for uri in seen])
+
+
+async def decline(server: Server, params: mcp_types.ElicitRequestParams) -> mcp_types.ElicitResult:
+    """A server's question (elicitation): declined, and the call's result says so, so the
+    model knows the answer was not the user's."""
+    server.declined.append(getattr(params, "message", "") or "")
+    return mcp_types.ElicitResult(action="decline")
 
 
 async def list_tools(session: ClientSession) -> list[ToolInfo]:
@@ -204,10 +244,20 @@ async def list_tools(session: ClientSession) -> list[ToolInfo]:
     return tools
 
 
-async def call_tool(server: Server, tool: str, args: dict[str, Any]) -> ToolResult:
+async def call_tool(
+    server: Server, tool: str, args: dict[str, Any], show: Callable[[str], None] | None = None
+) -> ToolResult:
     session: ClientSession = server.session
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        if show is not None:  # the call's live line, and `progress` events
+            figure = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+            show(f"{figure} {message}" if message else figure)
+
+    server.declined = []
     try:
-        result = await session.call_tool(tool, args)
+        # A progress callback makes the SDK send a progressToken with the call.
+        result = await session.call_tool(tool, args, progress_callback=on_progress)
         # A tools/list_changed sent during the call: the next request offers the new list.
         if server.refreshing:
             await asyncio.wait(set(server.refreshing), timeout=REFRESH_WAIT)
@@ -224,7 +274,11 @@ async def call_tool(server: Server, tool: str, args: dict[str, Any]) -> ToolResu
                 f"error: MCP server {server.name} exited during the call; it starts again on the next call"
             )
         return ToolResult(f"error: {e.error.message}")
-    return as_result(result)
+    out = as_result(result)
+    for message in server.declined:
+        note = f"[the server asked the user: {message!r}; uji declined it, as nobody can answer here]"
+        out = ToolResult(f"{out.text}\n{note}" if out.text else note, out.images)
+    return out
 
 
 def as_result(result: mcp_types.CallToolResult) -> ToolResult:
