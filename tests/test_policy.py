@@ -211,3 +211,28 @@ def test_an_unreadable_rule_raises_the_default_without_losing_who_set_it() -> No
     lax = Policy()
     lax.set({"t": {"allow": [3], "default": "allow"}}, "init.lua:5")
     assert (lax.decide("t", ["x"], None).decision, lax.decide("t", ["x"], None).by) == ("ask", "fallback")
+
+
+def test_rule_sets_add_up_and_the_strictest_default_wins() -> None:
+    policy = Policy()
+    policy.set({"t": {"deny": ["x"], "default": "ask"}, "default": "deny"}, "defaults.lua:1", "defaults")
+    policy.set({"t": {"allow": ["x", "y"], "default": "allow"}, "default": "allow"}, "init.lua:1")
+    assert decide(policy, "t", "x") == "deny"  # a deny of any set first
+    assert decide(policy, "t", "y") == "allow"
+    assert decide(policy, "t", "z") == "ask"  # the stricter tool default
+    assert decide(policy, "u", "z", None) == "deny"  # the stricter top-level default
+    policy.set({"t": {}}, "init.lua:9", "defaults")  # naming the set replaces its rules for t
+    assert decide(policy, "t", "x") == "allow"
+    assert decide(policy, "t", "z") == "allow"
+
+
+def test_a_rule_table_carries_its_message_into_the_verdict() -> None:
+    policy = Policy()
+    notices = policy.set({"t": {"deny": {"pattern": "/^x/", "message": "not x"}, "ask": [{"pattern": "y"}]}})
+    assert notices == []
+    v = policy.decide("t", ["xx"], None)
+    assert (v.decision, v.rule, v.message) == ("deny", "/^x/", "not x")
+    assert policy.decide("t", ["y"], "allow").decision == "ask"
+    notices = policy.set({"t": {"deny": [{"pattern": "/^x/", "text": "?"}, {"message": "m"}]}}, "init.lua:4")
+    assert len(notices) == 2 and all("init.lua:4" in n for n in notices)
+    assert "pattern and message" in notices[0] and "needs a pattern" in notices[1]

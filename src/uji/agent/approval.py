@@ -170,7 +170,7 @@ def path_guard(gate: Gate, tool: Tool) -> Callable[[str], str | None]:
         verdict = gate.policy.match(tool.name, real_forms(sandbox, real))
         if verdict is None or verdict.decision != "deny":
             return None
-        return f"{real} is denied by the policy rule `{verdict.rule}`"
+        return verdict.message or f"{real} is denied by the policy rule `{verdict.rule}`"
 
     return guard
 
@@ -239,6 +239,8 @@ def deny_text(verdict: Verdict, tool: str) -> str:
     if verdict.by == "mode":
         return f"blocked by the {verdict.rule} mode (Shift+Tab or uji.mode.set changes the mode)"
     if verdict.by == "rule":
+        if verdict.message:  # the rule's own words, as the original uji gives them
+            return verdict.message
         part = f" (in `{verdict.subject}`)" if verdict.subject else ""
         if verdict.form:
             part = f" (the file is `{verdict.form}`)"

@@ -245,7 +245,7 @@ class ToolCaller:
         if verdict.decision == "deny":
             return Decision(False, "policy", deny_text(verdict, tool.name), verdict=verdict)
         remember = remember_scope(gate, tool, subject, verdict)
-        decision = await self._ask(tool, subject, args, title, remember=remember)
+        decision = await self._ask(tool, subject, args, verdict.message or title, remember=remember)
         decision.verdict = verdict
         return decision
 

@@ -347,12 +347,31 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "uji.ToolRules",
-        "Rules for one tool in `uji.tool.policy`: exact strings, globs, or /regexes/.",
+        "Rules for one tool in `uji.tool.policy`: exact strings, globs, /regexes/, or `uji.Rule` tables.",
         fields(
-            ("allow?", "string[]", "calls that run without asking"),
-            ("ask?", "string[]", "calls that ask first"),
-            ("deny?", "string[]", "calls uji refuses"),
+            ("allow?", "(string|uji.Rule)[]", "calls that run without asking"),
+            ("ask?", "(string|uji.Rule)[]", "calls that ask first"),
+            ("deny?", "(string|uji.Rule)[]", "calls uji refuses"),
             ("default?", "uji.Policy", "when no rule of this tool matches"),
+        ),
+    ),
+    Shape(
+        "uji.Rule",
+        "A rule with a message (the original uji's form), in any list of `uji.ToolRules`.",
+        fields(
+            ("pattern", "string", "an exact string, a glob, or a /regex/"),
+            ("message?", "string", "a deny's reason the model reads; an ask's question"),
+        ),
+    ),
+    Shape(
+        "uji.PolicyOptions",
+        "The second argument of `uji.tool.policy`.",
+        fields(
+            (
+                "name?",
+                "string",
+                'the rule set to change (default: your unnamed one); uji\'s own rules are "defaults"',
+            ),
         ),
     ),
     Shape(
@@ -945,8 +964,9 @@ NAMESPACES: list[Namespace] = [
             fn("uji.tool.enable", "names: string|string[]", "Turns tools back on."),
             fn(
                 "uji.tool.policy",
-                "rules: table<string, uji.ToolRules|uji.Policy>",
-                "Sets the allow/ask/deny rules of the tools it names (`default` for all).",
+                "rules: table<string, uji.ToolRules|uji.Policy>, opts?: uji.PolicyOptions",
+                "Sets the allow/ask/deny rules of the tools it names (`default` for all) in one rule set; "
+                "every set's rules apply, uji's defaults included.",
             ),
             fn(
                 "uji.tool.write_flags",

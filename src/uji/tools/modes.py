@@ -132,7 +132,7 @@ class Modes:
         over: Verdict | None = None
         if mode.files_inside and path_tool and tool in FILE_TOOLS and _inside(sandbox, subject):
             over = Verdict(mode.files_inside, "mode", rule=mode.name, origin=mode.origin)
-        elif tool in mode.policy.tools or mode.policy.default is not None:
+        elif mode.policy.covers(tool):
             v = mode.policy.match(tool, forms) or mode.policy.fallback(tool, None)
             if v.by != "fallback":
                 over = Verdict(v.decision, "mode", rule=mode.name, origin=v.origin or mode.origin)

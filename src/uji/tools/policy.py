@@ -90,6 +90,24 @@ def rule_kind(pattern: str) -> str:
     return "exact"
 
 
+def _rule(item: Any, decision: str, origin: str | None) -> Rule:
+    """One rule of a list: a pattern, or the original uji's `{ pattern = …, message = … }`."""
+    message = None
+    if isinstance(item, dict):
+        unknown = sorted(str(k) for k in item if k not in ("pattern", "message"))
+        if unknown:
+            raise PolicyError(f"a rule table takes pattern and message, not {', '.join(unknown)}")
+        message = item.get("message")
+        if message is not None and not isinstance(message, str):
+            raise PolicyError(f"the message of rule {item.get('pattern')!r} must be a string")
+        item = item.get("pattern")
+        if not isinstance(item, str) or not item:
+            raise PolicyError(f"a rule table needs a pattern (a non-empty string), got {item!r}")
+    if not isinstance(item, str) or not item:
+        raise PolicyError(f"{item!r} is not a pattern")
+    return Rule(item, decision, compile_matcher(item), origin, message or None)
+
+
 def _expand_home(pattern: str) -> str | None:
     if pattern.startswith("~/"):
         return os.path.join(os.path.expanduser("~"), pattern[2:])
@@ -121,12 +139,19 @@ def compile_matcher(pattern: str) -> Callable[[str], bool]:
 
 # Rules ------------------------------------------------------------------------
 
+# The rule set uji's shipped rules live in (uji/builtin/defaults.lua). A user's calls go
+# to the unnamed set and add to it; a call naming this set replaces the shipped rules of
+# the tools it names: the documented way to drop one.
+DEFAULTS_SET = "defaults"
+UNNAMED = ""  # the set `uji.tool.policy(rules)` sets without a name
+
 
 class Rule(Struct):
     pattern: str
     decision: str
     matches: Callable[[str], bool]
     origin: str | None = None  # file:line of the uji.tool.policy call
+    message: str | None = None  # `{ pattern = …, message = … }`: what a deny tells the model
 
 
 class ToolRules(Struct):
@@ -135,6 +160,15 @@ class ToolRules(Struct):
     origin: str | None = None
     # An unreadable rule or default raises the default to at least ask.
     floor: str | None = None
+
+
+class RuleSet(Struct):
+    """One set of rules: what the calls of one name (or of none) set. Each call replaces
+    the tools it names in its own set and keeps the rest."""
+
+    tools: dict[str, ToolRules] = field(default_factory=dict)
+    default: str | None = None
+    default_origin: str | None = None
 
 
 def _strictest(verdicts: Iterable[Verdict]) -> Verdict:
@@ -146,11 +180,19 @@ def _strictest(verdicts: Iterable[Verdict]) -> Verdict:
     return best
 
 
+def _strictest_of(decisions: Iterable[str | None]) -> str | None:
+    present = [d for d in decisions if d is not None]
+    return max(present, key=STRICTNESS.__getitem__) if present else None
+
+
 class Policy:
+    """Every rule set: the unnamed one a user's `uji.tool.policy(rules)` calls set, the
+    shipped one (`defaults`) and any other a call names (`opts.name`). They add up: every
+    set's deny rules are checked first, then every set's allow rules, then ask; where
+    sets give a tool (or every tool) a default, the strictest wins."""
+
     def __init__(self) -> None:
-        self.tools: dict[str, ToolRules] = {}
-        self.default: str | None = None
-        self.default_origin: str | None = None
+        self.sets: dict[str, RuleSet] = {}
         from uji.tools.remembered import RememberedRules
 
         self.remembered = RememberedRules()  # "allow for the session" / "always allow"
@@ -158,25 +200,26 @@ class Policy:
 
         self.write_flags = WriteFlags()  # flags that make an allowed command ask (uji.tool.write_flags)
 
-    def set(self, rules: dict[str, Any], origin: str | None = None) -> list[str]:
-        """Apply one uji.tool.policy call: the tools it names are replaced, the others
-        kept. Returns notices for rules that could not be read."""
+    def set(self, rules: dict[str, Any], origin: str | None = None, name: str = UNNAMED) -> list[str]:
+        """Apply one uji.tool.policy call to the set `name`: the tools it names are
+        replaced there, the others kept. Returns notices for rules that could not be read."""
         notices: list[str] = []
         where = f" ({origin})" if origin else ""
-        for name, spec in rules.items():
-            if name == "default":
+        ruleset = self.sets.setdefault(name, RuleSet())
+        for tool, spec in rules.items():
+            if tool == "default":
                 if spec in DECISIONS:
-                    self.default, self.default_origin = spec, origin
+                    ruleset.default, ruleset.default_origin = spec, origin
                 else:
                     notices.append(
                         f"policy: the top-level default must be allow, ask or deny, got {spec!r}; using ask{where}"
                     )
-                    self.default, self.default_origin = "ask", origin
+                    ruleset.default, ruleset.default_origin = "ask", origin
                 continue
             if not isinstance(spec, dict):
-                notices.append(f"policy: rules for {name} must be a table{where}")
+                notices.append(f"policy: rules for {tool} must be a table{where}")
                 continue
-            self.tools[name] = self._tool_rules(name, spec, origin, notices)
+            ruleset.tools[tool] = self._tool_rules(tool, spec, origin, notices)
         return notices
 
     def _tool_rules(
@@ -202,51 +245,63 @@ class Policy:
             patterns = spec.get(decision)
             if patterns is None:
                 continue
-            if isinstance(patterns, str):
-                patterns = [patterns]
-            if isinstance(patterns, dict) and not patterns:
-                patterns = []
+            if isinstance(patterns, str) or (isinstance(patterns, dict) and patterns):
+                patterns = [patterns]  # one rule, or one `{ pattern = …, message = … }`
+            if isinstance(patterns, dict):
+                patterns = []  # an empty Lua table
             if not isinstance(patterns, list):
                 notices.append(f"policy: {name}.{decision} must be a list of patterns{where}")
                 out.floor = "ask"
                 continue
-            for pattern in patterns:
-                if not isinstance(pattern, str) or not pattern:
-                    notices.append(
-                        f"policy: {name}.{decision}: {pattern!r} is not a pattern; {name} now asks{where}"
-                    )
-                    out.floor = "ask"
-                    continue
+            for item in patterns:
                 try:
-                    out.rules.append(Rule(pattern, decision, compile_matcher(pattern), origin))
+                    out.rules.append(_rule(item, decision, origin))
                 except PolicyError as e:
                     notices.append(f"policy: {name}.{decision}: {e}; {name} now asks{where}")
                     out.floor = "ask"
         return out
 
+    def _rules_of(self, tool: str) -> list[ToolRules]:
+        """`tool`'s rules in every set, your own (unnamed) set first: where one of your
+        rules and a set's both match, the call names yours (and gives its message)."""
+        sets = sorted(self.sets.items(), key=lambda item: item[0] != UNNAMED)
+        return [s.tools[tool] for _, s in sets if tool in s.tools]
+
+    def covers(self, tool: str) -> bool:
+        """Whether any set has rules for `tool` or a default for every tool."""
+        return any(tool in s.tools or s.default is not None for s in self.sets.values())
+
+    def floor(self, tool: str) -> str | None:
+        """The least `tool` may be decided (ask, when one of its rules could not be read)."""
+        return _strictest_of(r.floor for r in self._rules_of(tool))
+
     def match(self, tool: str, subjects: list[str]) -> Verdict | None:
-        """The first rule (deny, then allow, then ask) matching any form of the subject."""
-        rules = self.tools.get(tool)
-        if rules is None:
-            return None
-        for rule in rules.rules:  # already in deny, allow, ask order
-            if any(rule.matches(s) for s in subjects):
-                return Verdict(rule.decision, "rule", rule.pattern, rule.origin)
+        """The first rule (deny, then allow, then ask; each list across every set)
+        matching any form of the subject."""
+        rules = self._rules_of(tool)
+        for decision in LISTS:
+            for tool_rules in rules:
+                for rule in tool_rules.rules:
+                    if rule.decision == decision and any(rule.matches(s) for s in subjects):
+                        return Verdict(rule.decision, "rule", rule.pattern, rule.origin, message=rule.message)
         return None
 
     def fallback(self, tool: str, declared: str | None) -> Verdict:
         """No rule matched: the tool's default, its declared policy, the top-level
-        default, then ask."""
-        rules = self.tools.get(tool)
-        if rules is not None and rules.default is not None:
-            verdict = Verdict(rules.default, "tool-default", origin=rules.origin)
+        default, then ask (the strictest where several sets give one)."""
+        rules = [r for r in self._rules_of(tool) if r.default is not None]
+        tops = [s for s in self.sets.values() if s.default is not None]
+        if rules:
+            chosen = max(rules, key=lambda r: STRICTNESS[r.default or "allow"])
+            verdict = Verdict(chosen.default or "ask", "tool-default", origin=chosen.origin)
         elif declared is not None:
             verdict = Verdict(declared, "declared")
-        elif self.default is not None:
-            verdict = Verdict(self.default, "default", origin=self.default_origin)
+        elif tops:
+            top = max(tops, key=lambda s: STRICTNESS[s.default or "allow"])
+            verdict = Verdict(top.default or "ask", "default", origin=top.default_origin)
         else:
             verdict = Verdict("ask", "fallback")
-        floor = rules.floor if rules is not None else None
+        floor = self.floor(tool)
         if floor and STRICTNESS[floor] > STRICTNESS[verdict.decision]:
             verdict = Verdict(floor, "fallback")
         return verdict
@@ -265,13 +320,11 @@ class Policy:
 
     def recall(self, tool: str, subjects: list[str], verdict: Verdict) -> Verdict:
         """The remembered-approvals layer: an ask the user already allowed is an allow."""
-        rules = self.tools.get(tool)
-        return self.remembered.recall(tool, subjects, verdict, rules.floor if rules else None)
+        return self.remembered.recall(tool, subjects, verdict, self.floor(tool))
 
     def can_remember(self, tool: str, verdict: Verdict) -> bool:
         """Whether a remembered allow could answer this verdict (an ask of the policy)."""
-        rules = self.tools.get(tool)
-        return self.remembered.recallable(verdict, rules.floor if rules else None)
+        return self.remembered.recallable(verdict, self.floor(tool))
 
     def decide_command(self, tool: str, line: str, declared: str | None) -> Verdict:
         """run_command: the strictest of each part's full evaluation (see tools/shell.py)

@@ -15,6 +15,7 @@ class Verdict(Struct):
     subject: str | None = None  # the part of a command line that decided it, in normal form
     note: str | None = None  # why a part is not fixed (by == "unfixed")
     form: str | None = None  # the form of a file path a rule matched, when not as written
+    message: str | None = None  # the rule's message: what a deny tells the model, an ask's question
 
     def explain(self, tool: str) -> str:
         where = f" ({self.origin})" if self.origin else ""

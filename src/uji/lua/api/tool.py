@@ -87,7 +87,7 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
     def tool_enable(names: Any) -> None:
         gate.registry.enable(list(names.values()))
 
-    def tool_policy(rules: Any, origin: str | None) -> None:
+    def tool_policy(rules: Any, name: str, origin: str | None) -> None:
         data = host.lua.convert.to_python(rules)
         if not isinstance(data, dict):
             raise ApiError("uji.tool.policy expects a table that maps tool names to rules")
@@ -95,7 +95,7 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         data = {
             k if k == "default" or not isinstance(k, str) else provider_name(k): v for k, v in data.items()
         }
-        for notice in gate.policy.set(data, origin):
+        for notice in gate.policy.set(data, origin, name):
             host.notice(notice)
 
     def tool_write_flags(flags: Any, origin: str | None) -> Any:

@@ -99,12 +99,21 @@
 ---@field text string what the model reads
 ---@field images? table[] images the model gets with the text ({media_type, data})
 
----Rules for one tool in `uji.tool.policy`: exact strings, globs, or /regexes/.
+---Rules for one tool in `uji.tool.policy`: exact strings, globs, /regexes/, or `uji.Rule` tables.
 ---@class uji.ToolRules
----@field allow? string[] calls that run without asking
----@field ask? string[] calls that ask first
----@field deny? string[] calls uji refuses
+---@field allow? (string|uji.Rule)[] calls that run without asking
+---@field ask? (string|uji.Rule)[] calls that ask first
+---@field deny? (string|uji.Rule)[] calls uji refuses
 ---@field default? uji.Policy when no rule of this tool matches
+
+---A rule with a message (the original uji's form), in any list of `uji.ToolRules`.
+---@class uji.Rule
+---@field pattern string an exact string, a glob, or a /regex/
+---@field message? string a deny's reason the model reads; an ask's question
+
+---The second argument of `uji.tool.policy`.
+---@class uji.PolicyOptions
+---@field name? string the rule set to change (default: your unnamed one); uji's own rules are "defaults"
 
 ---What `uji.command.add` takes besides a bare function.
 ---@class uji.CommandSpec
@@ -823,9 +832,10 @@ function uji.tool.disable(names) end
 ---@param names string|string[]
 function uji.tool.enable(names) end
 
----Sets the allow/ask/deny rules of the tools it names (`default` for all).
+---Sets the allow/ask/deny rules of the tools it names (`default` for all) in one rule set; every set's rules apply, uji's defaults included.
 ---@param rules table<string, uji.ToolRules|uji.Policy>
-function uji.tool.policy(rules) end
+---@param opts? uji.PolicyOptions
+function uji.tool.policy(rules, opts) end
 
 ---Sets the flags that make an allowed command ask (they write or run programs); returns them.
 ---@param flags? table<string, string[]|true>

@@ -106,9 +106,15 @@ uji.tool = {
   enable = function(names)
     host.tool_enable(list_of_strings(names, "uji.tool.enable"))
   end,
-  policy = function(rules)
+  -- opts.name: the rule set this call replaces the named tools of (see tools/policy.py);
+  -- without it, the unnamed one. uji's own rules are the set named "defaults".
+  policy = function(rules, opts)
     check(type(rules) == "table", "uji.tool.policy expects a table of rules")
-    call(host.tool_policy, clean(rules), where())
+    check(opts == nil or type(opts) == "table", "uji.tool.policy: `opts` must be a table, as { name = \"…\" }")
+    local name = opts and opts.name
+    check(name == nil or (type(name) == "string" and name ~= ""),
+      "uji.tool.policy: `opts.name` must be a non-empty string, got " .. tostring(name))
+    call(host.tool_policy, clean(rules), name or "", where())
   end,
   -- Flags that make a read command write files or run programs (`git diff --output`,
   -- `find -delete`): a command carrying one asks even where an allow rule covers it.

@@ -1,5 +1,9 @@
--- uji's defaults. They load before your init.lua, which can change any of them:
--- a later uji.tool.policy call that names run_command replaces this rule set.
+-- uji's defaults. They load before your init.lua, which can change any of them.
+--
+-- The rules below are the rule set named "defaults": your own uji.tool.policy calls add
+-- to them (a deny here still denies whatever your rules allow). To drop them for a tool,
+-- replace that tool's rules in this set, e.g. keep run_command's shipped deny out with
+--   uji.tool.policy({ run_command = {} }, { name = "defaults" })
 --
 -- Rules for run_command match each command of a line in normal form (quotes, escapes,
 -- leading assignments and redirections removed, words joined by one space), so one
@@ -14,7 +18,7 @@ uji.tool.policy({
   run_command = {
     deny = { "/" .. rm .. recursive .. force .. "/" },
   },
-})
+}, { name = "defaults" })
 
 -- Flags that make a read command write files or run programs. An allow rule written for
 -- the command (`git diff*`, `find *`, `rg *`) does not cover a part carrying one: it asks
