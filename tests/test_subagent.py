@@ -473,3 +473,61 @@ def test_a_child_does_not_outlive_a_parent_killed_with_sigkill(home: Home, fake:
             proc.kill()
             proc.wait()
     assert _wait(lambda: not _alive(pids[0]))
+
+
+# A child never exceeds its parent: no tool the parent was not offered, no laxer on-ask.
+
+
+@pytest.mark.timeout(90)
+def test_a_child_gets_no_tool_the_parent_was_not_offered(home: Home, fake: Routed) -> None:
+    home.init(PLUGIN % 'tools = { "read_file", "run_command", "write_file" }')
+    fake.route(
+        "PARENT",
+        tool_call("task", {"prompt": "CHILD-A run", "tools": ["run_command"]}),
+        tool_call("task", {"prompt": "CHILD-B run"}),
+        text("ok"),
+    )
+    fake.route("CHILD-B", tool_call("run_command", {"command": "touch m.txt"}), text("no shell"))
+    run = home.run("PARENT: run through a child", "--tools", "read_file,task", "--on-ask", "allow")
+    assert run.rc == 0, run.stderr
+    # The task naming run_command is refused before any child starts; the one naming no
+    # tool gets only read_file, and its run_command call is an unknown tool.
+    first = _tool_answers(fake.marked("PARENT")[1])[0]
+    assert first == "error: task 1: a subagent has no tool `run_command`; it may use: read_file"
+    assert fake.marked("CHILD-A") == []
+    child = fake.marked("CHILD-B")
+    assert _tools(child[0]) == ["read_file"]
+    assert _tool_answers(child[1])[0].startswith("error: unknown tool `run_command`")
+    assert not (home.work / "m.txt").exists()
+
+
+@pytest.mark.timeout(90)
+def test_a_childs_on_ask_is_never_laxer_than_the_parents(home: Home, fake: Routed) -> None:
+    home.init(PLUGIN % 'on_ask = "allow"')
+    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A write"}), text("ok"))
+    fake.route("CHILD-A", tool_call("write_file", {"path": "b.txt", "content": "x"}), text("could not write"))
+    run = home.run("PARENT: write through a child", "--on-ask", "deny")
+    assert run.rc == 0, run.stderr
+    assert not (home.work / "b.txt").exists()
+    # The child's call asked, and the child's own --on-ask deny refused it (by = auto).
+    ((child_id, _),) = _children(home.db, run.session_id)
+    [result] = [m for m in home.db_messages(child_id) if m["type"] == "tool"]
+    assert result["content"] == "denied: nobody is here to approve this call (uji run --on-ask deny)"
+    answer = _tool_answers(fake.marked("PARENT")[1])[0]
+    assert "[refused because a subagent cannot ask for approval: write_file `b.txt`]" in answer
+
+
+@pytest.mark.timeout(60)
+def test_lua_reads_the_runs_on_ask_and_available_tools(home: Home, fake: Routed) -> None:
+    home.init(
+        """
+        uji.tool.add("probe", { policy = "allow", run = function()
+          return tostring(uji.tool.on_ask()) .. " | " .. table.concat(uji.tool.available(), ",")
+        end })
+        uji.tool.disable({ "write_file" })
+        """
+    )
+    fake.route("PARENT", tool_call("probe", {}), text("ok"))
+    run = home.run("PARENT", "--on-ask", "deny", "--tools", "probe,read_file,write_file")
+    assert run.rc == 0, run.stderr
+    assert _tool_answers(fake.marked("PARENT")[1]) == ["deny | probe,read_file"]

@@ -316,6 +316,7 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
     problem = _unknown_tools(app, tools)
     if problem:
         return _usage_error(problem)
+    app.gate.only, app.gate.on_ask = tools, opts.on_ask  # what Lua (a subagent's child) reads
     if app.models.provider_id is None and not _is_command(app, prompt):
         picked = await app.models.find_local_server()
         if picked is None:
@@ -367,7 +368,7 @@ def _make_agent(app: App, opts: Any, printer: Printer, session_id: str, tools: l
         session_id,
         printer.emit,
         auto_approver(opts.on_ask),
-        TurnOptions(tools=tools, append_prompt=opts.append_prompt),
+        TurnOptions(append_prompt=opts.append_prompt),
     )
     app.frontend.agent = agent
     return agent

@@ -63,7 +63,6 @@ class TurnResult(Struct):
 
 
 class TurnOptions(Struct):
-    tools: list[str] | None = None  # offer only these
     append_prompt: str | None = None
     max_output: int = 8192
     auto_title: bool = False  # the UI titles sessions with a side request; `uji run` does not
@@ -99,7 +98,7 @@ class Agent:
         self._unpriced_notice = False
         # What an interrupt must answer: the calls of the step in flight.
         self._pending_calls: list[ToolCall] = []
-        self.calls = ToolCaller(services, self._emit, approver, self.options.tools)
+        self.calls = ToolCaller(services, self._emit, approver)
         self.calls.questions_wait = self.options.questions_wait
         self.calls.spent = self.add_usage  # ctx.usage: a child session's spending counts here
         self._partial: Collector | None = None
@@ -292,7 +291,7 @@ class Agent:
         if compacted is not None:
             used += estimate({"text": compacted.get("summary", "")})
         if system is not None:
-            tools = [t.schema() for t in self.services.gate.registry.offered(self.options.tools)]
+            tools = [t.schema() for t in self.services.gate.offered()]
             used += (len(system) + len(json.dumps(tools))) // 4
         return used
 
@@ -512,7 +511,7 @@ class Agent:
         except LookupError as e:
             raise TurnFailed(str(e)) from None
         model = provider.model(models.model_id)
-        tools = [t.schema() for t in self.services.gate.registry.offered(self.options.tools)]
+        tools = [t.schema() for t in self.services.gate.offered()]
         history = self.history
         from uji.providers.efforts import for_request
 

@@ -72,15 +72,12 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
 class ToolCaller:
     """Runs the calls of one session's turns."""
 
-    def __init__(
-        self, services: TurnServices, emit: Sink, approver: Approver, only: list[str] | None = None
-    ) -> None:
+    def __init__(self, services: TurnServices, emit: Sink, approver: Approver) -> None:
         self.services = services
         self.gate = services.gate
         self.hooks = services.hooks
         self._emit = emit
         self._approver = approver
-        self.only = only  # offer only these tools (uji run --tools)
         self.running: str | None = None  # the id of the call whose tool is running
         self._redact: Redactor = Redactor({})  # the secrets known when the call began
         self.subjects: dict[str, str] = {}  # call id -> subject, for the turn's interrupt answers
@@ -129,7 +126,7 @@ class ToolCaller:
 
     async def _run(self, call: ToolCall) -> dict[str, Any]:
         gate = self.gate
-        offered = {t.name for t in gate.registry.offered(self.only)}
+        offered = {t.name for t in gate.offered()}
         tool = gate.registry.get(call.name) if call.name in offered else None
         if tool is None:
             names = ", ".join(sorted(offered)) or "none"

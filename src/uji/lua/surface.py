@@ -986,6 +986,20 @@ NAMESPACES: list[Namespace] = [
                 ret=("boolean",),
             ),
             fn(
+                "uji.tool.on_ask",
+                "",
+                'What a call that would ask gets with nobody to answer (`uji run --on-ask`): "allow" or '
+                '"deny"; nil when a person answers.',
+                ret=('"allow"|"deny"|nil',),
+            ),
+            fn(
+                "uji.tool.available",
+                "",
+                "The tools a call can use in this run: offered to the model (`uji run --tools`) and not "
+                "disabled.",
+                ret=("string[]",),
+            ),
+            fn(
                 "uji.tool.roots",
                 "paths?: string|string[]",
                 "Sets the directories the file tools may reach besides the working one; returns them.",

@@ -9,7 +9,7 @@ environment commands run with; `uji.tool.*` configures it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji.tools.policy import Policy
 from uji.tools.registry import Registry, Tool
@@ -17,6 +17,9 @@ from uji.tools.registry import Registry, Tool
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
+
+# What a call that would ask gets when nobody is there to answer (`uji run --on-ask`).
+OnAsk = Literal["allow", "deny"]
 
 
 class Gate:
@@ -47,6 +50,17 @@ class Gate:
         from uji.tools.modes import Modes
 
         self.modes = Modes()  # the policy layer Shift+Tab switches (ask, accept_edits, plan…)
+        # The run's own limits (`uji run`), which a child run it starts must not exceed:
+        self.only: list[str] | None = None  # --tools: offer only these (None: every tool)
+        self.on_ask: OnAsk | None = None  # --on-ask; None: a person answers the questions
+
+    def offered(self) -> list[Tool]:
+        """The tools the model sees, sorted by name (disabled ones too: their calls are denied)."""
+        return self.registry.offered(self.only)
+
+    def available(self) -> list[str]:
+        """The names of the tools a call can use now: offered and not disabled."""
+        return [t.name for t in self.offered() if t.name not in self.registry.disabled]
 
     def sandbox(self) -> Sandbox:
         """The confinement of a call made now: the cwd, the roots and whether it is on."""

@@ -120,6 +120,12 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
             gate.confined = enabled
         return gate.confined
 
+    def tool_on_ask() -> str | None:
+        return gate.on_ask
+
+    def tool_available() -> Any:
+        return host.lua.convert.to_lua(gate.available())
+
     def tool_roots(paths: Any) -> Any:
         if paths is not None:
             gate.roots = [p for p in paths.values()]
@@ -211,6 +217,8 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
         "tool_allow": tool_allow,
         "tool_confine": tool_confine,
         "tool_roots": tool_roots,
+        "tool_on_ask": tool_on_ask,
+        "tool_available": tool_available,
         "tool_read_roots": tool_read_roots,
         "tool_inherit_keys": tool_inherit_keys,
     }

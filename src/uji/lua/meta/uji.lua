@@ -852,6 +852,14 @@ function uji.tool.allow(tool, subject) end
 ---@return boolean
 function uji.tool.confine(enabled) end
 
+---What a call that would ask gets with nobody to answer (`uji run --on-ask`): "allow" or "deny"; nil when a person answers.
+---@return "allow"|"deny"|nil
+function uji.tool.on_ask() end
+
+---The tools a call can use in this run: offered to the model (`uji run --tools`) and not disabled.
+---@return string[]
+function uji.tool.available() end
+
 ---Sets the directories the file tools may reach besides the working one; returns them.
 ---@param paths? string|string[]
 ---@return string[]

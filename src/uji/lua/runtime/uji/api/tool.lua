@@ -138,6 +138,15 @@ uji.tool = {
     check(enabled == nil or type(enabled) == "boolean", "uji.tool.confine expects true, false or nothing")
     return host.tool_confine(enabled)
   end,
+  -- The run's limits, which a run it starts (a subagent's child) must not exceed: what a
+  -- call that would ask gets with nobody to answer ("allow" or "deny", `uji run --on-ask`;
+  -- nil when a person answers), and the tools a call can use (offered, not disabled).
+  on_ask = function()
+    return host.tool_on_ask()
+  end,
+  available = function()
+    return mark_array(host.tool_available())
+  end,
   roots = function(paths)
     if paths ~= nil then paths = list_of_strings(paths, "uji.tool.roots") end
     return mark_array(call(host.tool_roots, paths))

@@ -6,10 +6,13 @@
 -- Each task runs as a separate `uji run --json --parent <session>` process (uji.job.start
 -- with `uji = true`): a child session with its own history, saved under this one (see it
 -- with `uji resume --id <id>`). The child loads the same config in the same directory, and
--- gets this session's model, mode, confinement and roots on its command line. It has every
--- tool but `task` (or the `tools` the call or the options name), so it cannot start
--- subagents of its own. Nobody can answer a child's approval question: a call that would
--- ask is refused (`on_ask = "deny"`), and the answer tells the model which calls were.
+-- gets this session's model, mode, confinement and roots on its command line. It never
+-- exceeds this session: it has the tools this session can use (uji.tool.available: a
+-- `uji run --tools` list, less the disabled ones) but `task`, or fewer (the `tools` the call
+-- or the options name), so it cannot start subagents of its own. Nobody can answer a
+-- child's approval question: a call that would ask is refused (`on_ask = "deny"`), and the
+-- answer tells the model which calls were; `on_ask = "allow"` never lifts a `uji run
+-- --on-ask deny` of this session (uji.tool.on_ask).
 --
 -- The model calls `task{prompt, tools?}` for one task, or `task{tasks = {...}}` to run
 -- several at once; at most `concurrency` children run at the same time (several task calls
@@ -60,14 +63,29 @@ local function cut(text, max)
   return text:sub(1, max) .. "\n[answer cut at " .. max .. " bytes]"
 end
 
--- The tools a child may have: the option's list, or every tool but this one.
+-- The tools a child may have: those this session can use but this one, or the option's
+-- list of them.
 local function child_tools(opts)
+  local usable = {}
+  for _, name in ipairs(uji.tool.available()) do usable[name] = name ~= NAME end
   local out = {}
-  for _, name in ipairs(opts.tools or uji.tool.list()) do
-    if name ~= NAME then out[#out + 1] = name end
+  for _, name in ipairs(opts.tools or uji.tool.available()) do
+    if usable[name] then out[#out + 1] = name end
   end
   return out
 end
+
+-- What a child gets when a call would ask: the option, never laxer than this session's.
+local function child_on_ask(opts)
+  if uji.tool.on_ask() == "deny" then return "deny" end
+  return opts.on_ask
+end
+
+-- The settings a child inherits from this session, one flag each: it may not be laxer.
+local INHERITED = {
+  { "--mode", function() return uji.mode.get() end },
+  { "--confine", function() return uji.tool.confine() and "on" or "off" end },
+}
 
 -- The tasks of a call, or an error message for the model.
 local function read_tasks(args, opts)
@@ -104,17 +122,19 @@ local function read_tasks(args, opts)
   return tasks
 end
 
--- `uji run` arguments for one child: this session's model, mode and confinement.
+-- `uji run` arguments for one child: this session's model and its INHERITED settings.
 local function command(child, parent, opts)
   local cmd = {
     "run", "--json", "--parent", parent,
     "--title", "task: " .. first_line(child.prompt, 60),
     "--tools", table.concat(child.tools, ","),
-    "--on-ask", opts.on_ask,
+    "--on-ask", child_on_ask(opts),
     "--append-prompt", CHILD_PROMPT,
-    "--mode", uji.mode.get(),
-    "--confine", uji.tool.confine() and "on" or "off",
   }
+  for _, setting in ipairs(INHERITED) do
+    cmd[#cmd + 1] = setting[1]
+    cmd[#cmd + 1] = setting[2]()
+  end
   local model = uji.model.current()
   if model and model.provider ~= "" and model.model ~= "" then
     cmd[#cmd + 1] = "--model"
