@@ -48,7 +48,7 @@ def install(host: LuaHost, context: PromptContext, gate: Gate) -> dict[str, Any]
         return host.lua.convert.to_lua([p.name for p in context.providers()])
 
     def context_list() -> Any:
-        tools = [t.schema() for t in gate.registry.offered()]
+        tools = [t.schema() for t in gate.offered()]
         rows = [
             {k: v for k, v in vars(part).items() if v is not None}
             for part in context.parts(gate.cwd, tools)  # problems are told at the next turn
