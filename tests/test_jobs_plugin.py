@@ -69,7 +69,7 @@ def refused_command(port: int) -> str:
 
 
 def test_a_server_in_the_background_is_queried_stopped_and_gone(home: Home) -> None:
-    port, pidfile = free_port(), home.root / "server.pid"
+    port, pidfile = free_port(), home.work / "server.pid"
     home.init(SETUP)
     home.fake.script(
         tool_call("run_command", {"command": server_command(port, pidfile), "run_in_background": True}),
@@ -105,7 +105,7 @@ def wait_for_file(path: Path, proc: subprocess.Popen[str]) -> None:
 
 
 def test_background_jobs_end_with_uji(home: Home) -> None:
-    port, pidfile = free_port(), home.root / "server.pid"
+    port, pidfile = free_port(), home.work / "server.pid"
     home.init(SETUP)
     home.fake.script(
         tool_call("run_command", {"command": server_command(port, pidfile), "run_in_background": True}),
@@ -120,9 +120,9 @@ def test_background_jobs_end_with_uji(home: Home) -> None:
 
 @pytest.mark.parametrize("how", ["kill -9", "sigint"])
 def test_background_jobs_die_with_a_killed_uji(home: Home, how: str) -> None:
-    port, pidfile = free_port(), home.root / "server.pid"
-    child = home.root / "child.pid"
-    blocked = home.root / "blocked"
+    port, pidfile = free_port(), home.work / "server.pid"
+    child = home.work / "child.pid"
+    blocked = home.work / "blocked"
     # A grandchild in the job's group, started by the server's shell: it dies too.
     command = f"(sleep 300 & echo $! > {child}; wait) & " + server_command(port, pidfile)
     home.init(
@@ -162,7 +162,7 @@ def test_background_jobs_die_with_a_killed_uji(home: Home, how: str) -> None:
 
 
 def test_a_deny_rule_blocks_a_background_command(home: Home) -> None:
-    marker = home.root / "ran"
+    marker = home.work / "ran"
     home.init(SETUP + 'uji.tool.policy({ run_command = { deny = { "touch *" } } })\n')
     home.fake.script(
         tool_call("run_command", {"command": f"touch {marker}", "run_in_background": True}),
@@ -179,7 +179,7 @@ def test_a_deny_rule_blocks_a_background_command(home: Home) -> None:
 
 
 def test_an_unanswered_question_denies_a_background_command(home: Home) -> None:
-    marker = home.root / "ran"
+    marker = home.work / "ran"
     home.init(SETUP)
     home.fake.script(
         tool_call("run_command", {"command": f"touch {marker}", "run_in_background": True}),
@@ -192,7 +192,7 @@ def test_an_unanswered_question_denies_a_background_command(home: Home) -> None:
 
 
 def test_a_before_tool_hook_sees_background_commands(home: Home) -> None:
-    marker = home.root / "ran"
+    marker = home.work / "ran"
     home.init(
         SETUP
         + """
@@ -218,7 +218,7 @@ def results_of(run) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_a_command_at_its_timeout_moves_to_the_background(home: Home) -> None:
-    pidfile = home.root / "job.pid"
+    pidfile = home.work / "job.pid"
     home.init(SETUP)
     command = f"echo $$ > {pidfile}; echo first; exec sleep 300"
     home.fake.script(
@@ -244,7 +244,7 @@ def test_a_command_at_its_timeout_moves_to_the_background(home: Home) -> None:
 
 
 def test_sleep_at_its_timeout_is_killed_not_moved(home: Home) -> None:
-    pidfile = home.root / "sleep.pid"
+    pidfile = home.work / "sleep.pid"
     home.init(SETUP)
     home.fake.script(
         tool_call(
@@ -287,7 +287,7 @@ def test_at_most_max_jobs_run_and_a_timed_out_command_is_then_killed(home: Home)
 
 
 def test_a_job_is_stopped_at_its_limit_and_reported(home: Home) -> None:
-    pidfile = home.root / "job.pid"
+    pidfile = home.work / "job.pid"
     home.init(SETUP + "uji.jobs.configure{ limit = 0.5 }\n")
     wait_gone = (
         f"for i in $(seq 400); do kill -0 $(cat {pidfile}) 2>/dev/null || break; sleep 0.05; done; echo gone"
@@ -344,7 +344,7 @@ def test_configure_raises_on_bad_values(home: Home) -> None:
 
 
 def test_job_output_is_bounded_and_read_in_parts(home: Home) -> None:
-    pidfile = home.root / "job.pid"
+    pidfile = home.work / "job.pid"
     home.init(SETUP)
     # 12 MB of numbered lines, more than the log keeps (8 MB), then a last line.
     write = (

@@ -56,7 +56,7 @@ def tool_contents(home: Home, index: int = -1) -> list[Any]:
 def test_a_stdio_tool_is_offered_with_its_schema_and_called(home: Home) -> None:
     log = stdio_server(home)
     home.fake.script(tool_call("t__echo", {"text": "hi"}), text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     schema = tool_schemas(home.fake.turn_requests[0].body)["t__echo"]
     assert schema["description"] == "Says the text back."
     assert schema["parameters"]["properties"]["text"]["type"] == "string"
@@ -74,7 +74,7 @@ def test_a_deny_rule_on_the_subject_keeps_the_call_from_the_server(home: Home) -
     home.fake.script(
         tool_call("t__echo", {"text": "secret stuff"}), tool_call("t__echo", {"text": "fine"}), text("ok")
     )
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert [(c["decision"], c["by"]) for c in run.calls] == [("deny", "policy"), ("allow", "auto")]
     assert [c["args"] for c in calls(log)] == [{"text": "fine"}]
     assert tool_contents(home, 1)[0] == 'denied: blocked by the policy rule `*"text":"secret*`'
@@ -83,7 +83,7 @@ def test_a_deny_rule_on_the_subject_keeps_the_call_from_the_server(home: Home) -
 def test_a_disabled_mcp_tool_is_refused_without_reaching_the_server(home: Home) -> None:
     log = stdio_server(home, lua="uji.tool.disable({ 't__echo' })")
     home.fake.script(tool_call("t__echo", {"text": "hi"}), text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     assert calls(log) == []
     [content] = tool_contents(home)
     assert content == "denied: t__echo is disabled"
@@ -99,7 +99,7 @@ def test_hooks_see_mcp_calls_and_a_read_only_tool_is_allowed_when_trusted(home: 
         """,
     )
     home.fake.script(tool_call("t__peek", {}), tool_call("t__echo", {"text": "x"}), text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert [(c["name"], c["policy"], c["decision"], c["by"]) for c in run.calls] == [
         ("t__peek", "allow", "allow", "policy"),
         ("t__echo", "ask", "allow", "auto"),
@@ -112,7 +112,7 @@ def test_hooks_see_mcp_calls_and_a_read_only_tool_is_allowed_when_trusted(home: 
 def test_images_and_errors_become_tool_results(home: Home) -> None:
     stdio_server(home)
     home.fake.script(tool_call("t__look", {}), tool_call("t__broken", {}), text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     look = home.fake.turn_requests[1].body["messages"]
     rendered = json.dumps(look)
     assert "a pixel" in rendered and f"data:image/png;base64,{PNG}" in rendered
@@ -124,7 +124,7 @@ def test_images_and_errors_become_tool_results(home: Home) -> None:
 def test_a_server_that_dies_mid_call_gives_an_error_and_starts_again(home: Home) -> None:
     log = stdio_server(home)
     home.fake.script(tool_call("t__crash", {}), tool_call("t__echo", {"text": "again"}), text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     crashed = tool_contents(home, 1)[-1]
     assert crashed.startswith("error:") and "exited during the call" in crashed
     assert tool_contents(home, 2)[-1] == "echo: again"
@@ -136,7 +136,7 @@ def test_a_server_that_dies_mid_call_gives_an_error_and_starts_again(home: Home)
 def test_tools_added_at_run_time_are_picked_up(home: Home) -> None:
     log = stdio_server(home)
     home.fake.script(tool_call("t__grow", {}), tool_call("t__extra", {}), text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     assert "t__extra" not in tool_schemas(home.fake.turn_requests[0].body)
     assert "t__extra" in tool_schemas(home.fake.turn_requests[2].body)
     assert [c["tool"] for c in calls(log)] == ["grow", "extra"]
@@ -150,7 +150,7 @@ def test_a_broken_server_fails_with_why_and_the_turn_goes_on(home: Home) -> None
         """
     )
     home.fake.script(text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert (
         "MCP server gone failed: command not found: /nonexistent/mcp-server; its tools are not offered (see /mcp)"
     ) in run.notices
@@ -159,7 +159,7 @@ def test_a_broken_server_fails_with_why_and_the_turn_goes_on(home: Home) -> None
 
 def test_bad_specs_are_refused_at_the_users_line(home: Home) -> None:
     home.init('uji.mcp.add("x", { command = "not a list" })', provider=True)
-    run = home.run("go")
+    run = home.run("go", "--on-ask", "allow")
     line = home.line_of("uji.mcp.add")
     assert any(
         n.endswith(
@@ -221,7 +221,7 @@ def test_a_streamable_http_tool_is_offered_called_and_gated(
     home.fake.script(
         tool_call("web__echo", {"text": "no"}), tool_call("web__echo", {"text": "yes"}), text("ok")
     )
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert tool_schemas(home.fake.turn_requests[0].body)["web__echo"]["parameters"]["required"] == ["text"]
     assert [c["decision"] for c in run.calls] == ["deny", "allow"]
     assert [c["args"] for c in calls(log)] == [{"text": "yes"}]
@@ -258,7 +258,7 @@ def test_a_server_that_wants_oauth_fails_with_a_clear_message(home: Home) -> Non
     try:
         home.init(f'uji.mcp.add("locked", {{ url = "http://127.0.0.1:{server.server_port}/mcp", {WAIT} }})')
         home.fake.script(text("ok"))
-        run = home.run("go", check=True)
+        run = home.run("go", "--on-ask", "allow", check=True)
     finally:
         server.shutdown()
     assert any(n.startswith("MCP server locked failed:") and "OAuth" in n for n in run.notices), run.notices

@@ -24,15 +24,19 @@ def _by(run: object) -> list[tuple[str, str]]:
 def test_ask_mode_is_the_rules_as_written(home: Home) -> None:
     home.init(UNCONFINED)
     home.fake.script(WRITES, text("done"))
-    run = home.run("write")
+    run = home.run("write", "--on-ask", "allow")
     assert run.rc == 0, run.stderr
-    assert _by(run) == [("auto", "allow"), ("auto", "allow")]  # both asked (a headless run says yes)
+    assert _by(run) == [("auto", "allow"), ("auto", "allow")]  # both asked (--on-ask allow says yes)
+    # With no --on-ask, an unconfined file tool does not run inside the sandbox: refused.
+    home.fake.script(WRITES, text("done"))
+    run = home.run("write")
+    assert _by(run) == [("auto", "deny"), ("auto", "deny")]
 
 
 def test_accept_edits_allows_file_tools_inside_the_roots_only(home: Home) -> None:
     home.init(UNCONFINED + 'uji.mode.set("accept_edits")\n')
     home.fake.script(WRITES, text("done"))
-    run = home.run("write")
+    run = home.run("write", "--on-ask", "allow")
     assert run.rc == 0, run.stderr
     assert _by(run) == [("policy", "allow"), ("auto", "allow")]  # the outside one still asked
     assert (home.work / "inside.txt").read_text() == "in\n"

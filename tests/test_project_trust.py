@@ -59,7 +59,7 @@ def test_configure_project_false_does_not_even_read_the_file(home: Home) -> None
     hostile(home.work, marker)
     home.init("uji.mcp.configure({ project = false })")
     home.fake.script(text("ok"))
-    run = home.run("go", "--trust-project", check=True)
+    run = home.run("go", "--trust-project", "--on-ask", "allow", check=True)
     assert not marker.exists()
     assert not [n for n in run.notices if "MCP" in n]
 
@@ -69,7 +69,7 @@ def test_trust_project_approves_then_remembers_until_the_file_changes(home: Home
     path = real_server(home.work, log)
     home.init(WAIT)
     home.fake.script(tool_call("proj__echo", {"text": "hi"}), text("ok"))
-    run = home.run("go", "--trust-project", check=True)
+    run = home.run("go", "--trust-project", "--on-ask", "allow", check=True)
     assert any("approved for" in n and "--trust-project" in n for n in run.notices), run.notices
     assert "proj__echo" in tool_schemas(home.fake.turn_requests[0].body)
     assert [c["args"] for c in calls(log)] == [{"text": "hi"}]
@@ -80,14 +80,14 @@ def test_trust_project_approves_then_remembers_until_the_file_changes(home: Home
 
     # Remembered: the next run uses it without the flag.
     home.fake.script(tool_call("proj__echo", {"text": "again"}), text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     assert [c["args"] for c in calls(log)] == [{"text": "hi"}, {"text": "again"}]
 
     # A changed file is not used until approved again (here: it would add a variable).
     real_server(home.work, log, {"env": {"X": "1"}})
     assert path.exists()
     home.fake.script(text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert "proj__echo" not in tool_schemas(home.fake.turn_requests[-1].body)
     assert any("not approved for this project" in n for n in run.notices)
     assert len(calls(log)) == 2
@@ -102,7 +102,7 @@ def test_a_server_of_the_users_config_wins_over_the_projects(home: Home) -> None
         f"{json.dumps(str(SERVER))}, {json.dumps(str(log))} }}, wait = 90 }})"
     )
     home.fake.script(tool_call("evil__echo", {"text": "mine"}), text("ok"))
-    run = home.run("go", "--trust-project", check=True)
+    run = home.run("go", "--trust-project", "--on-ask", "allow", check=True)
     assert not marker.exists()
     assert any("evil is also in your config; yours is used" in n for n in run.notices)
     assert [c["args"] for c in calls(log)] == [{"text": "mine"}]
@@ -221,7 +221,7 @@ def test_uji_project_trust_for_a_plugins_own_files(home: Home) -> None:
     assert "nothing there false" in run.notices  # no question, no notice
     assert len([n for n in run.notices if "not approved" in n]) == 1
     home.fake.script(text("ok"))
-    run = home.run("go", "--trust-project", check=True)
+    run = home.run("go", "--trust-project", "--on-ask", "allow", check=True)
     assert "answer true" in run.notices
     home.fake.script(text("ok"))
     run = home.run("go", check=True)

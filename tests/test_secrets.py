@@ -323,7 +323,9 @@ def key_leaks(home: Home, run: Any) -> list[str]:
 
 
 def test_keys_never_leak_through_tool_results(home: Home) -> None:
-    env = planted_home(home)
+    # The layer tested here is the redaction: the sandbox (on by default) would keep
+    # auth.toml from being read at all (tests/test_sandbox.py), so it is off.
+    env = planted_home(home, 'uji.sandbox.configure{ mode = "off" }\n')
     auth = home.data / "auth.toml"
     home.fake.script(
         tool_calls(

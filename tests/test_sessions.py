@@ -15,7 +15,7 @@ from uji.store.sessions import Store
 
 
 def test_kill_9_mid_tool_call_then_continue_sees_everything_and_a_repaired_result(home: Home) -> None:
-    started = home.root / "started"
+    started = home.work / "started"
     home.init("")
     home.fake.script(tool_call("run_command", {"command": f"touch {started}; sleep 60"}, id="call_k"))
     proc = subprocess.Popen(

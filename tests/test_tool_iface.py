@@ -87,7 +87,7 @@ def test_a_lua_tool_gives_its_subject_and_no_preview(home: Home) -> None:
         """
     )
     home.fake.script(tool_calls(call("fetch", {"url": "https://x/"}), call("bare", {"n": 1})), text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     fetch, bare = run.calls
     assert (fetch["subject"], fetch["body"], fetch["by"]) == ("url https://x/", "url https://x/", "auto")
     assert (bare["subject"], bare["body"]) == ("bare", "n: 1")
@@ -118,7 +118,7 @@ def test_a_lua_edit_file_replaces_the_built_in_entirely(home: Home) -> None:
         ),
         text("ok"),
     )
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     schema = tool_schemas(home.fake.turn_requests[0].body)["edit_file"]
     assert schema["description"] == "Edits through Lua." and schema["parameters"]["required"] == ["path"]
     asked, denied = run.calls  # the third call fails its argument check before any decision

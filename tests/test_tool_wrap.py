@@ -60,7 +60,7 @@ def test_get_of_an_unknown_tool_and_a_run_without_the_calls_ctx(home: Home) -> N
 
 
 def test_a_command_subject_is_judged_part_by_part(home: Home) -> None:
-    marker, whole_marker = home.root / "ran", home.root / "ran-whole"
+    marker, whole_marker = home.work / "ran", home.work / "ran-whole"
     home.init(
         """
         local shell = uji.tool.get("run_command")
@@ -83,7 +83,7 @@ def test_a_command_subject_is_judged_part_by_part(home: Home) -> None:
         ),
         text("ok"),
     )
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert [(c["name"], c["decision"]) for c in run.calls] == [("parts", "deny"), ("whole", "allow")]
     assert not marker.exists()
     # Without `command = true` the rule meets the whole line only, which it does not match.

@@ -80,7 +80,13 @@ class App:
             self.host.run_loader,
             self.http,
         )
-        self.gate = Gate(self.cwd, paths.auth_file, paths.rules_lua, self.catalog.list)
+        self.gate = Gate(
+            self.cwd,
+            paths.auth_file,
+            paths.rules_lua,
+            self.catalog.list,
+            protected=[paths.data, *(paths.db + end for end in ("", "-wal", "-shm", "-journal"))],
+        )
         for tool in builtin_tools(self.gate.sandbox):  # their previews read files as calls do
             self.gate.registry.add(tool)
         self.wires = Wires(self.http)
@@ -130,6 +136,7 @@ class App:
             mode,
             project,
             provider,
+            sandbox,
             session,
             tool,
         )
@@ -140,6 +147,7 @@ class App:
         api.update(core.install(host))
         api.update(tool.install(host, self.gate))
         api.update(mode.install(host, self.gate))
+        api.update(sandbox.install(host, self.gate))
         api.update(events.install(host, self.events))
         api.update(provider.install(host, self.models, self.wires))
         api.update(command.install(host, self.commands))

@@ -59,8 +59,10 @@ RUN_EXAMPLES = """examples:
 With no PROMPT (stdin not a terminal) or PROMPT `-`, stdin is the prompt. With a PROMPT
 and stdin a pipe or file, stdin is appended to it. With --input-format stream-json, each
 stdin line is a user message ({"type":"user","message":{"role":"user","content":...}},
-content a string or text and image parts) run as its own turn of one session. Calls that would ask for approval are
-allowed, as nobody is there to answer; --on-ask deny refuses them.
+content a string or text and image parts) run as its own turn of one session. Nobody is
+there to answer a call that would ask: it runs when it runs inside the sandbox (a
+command, under the kernel's sandbox; a file tool, confined to the working directory), and
+is refused otherwise; --on-ask allow allows every such call, --on-ask deny refuses them all.
 
 --max-steps and --max-cost override uji.session.configure. At a budget the run stops with
 exit code 3 and says which budget on stderr.
@@ -71,6 +73,7 @@ exit codes: 0 answered, 1 the turn failed, 2 bad usage, 3 a budget stopped the t
 
 INPUT_FORMATS = ("text", "stream-json")
 EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+SANDBOX_MODES = ("workspace-write", "read-only", "off")  # uji.sandbox.policy.MODES (a test keeps them equal)
 GLOBAL_OPTIONS = ("--config-dir", "--data-dir", "--db")
 GC_YOUNG = 20_000  # see main()
 
@@ -172,9 +175,15 @@ def _parser() -> Any:
     )
     run.add_argument(
         "--on-ask",
-        choices=("allow", "deny"),
-        default="allow",
-        help="what a call that would ask becomes with nobody to answer (default: allow)",
+        choices=("allow", "deny", "sandbox"),
+        default=None,
+        help="what a call that would ask becomes with nobody to answer (default: allowed "
+        "only where it runs inside the sandbox)",
+    )
+    run.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        help="the OS sandbox of the model's commands for this run (as uji.sandbox.configure{mode})",
     )
     run.add_argument(
         "--trust-project",
@@ -206,6 +215,14 @@ def _parser() -> Any:
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     command("acp", "serve the Agent Client Protocol on stdin/stdout, for editors")
     command("lua-types", "print the directory of the LuaLS definitions of uji.* (for .luarc.json)")
+    sandbox = command(
+        "sandbox",
+        "run one command in the current directory under the sandbox uji gives the model's commands",
+        usage="uji sandbox [--network | --no-network] [--read-only] -- CMD [ARG...]",
+    )
+    sandbox.add_argument("--network", action=argparse.BooleanOptionalAction, default=None)
+    sandbox.add_argument("--read-only", action="store_true")
+    sandbox.add_argument("argv", nargs=argparse.REMAINDER)
     return p
 
 
@@ -227,7 +244,8 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--max-steps": ("max_steps", int),
     "--max-cost": ("max_cost", float),
     "--image": ("image", "append"),
-    "--on-ask": ("on_ask", ("allow", "deny")),
+    "--on-ask": ("on_ask", ("allow", "deny", "sandbox")),
+    "--sandbox": ("sandbox", SANDBOX_MODES),
     "--mode": ("mode", "value"),
     "--confine": ("confine", ("on", "off")),
     "--root": ("root", "append"),
@@ -251,7 +269,8 @@ RUN_DEFAULTS: dict[str, Any] = {
     "max_steps": None,
     "max_cost": None,
     "image": [],
-    "on_ask": "allow",
+    "on_ask": None,
+    "sandbox": None,
     "trust_project": False,
     "mode": None,
     "confine": None,
@@ -420,6 +439,12 @@ def main(argv: list[str] | None = None) -> int:
         from uji.acp.server import serve
 
         return asyncio.run(serve(paths))
+    if command == "sandbox":
+        import asyncio
+
+        from uji.sandbox.cli import run_sandboxed
+
+        return asyncio.run(run_sandboxed(paths, opts.argv, network=opts.network, read_only=opts.read_only))
     if command in ("list", "delete"):
         from uji.sessions_cli import delete, listing
 

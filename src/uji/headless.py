@@ -30,7 +30,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BUDGET = 3  # a budget (--max-steps, --max-cost, uji.session.configure) stopped the turn
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
 RELOAD = -1  # _run: read the config again (uji.reload() while it loaded)
-HEADLESS_ASK = "calls that would ask are allowed (headless); --on-ask deny refuses them"
+HEADLESS_HINT = "uji run --on-ask allow runs such calls"
+HEADLESS_REFUSED = f"a call that would ask was refused: nobody is here to answer, and it would not run inside the sandbox ({HEADLESS_HINT})"
 NO_MODEL = (
     "no model chosen and no local server found: add uji.model.use{provider=..., model=...} to init.lua, "
     "pass --model PROVIDER/MODEL, or start a local server such as `ollama serve`"
@@ -134,13 +135,33 @@ class JsonPrinter(Printer):
             self.error(result)
 
 
-def auto_approver(on_ask: str) -> Any:
-    async def approve(question: Question) -> Answer:
-        if on_ask == "allow":
-            return Answer(True, "auto")
-        return Answer(False, "auto", "nobody is here to approve this call (uji run --on-ask deny)")
+class AutoApprover:
+    """Answers the calls that would ask, with nobody at the screen. `--on-ask allow` or
+    `deny` answer every one so; by default a call runs only where it runs inside the
+    sandbox, and the first one refused says once on stderr how to allow them."""
 
-    return approve
+    def __init__(self, on_ask: str | None, notice: Callable[[str], None] | None = None) -> None:
+        self.on_ask = on_ask
+        self._notice = notice
+        self._told = False
+
+    async def __call__(self, question: Question) -> Answer:
+        if self.on_ask == "allow" or (self.on_ask in (None, "sandbox") and question.contained):
+            return Answer(True, "auto")
+        if self.on_ask == "deny":
+            return Answer(False, "auto", "nobody is here to approve this call (uji run --on-ask deny)")
+        if self._notice is not None and not self._told:
+            self._told = True
+            self._notice(HEADLESS_REFUSED)
+        return Answer(
+            False,
+            "auto",
+            f"nobody is here to approve this call, and it would not run inside the sandbox ({HEADLESS_HINT})",
+        )
+
+
+def auto_approver(on_ask: str | None, notice: Callable[[str], None] | None = None) -> AutoApprover:
+    return AutoApprover(on_ask, notice)
 
 
 def _usage_error(text: str) -> int:
@@ -167,6 +188,8 @@ def _set_gate(app: App, opts: Any) -> str | None:
     """Apply --mode, --confine and --root over the config's; returns a usage error, if any.
     (The subagent plugin passes its session's on to a child run this way.)"""
     gate = app.gate
+    if getattr(opts, "sandbox", None):
+        gate.os_sandbox.mode = opts.sandbox
     if opts.confine is not None:
         gate.confined = opts.confine == "on"
     if opts.root:
@@ -316,7 +339,7 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
     problem = _unknown_tools(app, tools)
     if problem:
         return _usage_error(problem)
-    app.gate.only, app.gate.on_ask = tools, opts.on_ask  # what Lua (a subagent's child) reads
+    app.gate.only, app.gate.on_ask = tools, opts.on_ask or "sandbox"  # what Lua (a subagent's child) reads
     if app.models.provider_id is None and not _is_command(app, prompt):
         picked = await app.models.find_local_server()
         if picked is None:
@@ -338,8 +361,6 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
     if problem or session_id is None:
         return _usage_error(problem or "no session")
     printer.session(session_id)
-    if opts.on_ask == "allow" and not opts.json:
-        printer.notice(HEADLESS_ASK)  # --json: each such call shows as `call` with by = "auto"
     if printer.closed:
         return EXIT_PIPE
     agent = _make_agent(app, opts, printer, session_id, tools)
@@ -367,7 +388,7 @@ def _make_agent(app: App, opts: Any, printer: Printer, session_id: str, tools: l
         app.turn_services(),
         session_id,
         printer.emit,
-        auto_approver(opts.on_ask),
+        auto_approver(opts.on_ask, None if opts.json else printer.notice),
         TurnOptions(append_prompt=opts.append_prompt),
     )
     app.frontend.agent = agent

@@ -47,6 +47,9 @@ class Question(Struct):
     # What "allow for the session" / "always allow" would remember (the part or path
     # that asked); None when the question cannot be remembered (a hook asked, say).
     remember: str | None = None
+    # The call runs inside the sandbox (a command under the kernel's, a confined file
+    # tool): what `uji run` may allow with nobody to answer.
+    contained: bool = False
 
 
 class Answer(Struct):

@@ -270,6 +270,7 @@ class ToolCaller:
             args,
             preview,
             remember,
+            contained=self.gate.contains(tool),
         )
         try:
             # not wait_for: it can swallow an interrupt
@@ -291,6 +292,23 @@ class ToolCaller:
             self._remember(tool.name, remember, answer.remember)
             out.extra["remember"] = answer.remember
         return out
+
+    async def _ask_outside_sandbox(self, tool: Tool, args: dict[str, Any], call: ToolCall, why: str) -> bool:
+        """The sandbox stopped the call's command: may it run once more outside it? Only a
+        person's yes counts; never remembered."""
+        question = Question(
+            tool.name,
+            "Run it again outside the sandbox?",
+            f"{why}.\nRun this command once more without the sandbox?",
+            self.subjects.get(call.id, ""),
+            args,
+        )
+        try:
+            async with asyncio.timeout(approval_timeout()):
+                answer = await self._approver(question)
+        except TimeoutError:
+            return False
+        return answer.allow and answer.by == "user"
 
     def _remember(self, tool: str, subject: str, scope: str) -> None:
         problem = self.gate.remember(tool, subject, scope)
@@ -328,10 +346,23 @@ class ToolCaller:
                 find_env=self.gate.env,
                 redact=self._redact,
                 notice=self.notice,
+                os_sandbox=self.gate.command_sandbox(),
             )
             if self.spent is not None:
                 ctx.usage = self.spent
-            result = await tool.run(args, ctx)
+            if self.questions_wait and ctx.os_sandbox is not None:
+
+                async def outside(why: str) -> bool:
+                    return await self._ask_outside_sandbox(tool, args, call, why)
+
+                ctx.outside_sandbox = outside
+            from uji.sandbox import current
+
+            token = current.set(ctx.os_sandbox)  # what a Lua tool starts while it runs
+            try:
+                result = await tool.run(args, ctx)
+            finally:
+                current.reset(token)
             return result if isinstance(result, ToolResult) else ToolResult(str(result))
         except asyncio.CancelledError:
             if ctx is not None and ctx.partial:

@@ -173,10 +173,45 @@ ALIASES: list[Alias] = [
     ),
     Alias("uji.PackSpec", "string|uji.PackTable", '"owner/repo", a git URL, or a table with options.'),
     Alias("uji.Cancel", "fun()", "Stops what was started; calling it again does nothing."),
+    Alias(
+        "uji.SandboxMode",
+        '"workspace-write"|"read-only"|"off"',
+        "What the model's commands may write: the working directory and the roots, nothing, or anything.",
+    ),
 ]
 
 SHAPES: list[Shape] = [
     Shape("uji.json.Null", "The type of `uji.json.null`, JSON null."),
+    Shape(
+        "uji.SandboxOptions",
+        "What `uji.sandbox.configure` takes; a key left out keeps its setting.",
+        fields(
+            ("mode?", "uji.SandboxMode", "default workspace-write"),
+            ("network?", "boolean", "false: commands cannot open TCP connections (default true)"),
+            ("writable?", "string[]", "folders commands may also write"),
+            (
+                "deny_read?",
+                "string[]",
+                "places commands may not read, besides ~/.ssh, ~/.aws, … and uji's data",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.SandboxStatus",
+        "What `uji.sandbox.status` returns.",
+        fields(
+            ("mode", "uji.SandboxMode", "the mode in force"),
+            (
+                "available",
+                "boolean",
+                "commands really run sandboxed (the mode is not off and the kernel can)",
+            ),
+            ("reason", "string", "why not, or what the kernel offers"),
+            ("network", "boolean", "commands may use the network"),
+            ("writable", "string[]", "the extra writable folders"),
+            ("deny_read", "string[]", "the extra denied places"),
+        ),
+    ),
     Shape(
         "uji.ToolSpec",
         "What `uji.tool.add` takes.",
@@ -988,9 +1023,9 @@ NAMESPACES: list[Namespace] = [
             fn(
                 "uji.tool.on_ask",
                 "",
-                'What a call that would ask gets with nobody to answer (`uji run --on-ask`): "allow" or '
-                '"deny"; nil when a person answers.',
-                ret=('"allow"|"deny"|nil',),
+                'What a call that would ask gets with nobody to answer (`uji run --on-ask`): "allow", '
+                '"deny" or "sandbox" (the default: only if it runs inside the sandbox); nil when a person answers.',
+                ret=('"allow"|"deny"|"sandbox"|nil',),
             ),
             fn(
                 "uji.tool.available",
@@ -1031,6 +1066,25 @@ NAMESPACES: list[Namespace] = [
             fn("uji.mode.set", "name: string", "Switches to a mode (ask, accept_edits, plan, or one added)."),
             fn("uji.mode.get", "", "The current mode's name.", ret=("string",)),
             fn("uji.mode.list", "", "Every mode, in Shift+Tab order.", ret=("uji.ModeRow[]",)),
+        ],
+    ),
+    Namespace(
+        "uji.sandbox",
+        "The OS sandbox (Linux Landlock) of every process started for the model: run_command, jobs, "
+        "subagents' commands, uji.job.start inside a tool call.",
+        [
+            fn(
+                "uji.sandbox.configure",
+                "opts: uji.SandboxOptions",
+                "Sets the sandbox of the model's commands; returns its status.",
+                ret=("uji.SandboxStatus",),
+            ),
+            fn(
+                "uji.sandbox.status",
+                "",
+                "The sandbox in force and whether the kernel can hold it.",
+                ret=("uji.SandboxStatus",),
+            ),
         ],
     ),
     Namespace(

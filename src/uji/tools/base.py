@@ -5,13 +5,14 @@ the `Tool` interface the agent sees, what a call gets (`ToolContext`) and gives 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from uji.record import Struct, field
 
 if TYPE_CHECKING:
     from uji.events.stream import TaskRow
+    from uji.sandbox import SandboxPolicy
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
     from uji.wires.base import ToolSpec, Usage
@@ -60,9 +61,15 @@ class ToolContext:
         *,
         find_images: Callable[[], bool | None] | None = None,
         find_env: Callable[[], dict[str, str]] | None = None,
+        os_sandbox: SandboxPolicy | None = None,
     ) -> None:
         self.cwd = cwd
-        self.sandbox = sandbox
+        self.sandbox = sandbox  # the file tools' confinement
+        # The OS sandbox the processes of this call run in (None: none, or switched off).
+        self.os_sandbox = os_sandbox
+        # Asks the person at the screen whether a command the sandbox stopped may run once
+        # more outside it (given the reason); None where nobody answers (uji run).
+        self.outside_sandbox: Callable[[str], Awaitable[bool]] | None = None
         self.progress = progress  # a line shown under the running tool
         # The known secrets, which a tool that streams output cuts out as it goes.
         self.redact = redact

@@ -15,11 +15,12 @@ from uji.tools.policy import Policy
 from uji.tools.registry import Registry, Tool
 
 if TYPE_CHECKING:
+    from uji.sandbox import SandboxPolicy, SandboxSettings, SandboxStatus
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
 
 # What a call that would ask gets when nobody is there to answer (`uji run --on-ask`).
-OnAsk = Literal["allow", "deny"]
+OnAsk = Literal["allow", "deny", "sandbox"]
 
 
 class Gate:
@@ -30,10 +31,12 @@ class Gate:
         rules_lua: str,
         key_providers: Callable[[], Iterable[Any]],
         tools: Iterable[Tool] = (),
+        protected: Iterable[str] = (),
     ) -> None:
         """`key_providers` gives the providers whose key variables are secrets (the
         catalog's, at the time of the call); `rules_lua` is where "always allow" answers
-        are written."""
+        are written; `protected` are uji's own places (its data folder, its database)
+        that no command may read or write."""
         self.cwd = cwd
         self.auth_file = auth_file
         self.rules_lua = rules_lua
@@ -52,7 +55,14 @@ class Gate:
         self.modes = Modes()  # the policy layer Shift+Tab switches (ask, accept_edits, plan…)
         # The run's own limits (`uji run`), which a child run it starts must not exceed:
         self.only: list[str] | None = None  # --tools: offer only these (None: every tool)
-        self.on_ask: OnAsk | None = None  # --on-ask; None: a person answers the questions
+        self.on_ask: OnAsk | None = None  # --on-ask ("sandbox": its default); None: a person answers
+        from uji.sandbox import SandboxSettings, floor_from_env
+
+        # The OS sandbox of the commands the model starts (uji.sandbox.configure), and the
+        # parent uji's when this one runs a subagent: never loosened below it.
+        self.os_sandbox = SandboxSettings()
+        self.sandbox_floor = floor_from_env()
+        self.protected = [p for p in protected if p]
 
     def offered(self) -> list[Tool]:
         """The tools the model sees, sorted by name (disabled ones too: their calls are denied)."""
@@ -61,6 +71,50 @@ class Gate:
     def available(self) -> list[str]:
         """The names of the tools a call can use now: offered and not disabled."""
         return [t.name for t in self.offered() if t.name not in self.registry.disabled]
+
+    def sandbox_settings(self) -> SandboxSettings:
+        """The OS sandbox in force: the configured one, never laxer than the parent's."""
+        from uji.sandbox.policy import tighten
+
+        return tighten(self.os_sandbox, self.sandbox_floor)
+
+    def sandbox_status(self) -> SandboxStatus:
+        from uji.sandbox import status
+
+        return status(self.sandbox_settings())
+
+    def command_sandbox(self) -> SandboxPolicy | None:
+        """The sandbox a command started now runs in; None when there is none (off, or
+        the kernel cannot)."""
+        if not self.sandbox_status().available:
+            return None
+        from uji.sandbox import private_tmpdir
+        from uji.sandbox.policy import resolve
+
+        return resolve(
+            self.sandbox_settings(),
+            self.cwd,
+            list(self.roots),
+            self.protected,
+            private_tmpdir(),
+        )
+
+    def contains(self, tool: Tool) -> bool:
+        """Whether a call of `tool` made now runs inside the sandbox: a command under the
+        kernel's (when the kernel can), a confined file tool within the working directory
+        and the roots (not a write in read-only mode). Lua and MCP tools run in uji or in
+        their server: never."""
+        if tool.command_subject:
+            return self.sandbox_status().available
+        if tool.confined and self.confined:
+            return not (tool.writes and self.sandbox_settings().mode == "read-only")
+        return False
+
+    def sandbox_floor_env(self) -> str:
+        """What a child uji started for a subagent must not loosen (UJI_SANDBOX_PARENT)."""
+        from uji.sandbox import floor_env
+
+        return floor_env(self.sandbox_settings(), self.cwd)
 
     def sandbox(self) -> Sandbox:
         """The confinement of a call made now: the cwd, the roots and whether it is on."""

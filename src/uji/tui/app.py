@@ -878,6 +878,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             else ""
         )
         mode = app.gate.modes.get().label
+        sandbox = app.gate.sandbox_status()
         totals = conv.agent.totals() if conv.agent else {}
         spent = int(sum(totals.get(k, 0) for k in ("input", "output", "cache_read", "cache_write")))
         self.status.show(
@@ -890,6 +891,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 mode=mode,
                 session_tokens=spent,
                 session_cost=totals.get("cost"),
+                sandbox=f"sandbox {sandbox.mode}" if sandbox.available else "no sandbox",
             )
         )
 

@@ -13,6 +13,7 @@ from uji.tui.composer import Suggestion
 from uji.tui.login import login
 
 if TYPE_CHECKING:
+    from uji.tools.gate import Gate
     from uji.tui.app import UjiApp
 
 Handler = Callable[["UjiApp", str], Awaitable[None]]
@@ -330,6 +331,35 @@ async def export(tui: UjiApp, args: str) -> None:
     tui.show_notice(f"exported the session ({fmt}) to {path}")
 
 
+async def sandbox(tui: UjiApp, args: str) -> None:
+    """`/sandbox`: the OS sandbox of the model's commands, and what they may reach."""
+    app = tui.conversation.app
+    assert app is not None
+    tui.show_notice(sandbox_text(app.gate))
+
+
+def sandbox_text(gate: Gate) -> str:
+    from uji.sandbox import private_tmpdir
+    from uji.sandbox.policy import DEFAULT_DENY_READ
+
+    state = gate.sandbox_status()
+    settings = gate.sandbox_settings()
+    if not state.available:
+        head = f"Sandbox: none ({state.reason}); the model's commands run with your rights."
+        return head if state.mode == "off" else head + " In uji run, calls that would ask are refused."
+    writable = (
+        ["the working directory", *gate.roots, *settings.writable] if state.mode == "workspace-write" else []
+    )
+    lines = [
+        f"Sandbox: {state.mode} ({state.reason}); uji.sandbox.configure changes it.",
+        f"  writes: {', '.join([*writable, f'its temporary folder {private_tmpdir()}'])}",
+        f"  reads: everything but {', '.join([*DEFAULT_DENY_READ, *settings.deny_read])} and uji's data",
+        f"  network: {'on' if settings.network else 'off'}",
+        "  Try a command under it with `uji sandbox -- CMD`.",
+    ]
+    return "\n".join(lines)
+
+
 async def quit_(tui: UjiApp, args: str) -> None:
     await tui.quit()
 
@@ -349,6 +379,7 @@ BUILTINS: dict[str, Builtin] = {
     "context": Builtin("what the prompt is made of, with sizes in tokens", context),
     "mode": Builtin("see the modes' policy layers, or switch: /mode [name]", mode),
     "export": Builtin("write the session to a file: /export [md|json|html|atif] [FILE]", export),
+    "sandbox": Builtin("the sandbox of the model's commands: what they may write and read", sandbox),
     "help": Builtin("list the commands and keys", help_),
     "quit": Builtin("exit uji", quit_),
 }

@@ -24,6 +24,7 @@ class Status(Struct):
     mode: str = ""  # the gate's mode (Shift+Tab), as shown: "ask", "accept edits", "plan"
     session_tokens: int = 0  # sent and received in the session, over all its runs
     session_cost: float | None = None  # dollars, when the model's prices are known
+    sandbox: str = ""  # the OS sandbox of commands: its mode, or "no sandbox"
 
 
 def tokens(n: int) -> str:
@@ -59,6 +60,9 @@ class StatusBar(Static):
         if status.mode:
             out.append(" · mode ", style=render.MUTED)
             out.append(status.mode, style=render.TEXT if status.mode == "ask" else f"bold {render.NOTICE}")
+        if status.sandbox:
+            weak = status.sandbox == "no sandbox"
+            out.append(f" · {status.sandbox}", style=f"bold {render.NOTICE}" if weak else render.MUTED)
         if status.used is not None:
             if status.window:
                 pct = 100 * status.used // status.window

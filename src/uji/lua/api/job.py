@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -28,10 +29,14 @@ from typing import TYPE_CHECKING, Any
 from uji.lua.api.fs import Anchor
 from uji.lua.runtime import LuaError
 from uji.procs import PipeReader, kill_group
+from uji.sandbox import FLOOR_ENV
+from uji.sandbox import current as current_sandbox
 from uji.tools.confine import expand_user
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
+    from uji.sandbox import SandboxPolicy
+    from uji.sandbox.spawn import Child
     from uji.tools.gate import Gate
 
 SHELL = "/bin/sh" if os.path.exists("/bin/sh") else "sh"
@@ -76,12 +81,20 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
     ) -> Job:
         argv = [SHELL, "-c", cmd] if isinstance(cmd, str) else list(host.lua.convert.to_python(cmd))
         env = gate.env
+        # A process started while a tool call runs is the model's: it runs in that call's
+        # sandbox. A child uji (a subagent) runs outside it, applying its own, never
+        # laxer than this one's (UJI_SANDBOX_PARENT).
+        sandbox = None if uji else current_sandbox.get()
         if uji:
             argv = [*uji_command(host), *argv]
-            env = uji_env
+            floor = gate.sandbox_floor_env()
+
+            def env() -> dict[str, str]:
+                return {**uji_env(), FLOOR_ENV: floor}
+
         where = os.path.join(gate.cwd, expand_user(cwd)) if cwd else gate.cwd
         calls = Callbacks(host, keep(on_stdout), keep(on_stderr), keep(on_exit))
-        job = Job(host, env, argv, where, timeout, calls, reap=uji)
+        job = Job(host, env, argv, where, timeout, calls, reap=uji, sandbox=sandbox)
         live.add(job)
         job.start(lambda: live.discard(job))
         return job
@@ -174,15 +187,17 @@ class Job:
         timeout: float | None,
         calls: Callbacks,
         reap: bool = False,
+        sandbox: SandboxPolicy | None = None,
     ) -> None:
         self._host = host
+        self._sandbox = sandbox
         self._reap = reap  # a child uji: the reaper kills it even if this uji is killed -9
         self._env = env  # the environment for the command (provider keys removed)
         self._argv = argv
         self._cwd = cwd
         self._timeout = timeout
         self._calls = calls
-        self._proc: asyncio.subprocess.Process | None = None
+        self._proc: Child | None = None
         self._reason: str | None = None  # "timeout" or "stopped", once decided
         self._input: list[bytes] = []  # sent before the process was up
         self._stdin_closed = False
@@ -285,16 +300,21 @@ class Job:
         self._calls.finish()
         self.ended.set()
 
-    async def _spawn(self, out_w: int, err_w: int) -> asyncio.subprocess.Process:
+    async def _spawn(self, out_w: int, err_w: int) -> Child:
+        from uji.sandbox.spawn import start
+
         env = self._env()  # without the provider keys, like run_command
-        proc = await asyncio.create_subprocess_exec(
-            *self._argv,
-            stdin=asyncio.subprocess.PIPE,
+        if self._sandbox is not None:
+            tmp = self._sandbox.tmpdir
+            env.update(TMPDIR=tmp, TMP=tmp, TEMP=tmp)
+        proc = await start(
+            self._argv,
+            stdin=subprocess.PIPE,
             stdout=out_w,
             stderr=err_w,
             cwd=self._cwd,
             env=env,
-            start_new_session=True,  # its own process group, killed as a whole
+            policy=self._sandbox,
         )
         if self._reason == "stopped":  # stop() came before the process was up
             kill_group(proc.pid)
@@ -314,7 +334,7 @@ class Job:
         self._calls.push(self._calls.on_exit, SPAWN_FAILED)
         self._calls.finish()
 
-    async def _wait(self, proc: asyncio.subprocess.Process, pipes: list[_Lines]) -> int:
+    async def _wait(self, proc: Child, pipes: list[_Lines]) -> int:
         try:
             async with asyncio.timeout(self._timeout):  # not wait_for: it can swallow a cancel
                 code = await proc.wait()

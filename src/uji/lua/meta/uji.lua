@@ -22,8 +22,27 @@
 ---Stops what was started; calling it again does nothing.
 ---@alias uji.Cancel fun()
 
+---What the model's commands may write: the working directory and the roots, nothing, or anything.
+---@alias uji.SandboxMode "workspace-write"|"read-only"|"off"
+
 ---The type of `uji.json.null`, JSON null.
 ---@class uji.json.Null
+
+---What `uji.sandbox.configure` takes; a key left out keeps its setting.
+---@class uji.SandboxOptions
+---@field mode? uji.SandboxMode default workspace-write
+---@field network? boolean false: commands cannot open TCP connections (default true)
+---@field writable? string[] folders commands may also write
+---@field deny_read? string[] places commands may not read, besides ~/.ssh, ~/.aws, … and uji's data
+
+---What `uji.sandbox.status` returns.
+---@class uji.SandboxStatus
+---@field mode uji.SandboxMode the mode in force
+---@field available boolean commands really run sandboxed (the mode is not off and the kernel can)
+---@field reason string why not, or what the kernel offers
+---@field network boolean commands may use the network
+---@field writable string[] the extra writable folders
+---@field deny_read string[] the extra denied places
 
 ---What `uji.tool.add` takes.
 ---@class uji.ToolSpec
@@ -852,8 +871,8 @@ function uji.tool.allow(tool, subject) end
 ---@return boolean
 function uji.tool.confine(enabled) end
 
----What a call that would ask gets with nobody to answer (`uji run --on-ask`): "allow" or "deny"; nil when a person answers.
----@return "allow"|"deny"|nil
+---What a call that would ask gets with nobody to answer (`uji run --on-ask`): "allow", "deny" or "sandbox" (the default: only if it runs inside the sandbox); nil when a person answers.
+---@return "allow"|"deny"|"sandbox"|nil
 function uji.tool.on_ask() end
 
 ---The tools a call can use in this run: offered to the model (`uji run --tools`) and not disabled.
@@ -896,6 +915,19 @@ function uji.mode.get() end
 ---Every mode, in Shift+Tab order.
 ---@return uji.ModeRow[]
 function uji.mode.list() end
+
+---The OS sandbox (Linux Landlock) of every process started for the model: run_command, jobs, subagents' commands, uji.job.start inside a tool call.
+---@class uji.sandbox
+uji.sandbox = {}
+
+---Sets the sandbox of the model's commands; returns its status.
+---@param opts uji.SandboxOptions
+---@return uji.SandboxStatus
+function uji.sandbox.configure(opts) end
+
+---The sandbox in force and whether the kernel can hold it.
+---@return uji.SandboxStatus
+function uji.sandbox.status() end
 
 ---Slash commands, `/name args`.
 ---@class uji.command

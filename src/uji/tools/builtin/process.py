@@ -24,6 +24,7 @@ from uji.tools.builtin.run_command import EXIT_GRACE, MAX_BYTES, MAX_LINES, Outp
 
 if TYPE_CHECKING:
     from uji.reaper import Reaper
+    from uji.sandbox.spawn import Child
 
 # A job's log keeps at most this much: over it, the older half is dropped at a line.
 LOG_CAP = 8 * 1024 * 1024
@@ -172,7 +173,7 @@ class Process:
 
         read_fd, write_fd = os.pipe()
         try:
-            proc = await _spawn(self.command, self._ctx.cwd, write_fd, self._ctx.env)
+            proc = await _spawn(self.command, self._ctx.cwd, write_fd, self._ctx.env, self._ctx.os_sandbox)
         except OSError as e:
             os.close(read_fd)
             self.output.finish()
@@ -190,7 +191,7 @@ class Process:
         for ctx in self._progress_to:
             ctx.progress(line)
 
-    async def _until_exit(self, proc: asyncio.subprocess.Process) -> None:
+    async def _until_exit(self, proc: Child) -> None:
         try:
             await proc.wait()
             if self._pipe is not None:

@@ -26,6 +26,8 @@ from uji.tools.builtin.read_file import error, int_arg, required_str
 from uji.tools.builtin.tool import BuiltinTool
 
 if TYPE_CHECKING:
+    from uji.sandbox import SandboxPolicy
+    from uji.sandbox.spawn import Child
     from uji.tools.secrets import Redactor
 
 DEFAULT_TIMEOUT = 120
@@ -328,20 +330,24 @@ def _exit_text(code: int, body: str) -> str:
     return f"{body}\n\n{status}" if body else status
 
 
-async def _spawn(command: str, cwd: str, out: int, env: dict[str, str] | None) -> asyncio.subprocess.Process:
+async def _spawn(
+    command: str, cwd: str, out: int, env: dict[str, str] | None, sandbox: SandboxPolicy | None = None
+) -> Child:
+    """Start the line in its own session, inside `sandbox` when there is one (its
+    private temporary folder as TMPDIR)."""
+    from uji.sandbox.spawn import start
     from uji.tools.shell import shell_path
 
     env = {**(os.environ if env is None else env), "GIT_TERMINAL_PROMPT": "0"}
-    return await asyncio.create_subprocess_exec(
-        shell_path(),
-        "-c",
-        command,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=out,
-        stderr=out,  # the same pipe: lines arrive merged, in order
+    if sandbox is not None:
+        env.update(TMPDIR=sandbox.tmpdir, TMP=sandbox.tmpdir, TEMP=sandbox.tmpdir)
+    return await start(
+        [shell_path(), "-c", command],
         cwd=cwd,
         env=env,
-        start_new_session=True,
+        stdout=out,
+        stderr=out,  # the same pipe: lines arrive merged, in order
+        policy=sandbox,
     )
 
 
@@ -362,7 +368,7 @@ def _unread(fd: int, redact: Redactor | None) -> str | None:
 async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
     read_fd, write_fd = os.pipe()
     try:
-        proc = await _spawn(command, ctx.cwd, write_fd, ctx.env)
+        proc = await _spawn(command, ctx.cwd, write_fd, ctx.env, ctx.os_sandbox)
     except OSError as e:
         os.close(read_fd)
         return error(f"could not start the command: {e.strerror or e}")
@@ -400,7 +406,16 @@ async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
             raise
         await pipe.drain(EXIT_GRACE)
         pipe.close()
-        return ToolResult(text=_exit_text(code, output.render()), summary=f"Exit code {code}")
+        text = _exit_text(code, output.render())
+        from uji.sandbox.denial import note
+
+        blocked = note(ctx.os_sandbox, code, text, ctx.cwd)
+        if blocked and ctx.outside_sandbox is not None and await ctx.outside_sandbox(blocked):
+            ctx.os_sandbox, ctx.outside_sandbox = None, None
+            again = await execute(command, timeout, ctx)
+            again.text = f"[the sandbox stopped this command; the user let it run again outside the sandbox]\n{again.text}"
+            return again
+        return ToolResult(text=f"{text}\n[{blocked}]" if blocked else text, summary=f"Exit code {code}")
     finally:
         pipe.close()
 

@@ -77,7 +77,9 @@ end
 
 -- What a child gets when a call would ask: the option, never laxer than this session's.
 local function child_on_ask(opts)
-  if uji.tool.on_ask() == "deny" then return "deny" end
+  local parent = uji.tool.on_ask()
+  if parent == "deny" then return "deny" end
+  if parent == "sandbox" and opts.on_ask == "allow" then return "sandbox" end
   return opts.on_ask
 end
 
