@@ -37,6 +37,7 @@ async def _per_command(rounds: int) -> dict[str, list[float]]:
     env = dict(os.environ)
     argv = ["/bin/true"]
     times: dict[str, list[float]] = {"asyncio (before)": [], "no sandbox": [], "sandbox": []}
+    cpu: dict[str, list[float]] = {name: [] for name in times}
 
     async def before() -> None:
         proc = await asyncio.create_subprocess_exec(
@@ -60,10 +61,11 @@ async def _per_command(rounds: int) -> dict[str, list[float]]:
             await case()
     for _ in range(rounds):
         for name, case in cases.items():
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             await case()
             times[name].append((time.perf_counter() - t0) * 1000)
-    return times
+            cpu[name].append((time.process_time() - c0) * 1000)
+    return {**times, **{f"{name} CPU": xs for name, xs in cpu.items()}}
 
 
 def _turns(rounds: int) -> dict[str, tuple[list[float], list[float]]]:
@@ -97,10 +99,14 @@ def main() -> None:
 
     print(f"Landlock ABI {abi_version()}; load average {os.getloadavg()[0]:.2f} (1 min)")
     times = asyncio.run(_per_command(args.n))
-    base = median(times["asyncio (before)"])
-    print(f"\nstart + wait of /bin/true, median of {args.n} alternating rounds (ms):")
-    for name, xs in times.items():
-        print(f"  {name:<18} {median(xs):7.2f}   (+{median(xs) - base:.2f} over before)")
+    print(
+        f"\nstart + wait of /bin/true, median of {args.n} alternating rounds (ms; CPU: uji's process only):"
+    )
+    for kind in ("", " CPU"):
+        base = median(times["asyncio (before)" + kind])
+        for name in ("asyncio (before)", "no sandbox", "sandbox"):
+            xs = times[name + kind]
+            print(f"  {name + kind:<22} {median(xs):7.2f}   ({median(xs) - base:+.2f} over before)")
     rounds = max(7, args.n // 20)
     turns = _turns(rounds)
     print(f"\nuji run --json, one command (`echo hi > made.txt`), median of {rounds} alternating rounds:")
