@@ -133,7 +133,7 @@ EVALUATED = [
     "echo {m} | xargs touch",
     "X=touch; ls; $X {m}",
     'rm -r"$(printf f)" {v}',
-    "rm -rf $(echo {v})",
+    "rm -r $(echo {v})",  # (-rf would meet the shipped deny, which holds under allow-all)
     'set -- -rf {v}; rm "$@"',
     # a prefix assignment that makes a program read another configuration or filter
     "HOME=. git log",

@@ -22,7 +22,7 @@ ALLOW = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
 def ticking(home: Home) -> str:
     """Prints five lines, says so with a file, then runs until it is stopped: the test
     interrupts once the file is there, so the five lines are all in the pipe by then."""
-    printed = home.root / "printed"
+    printed = home.work / "printed"
     # Fixed words only: a part with a variable asks even where run_command is allowed.
     ticks = "; ".join(f"echo tick {i}" for i in range(1, 6))
     return f"{ticks}; touch {shlex.quote(str(printed))}; exec sleep 300"
@@ -45,7 +45,7 @@ def test_sigint_keeps_a_commands_output_in_the_saved_result_and_for_the_model(ho
     )
     assert proc.stdout is not None
     first = lines_until(proc.stdout, lambda x: json.loads(x)["type"] == "session")
-    until(lambda: (home.root / "printed").exists(), what="the command to print its lines")
+    until(lambda: (home.work / "printed").exists(), what="the command to print its lines")
     proc.send_signal(signal.SIGINT)
     rest, err = drain(proc)
     assert proc.returncode == 130, err
@@ -71,7 +71,7 @@ def test_escape_keeps_the_lines_on_screen_and_for_the_model(home: Home, tmux: Tm
     tmux.shows("Message uji")
     tmux.type("count")
     tmux.keys("Enter")
-    until(lambda: (home.root / "printed").exists(), what="the command to print its lines")
+    until(lambda: (home.work / "printed").exists(), what="the command to print its lines")
     tmux.keys("Escape")
     screen = tmux.shows("interrupted by the user while this tool ran")
     assert "tick 1" in screen and "tick 5" in screen

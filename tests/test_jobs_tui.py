@@ -19,8 +19,8 @@ uji.tool.policy({ run_command = { default = "allow" } })
 async def test_jobs_lists_and_stops_and_the_next_turn_gets_the_report(
     tmp_path: Path, fake: FakeOpenAI
 ) -> None:
-    pidfile = tmp_path / "server.pid"
-    done = tmp_path / "done"
+    pidfile = tmp_path / "work" / "server.pid"
+    done = tmp_path / "work" / "done"
     app = make_app(tmp_path, fake, SETUP)
     fake.script(
         tool_calls(

@@ -234,7 +234,7 @@ def test_a_legacy_http_sse_server_is_used_with_transport_sse(
     url, log = sse_server
     home.init(f'uji.mcp.add("old", {{ url = "{url}", transport = "sse", {WAIT} }})')
     home.fake.script(tool_call("old__echo", {"text": "hi"}), text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     assert [c["args"] for c in calls(log)] == [{"text": "hi"}]
     assert tool_contents(home) == ["echo: hi"]
 
@@ -338,7 +338,7 @@ def test_tools_known_from_last_time_are_offered_and_the_server_starts_on_their_f
 ) -> None:
     log = stdio_server(home)
     home.fake.script(text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     assert starts(log) == 1 and "t__echo" in tool_schemas(home.fake.turn_requests[0].body)
     # Next time the tools come from <data>/mcp-tools.json: offered in the first request, with
     # neither the server started nor the SDK imported.
@@ -350,13 +350,13 @@ def test_tools_known_from_last_time_are_offered_and_the_server_starts_on_their_f
     assert starts(log) == 1
     # A call starts it.
     home.fake.script(tool_call("t__echo", {"text": "hi"}), text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     assert tool_contents(home) == ["echo: hi"]
     assert starts(log) == 2 and [c["tool"] for c in calls(log)] == ["echo"]
     # Another configuration (here an env variable) lists its tools again at start.
     log = stdio_server(home, extra=", env = { X = '1' }")
     home.fake.script(text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     assert starts(log) == 3
 
 
@@ -370,7 +370,7 @@ def test_a_turn_that_goes_on_without_a_servers_tools_says_which_and_why(home: Ho
         """
     )
     home.fake.script(text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert (
         "MCP server slow is still connecting after 0s: this turn goes on without its tools "
         "(raise the wait with uji.mcp.configure{ wait = N }; see /mcp)"
@@ -381,7 +381,7 @@ def test_a_turn_that_goes_on_without_a_servers_tools_says_which_and_why(home: Ho
 def test_results_are_bounded_like_run_commands_and_images_sent_once(home: Home) -> None:
     stdio_server(home)
     home.fake.script(tool_call("t__many", {"lines": 5000}), tool_call("t__shot", {}, id="call_2"), text("ok"))
-    home.run("go", check=True)
+    home.run("go", "--on-ask", "allow", check=True)
     [many] = tool_contents(home, 1)
     assert isinstance(many, str) and many.startswith("line 3001\n") and "\nline 5000\n" in many
     note = many.rsplit("\n", 1)[-1]
@@ -400,7 +400,7 @@ def test_a_server_that_fails_to_start_shows_its_exit_status_and_stderr(home: Hom
     command = [sys.executable, str(SERVER), str(home.root / "calls.jsonl"), "--fail"]
     home.init(f"uji.mcp.add('bad', {{ command = {lua_list(command)}, {WAIT} }})")
     home.fake.script(text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert (
         "MCP server bad failed: exited before it was ready (exit status 2)\n"
         "  stderr: starting\n  stderr: bad config: no token given; its tools are not offered (see /mcp)"
@@ -413,7 +413,7 @@ def test_a_banner_line_is_skipped_and_uji_names_itself(home: Home) -> None:
     command = [sys.executable, str(SERVER), str(log), "--banner"]
     home.init(f"uji.mcp.add('t', {{ command = {lua_list(command)}, {WAIT} }})")
     home.fake.script(tool_call("t__whoami", {}), text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert tool_contents(home) == ["uji 0.1.0"]  # clientInfo
     assert "Traceback" not in run.stderr and run.stderr.strip() == "", run.stderr
 
@@ -434,7 +434,7 @@ def test_a_server_that_exits_while_idle_is_started_again_before_the_next_call(ho
     home.fake.script(
         tool_call("t__pid", {}), tool_call("t__echo", {"text": "again"}, id="call_2"), text("ok")
     )
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     assert tool_contents(home)[-1] == "echo: again"
     first, second = calls(log)
     assert first["pid"] != second["pid"]
@@ -447,7 +447,7 @@ def test_a_server_that_exits_while_idle_is_started_again_before_the_next_call(ho
 def test_progress_logging_roots_and_a_declined_question(home: Home) -> None:
     stdio_server(home, lua=f"uji.tool.roots({{ {json.dumps(str(home.root / 'extra'))} }})")
     home.fake.script(tool_call("t__chatty", {}), text("ok"))
-    run = home.run("go", check=True)
+    run = home.run("go", "--on-ask", "allow", check=True)
     # Progress notifications (uji sends a progressToken) are the call's progress lines.
     assert [p["line"] for p in run.of("progress")] == ["1/2 halfway", "2/2 done"]
     [content] = tool_contents(home)

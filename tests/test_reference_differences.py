@@ -63,7 +63,7 @@ def test_path_subjects_match_rules_by_their_full_path(home: Home) -> None:
         tool_call("touch", {"path": "notes.txt"}, id="c2"),
         text("done"),
     )
-    run = home.run("touch")
+    run = home.run("touch", "--on-ask", "allow")
     results = {m["tool_call_id"]: m["content"] for m in run.tool_results()}
     assert results["c1"].startswith("denied:")
     assert results["c2"] == "touched notes.txt"
@@ -87,7 +87,7 @@ def test_display_label_preview_and_result_diff_and_summary(home: Home) -> None:
         """
     )
     home.fake.script(tool_call("rewrite", {"path": "a.txt"}, id="c1"), text("done"))
-    run = home.run("rewrite")
+    run = home.run("rewrite", "--on-ask", "allow")
     assert run.rc == 0, run.stderr
     call = run.calls[0]
     assert call["question"] == "Rewrite it?"
@@ -139,7 +139,7 @@ def test_job_tools_take_id_and_jobs_configure_checks_its_keys(home: Home) -> Non
         tool_call("stop_job", {"id": 99}, id="c2"),
         text("done"),
     )
-    run = home.run("go")
+    run = home.run("go", "--on-ask", "allow")
     assert run.rc == 0, run.stderr
     schemas = tool_schemas(home.fake.turn_requests[0].body)
     assert schemas["job_output"]["parameters"]["required"] == ["id"]
@@ -198,7 +198,7 @@ def test_ctx_task_reports_every_task_as_a_tasks_event(home: Home) -> None:
         """
     )
     home.fake.script(tool_call("fan_out", {}, id="c1"), text("done"))
-    run = home.run("go")
+    run = home.run("go", "--on-ask", "allow")
     assert run.rc == 0, run.stderr
     events = run.of("tasks")
     assert all(e["tool"] == "fan_out" and e["id"] == "c1" for e in events)
@@ -235,7 +235,7 @@ def test_the_readonly_plugin_denies_edits_under_its_directories(home: Home) -> N
         tool_call("write_file", {"path": "src.py", "content": "ok"}, id="c3"),
         text("done"),
     )
-    run = home.run("go")
+    run = home.run("go", "--on-ask", "allow")
     assert run.rc == 0, run.stderr
     results = {m["tool_call_id"]: m["content"] for m in run.tool_results()}
     assert results["c1"].startswith("denied:") and "read-only directory" in results["c1"]

@@ -24,7 +24,7 @@ async def _blocked_then(tmp_path: Path, fake: FakeOpenAI, key: str) -> str:
     app = make_app(tmp_path, fake)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await shows(pilot, "sandbox workspace-write")  # the bottom bar
+        await shows(pilot, "sandboxed")  # the bottom bar
         await send(pilot, "make a file beside the project")
         await shows(pilot, "Would you like to run run_command?")
         await answerable(pilot)

@@ -21,6 +21,7 @@ SCREEN_COMMANDS = (
     "new",
     "quit",
     "reload",
+    "sandbox",
     "rewind",
     "rules",
     "sessions",

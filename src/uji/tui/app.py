@@ -891,7 +891,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 mode=mode,
                 session_tokens=spent,
                 session_cost=totals.get("cost"),
-                sandbox=f"sandbox {sandbox.mode}" if sandbox.available else "no sandbox",
+                sandbox=(
+                    ("sandboxed" if sandbox.mode == "workspace-write" else f"sandbox {sandbox.mode}")
+                    if sandbox.available
+                    else "no sandbox"
+                ),
             )
         )
 
