@@ -78,6 +78,10 @@ HOSTILE = [
     "cp /dev/null ../v7/keep.txt",
     "truncate -s 0 ../v8/keep.txt",
     f"{sys.executable} -c \"import os; os.rename('../v9', '/tmp/uji-sandbox-stolen-v9')\"",
+    "ln ../v10/keep.txt hard && echo x >> hard",  # a hard link into the writable tree
+    "ln -s ../v11 soft && echo x > soft/keep.txt",
+    "echo x > /proc/self/root$(cd .. && pwd)/v12/keep.txt",
+    "unshare -rm sh -c 'mount --bind .. /mnt && echo x > /mnt/v13/keep.txt'",  # a mount of its own
 ]
 
 
@@ -320,14 +324,14 @@ def test_a_subagent_s_commands_run_inside_a_sandbox_no_laxer_than_its_parent(hom
 
 
 def sandbox(
-    home: Home, *argv: str, config: str = "", options: tuple[str, ...] = ()
+    home: Home, *argv: str, config: str = "", options: tuple[str, ...] = (), **env: str
 ) -> subprocess.CompletedProcess[str]:
     """`uji [OPTIONS] sandbox ARGV...` in the working directory."""
     home.init(config, provider=False)
     return subprocess.run(
         home.command(*options, "sandbox", *argv),
         cwd=home.work,
-        env=home.env(),
+        env=home.env(**env),
         capture_output=True,
         text=True,
         timeout=60,
@@ -435,3 +439,40 @@ def test_uji_s_data_inside_the_working_directory_stays_out_of_reach(home: Home) 
     assert "secret-in-data" not in done.stdout
     assert not (data / "planted").exists()
     assert (home.work / "src" / "a.txt").read_text() == "ok\n" and "ok" in done.stdout
+
+
+def _a_block_device() -> str | None:
+    """A block device this process can open (root opens them all), for the raw-disk case."""
+    import os
+    import stat
+
+    for name in sorted(os.listdir("/dev")):
+        path = f"/dev/{name}"
+        try:
+            if stat.S_ISBLK(os.stat(path).st_mode):
+                os.close(os.open(path, os.O_RDONLY))
+                return path
+        except OSError:
+            continue
+    return None
+
+
+def test_a_raw_device_cannot_be_read(home: Home) -> None:
+    """Reading a disk would bypass every denied place: /dev is granted device by device."""
+    device = _a_block_device()
+    if device is None:
+        pytest.skip("no block device this user can open")
+    probe = ["python3", "-c", f"open({device!r}, 'rb').close(); print('opened')"]
+    done = sandbox(home, "--", *probe, config='uji.sandbox.configure{ mode = "off" }\n')
+    assert "opened" in done.stdout  # the control: outside the sandbox it opens
+    done = sandbox(home, "--", *probe)
+    assert done.returncode == 1 and "Permission denied" in done.stderr
+
+
+def test_a_child_uji_keeps_its_parent_s_network_off(home: Home, listener: int) -> None:
+    """UJI_SANDBOX_PARENT (what a subagent's uji gets): the child's own config turns the
+    network on, the parent's off wins."""
+    floor = json.dumps({"mode": "workspace-write", "network": False, "writable": [], "deny_read": []})
+    config = "uji.sandbox.configure{ network = true }\n"
+    done = sandbox(home, "--", *connect(listener), config=config, UJI_SANDBOX_PARENT=floor)
+    assert done.returncode == 1 and "Permission denied" in done.stderr

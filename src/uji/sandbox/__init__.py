@@ -44,14 +44,10 @@ def status(settings: SandboxSettings) -> SandboxStatus:
 
     if settings.mode == "off":
         return SandboxStatus("off", False, "the sandbox is off (uji.sandbox.configure{ mode = ... })")
-    abi = landlock.abi_version()
-    if abi < 1:
-        return SandboxStatus(
-            settings.mode, False, "this kernel has no Landlock (Linux 5.13+ with landlock enabled)"
-        )
-    if not settings.network and abi < 4:
-        return SandboxStatus(settings.mode, False, f"Landlock ABI {abi} cannot block the network (ABI 4+)")
-    return SandboxStatus(settings.mode, True, f"Landlock ABI {abi}")
+    why = landlock.missing(settings.network)
+    if why is not None:
+        return SandboxStatus(settings.mode, False, why)
+    return SandboxStatus(settings.mode, True, f"Landlock ABI {landlock.abi_version()}")
 
 
 @functools.cache

@@ -43,7 +43,7 @@ async def run_sandboxed(paths: Paths, argv: list[str], *, network: bool | None, 
         policy = gate.command_sandbox()
         env = gate.env()
         if policy is not None:
-            env.update(TMPDIR=policy.tmpdir, TMP=policy.tmpdir, TEMP=policy.tmpdir)
+            env.update(policy.temp_vars())
         sys.stdout.flush()
         try:
             child = await start(argv, cwd=gate.cwd, env=env, stdout=None, stderr=None, policy=policy)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from uji.sandbox.policy import SandboxPolicy, _home_short, _inside
+from uji.sandbox.policy import SandboxPolicy, home_short, inside
 
 MARKERS = ("Permission denied", "Operation not permitted", "Read-only file system")
 # A path as programs print it around the error: 'x', "x", `x', or `prog: x: Permission denied`.
@@ -43,9 +43,9 @@ def _paths(line: str) -> list[str]:
 
 def _why(policy: SandboxPolicy, real: str) -> str | None:
     for denied in policy.deny:
-        if _inside(real, denied):
-            return f"commands may not read or write {_home_short(denied)}"
-    if any(_inside(real, w) for w in policy.writable):
+        if inside(real, denied):
+            return f"commands may not read or write {home_short(denied)}"
+    if any(inside(real, w) for w in policy.writable):
         return None
     if policy.mode == "read-only":
         return "commands may not write anywhere in read-only mode"

@@ -107,6 +107,16 @@ def abi_version() -> int:
         return 0
 
 
+def missing(network: bool) -> str | None:
+    """Why this kernel cannot hold a sandbox (with the network blocked or not); None when it can."""
+    abi = abi_version()
+    if abi < 1:
+        return "this kernel has no Landlock (Linux 5.13+ with landlock enabled)"
+    if not network and abi < 4:
+        return f"Landlock ABI {abi} cannot block the network (ABI 4+)"
+    return None
+
+
 def handled_fs(abi: int) -> int:
     rights = FS_ABI1
     if abi >= 2:

@@ -68,6 +68,10 @@ class SandboxPolicy(Record):
     deny: tuple[str, ...]  # read and write
     tmpdir: str
 
+    def temp_vars(self) -> dict[str, str]:
+        """The variables that point a command's temporary files at the private folder."""
+        return {"TMPDIR": self.tmpdir, "TMP": self.tmpdir, "TEMP": self.tmpdir}
+
     def describe(self) -> str:
         """One line for the model and the user: what this sandbox lets a command do."""
         if self.mode == "read-only":
@@ -78,7 +82,7 @@ class SandboxPolicy(Record):
         return f"uji's sandbox ({self.mode}): commands may write {where}, and cannot read ~/.ssh, ~/.aws, … or uji's data{net}"
 
 
-def _home_short(path: str) -> str:
+def home_short(path: str) -> str:
     home = os.path.expanduser("~")
     return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
 
@@ -142,15 +146,15 @@ def rules(policy: SandboxPolicy, listed: list[str] | None = None) -> list[tuple[
     return out
 
 
-def _inside(path: str, parent: str) -> bool:
+def inside(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
 
 
 def _split(path: str, rights: int, deny: list[str], listed: list[str]) -> list[tuple[str, int]]:
     """`rights` beneath `path`, except beneath each place in `deny`."""
-    if any(_inside(path, d) for d in deny):
+    if any(inside(path, d) for d in deny):
         return []  # the whole tree is denied
-    below = [d for d in deny if _inside(d, path) and d != path]
+    below = [d for d in deny if inside(d, path) and d != path]
     if not below:
         return [(path, rights)]
     try:

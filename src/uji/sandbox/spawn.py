@@ -239,11 +239,10 @@ async def _start_restricted(
 ) -> subprocess.Popen[bytes]:
     from uji.sandbox import landlock
 
+    why = landlock.missing(policy.network)
+    if why is not None:
+        raise SandboxUnavailable(why)
     abi = landlock.abi_version()
-    if abi < 1:
-        raise SandboxUnavailable("this kernel has no Landlock (Linux 5.13+, with landlock in the lsm= list)")
-    if not policy.network and abi < 4:
-        raise SandboxUnavailable(f"this kernel's Landlock (ABI {abi}) cannot block the network (ABI 4+)")
     loop = asyncio.get_running_loop()
     done: asyncio.Future[subprocess.Popen[bytes]] = loop.create_future()
 

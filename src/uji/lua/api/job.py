@@ -305,8 +305,7 @@ class Job:
 
         env = self._env()  # without the provider keys, like run_command
         if self._sandbox is not None:
-            tmp = self._sandbox.tmpdir
-            env.update(TMPDIR=tmp, TMP=tmp, TEMP=tmp)
+            env.update(self._sandbox.temp_vars())
         proc = await start(
             self._argv,
             stdin=subprocess.PIPE,

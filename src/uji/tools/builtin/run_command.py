@@ -340,7 +340,7 @@ async def _spawn(
 
     env = {**(os.environ if env is None else env), "GIT_TERMINAL_PROMPT": "0"}
     if sandbox is not None:
-        env.update(TMPDIR=sandbox.tmpdir, TMP=sandbox.tmpdir, TEMP=sandbox.tmpdir)
+        env.update(sandbox.temp_vars())
     return await start(
         [shell_path(), "-c", command],
         cwd=cwd,
