@@ -1,5 +1,6 @@
-"""One tool call: check the arguments, decide (disabled → confinement → before_tool →
-policy → ask), run, pass the result through after_tool (reference internals §1)."""
+"""One tool call: check the arguments, have the gate decide (`Gate.decide`: disabled →
+confinement → before_tool → policy), ask when its verdict is ask, run, pass the result
+through after_tool (reference internals §1)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,7 @@ from uji.agent.approval import (
     Question,
     approval_timeout,
     default_question,
-    deny_text,
-    hook_decision,
-    path_guard,
-    policy_verdict,
     question_body,
-    remember_scope,
 )
 from uji.events.stream import (
     AfterTool,
@@ -34,6 +30,7 @@ from uji.events.stream import (
 )
 from uji.record import replace
 from uji.tools.base import ToolContext, ToolResult
+from uji.tools.decision import HookVerdict, read_hook
 from uji.tools.secrets import Redactor
 from uji.tools.validate import check_arguments
 from uji.wires.base import ToolCall, Usage
@@ -211,40 +208,38 @@ class ToolCaller:
     async def _decide(
         self, tool: Tool, subject: str, args: dict[str, Any], title: str | None = None
     ) -> Decision:
-        gate = self.gate
-        if tool.name in gate.registry.disabled:
-            return Decision(False, "disabled", f"{tool.name} is disabled")
-        if tool.confined and gate.confined:
-            refusal = gate.sandbox().check(subject, write=tool.writes)
-            if refusal:
-                return Decision(False, "confine", refusal)
-        if self.hooks.has("before_tool"):
-            from uji.events import HookFailed
-
-            try:
-                result, handler = await self.hooks.hook(BeforeTool(tool.name, args))
-            except HookFailed as e:  # fail closed: a hook that cannot decide denies
-                h = e.handler
-                return Decision(False, "hook", str(e), extra={"hook": h.name, "hook_origin": h.origin})
-            hooked = hook_decision(result, handler.label() if handler else "a hook")
-            if hooked is not None:
-                kind, text = hooked
-                extra = {"hook": handler.name, "hook_origin": handler.origin} if handler else {}
-                if kind == "allow":
-                    return Decision(True, "hook", extra=extra)
-                if kind == "deny":
-                    return Decision(False, "hook", text, extra=extra)
-                title = text or title
-                return await self._ask(tool, subject, args, title, by_hook=True, extra=extra)
-        verdict = policy_verdict(gate, tool, subject, args)
+        """The gate's verdict, and the answer to its question when it is ask."""
+        hooks = self._before_tool if self.hooks.has("before_tool") else None
+        verdict = await self.gate.decide(tool, subject, args, hooks)
+        extra: dict[str, Any] = {}
+        if verdict.by == "hook" and verdict.hook is not None:
+            extra = {"hook": verdict.hook, "hook_origin": verdict.origin}
         if verdict.decision == "allow":
-            return Decision(True, "policy", verdict=verdict)
+            return Decision(True, verdict.layer, verdict=verdict, extra=extra)
         if verdict.decision == "deny":
-            return Decision(False, "policy", deny_text(verdict, tool.name), verdict=verdict)
-        remember = remember_scope(gate, tool, subject, verdict)
-        decision = await self._ask(tool, subject, args, verdict.message or title, remember=remember)
+            return Decision(False, verdict.layer, verdict.reason, verdict=verdict, extra=extra)
+        by_hook = verdict.by == "hook"
+        title = verdict.title or title
+        decision = await self._ask(tool, subject, args, title, by_hook, extra, verdict.remember)
         decision.verdict = verdict
         return decision
+
+    async def _before_tool(self, tool: str, args: dict[str, Any]) -> HookVerdict | None:
+        """The before_tool hooks, for Gate.decide: what the first handler that decided
+        said. A handler that raises denies the call (fail closed)."""
+        from uji.events import HookFailed
+
+        try:
+            result, handler = await self.hooks.hook(BeforeTool(tool, args))
+        except HookFailed as e:
+            return HookVerdict("deny", str(e), e.handler.name, e.handler.origin)
+        said = read_hook(result, handler.label() if handler else "a hook")
+        if said is None:
+            return None
+        decision, text = said
+        return HookVerdict(
+            decision, text, handler.name if handler else None, handler.origin if handler else None
+        )
 
     async def _ask(
         self,
@@ -336,7 +331,7 @@ class ToolCaller:
         try:
             sandbox = self.gate.sandbox()
             if tool.path_subject:
-                sandbox.guard = path_guard(self.gate, tool)
+                sandbox.guard = self.gate.path_guard(tool)
             ctx = ToolContext(
                 cwd=self.gate.cwd,
                 sandbox=sandbox,

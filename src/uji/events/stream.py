@@ -16,14 +16,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast
 
 from uji.record import Record
+from uji.tools.verdict import DecidedBy, Decision, Resolved
 from uji.wires.base import Usage
 
 DeltaKind = Literal["text", "reasoning"]
 State = Literal["working", "idle"]
-Verdict = Literal["allow", "deny"]
 TaskStatus = Literal["queued", "running", "done", "failed"]
-DecidedBy = Literal["policy", "hook", "disabled", "confine", "user", "auto"]
-PolicyVerdict = Literal["allow", "ask", "deny"]
 MessageType = Literal[
     "user", "assistant", "tool", "system", "shell", "error", "compaction", "context", "file"
 ]
@@ -114,7 +112,7 @@ class HookRef(Record):
 class Outcome(Record):
     """What decided a tool call and how (the policy's verdict, a hook, the user)."""
 
-    decision: Verdict
+    decision: Resolved
     by: DecidedBy
     rule: str | None = None  # the rule text that decided it
     source: str | None = None  # the file and line the rule or default was set from
@@ -122,7 +120,7 @@ class Outcome(Record):
     unfixed: str | None = None  # why that part is not a fixed command
     remembered: bool = False  # a remembered approval decided it
     form: str | None = None  # the form of a file path a rule matched, when not as written
-    policy: PolicyVerdict | None = None  # the policy's verdict, when the policy was asked
+    policy: Decision | None = None  # the policy's verdict, when the policy layer decided
     reason: str | None = None  # the text after "denied: "
     hook: HookRef | None = None
     question: str | None = None  # the title of the question the user was asked

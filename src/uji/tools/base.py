@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from uji.sandbox import SandboxPolicy
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
+    from uji.tools.verdict import Decision
     from uji.wires.base import ToolSpec, Usage
 
 
@@ -133,7 +134,7 @@ class Tool(ABC):
     name: str
     description: str
     parameters: dict[str, Any]
-    policy: str | None
+    policy: Decision | None
     verb: str | None
     question: str | None
     path_subject: bool = False
@@ -150,7 +151,7 @@ class Tool(ABC):
         *,
         description: str = "",
         parameters: dict[str, Any] | None = None,
-        policy: str | None = None,
+        policy: Decision | None = None,
         verb: str | None = None,
         question: str | None = None,
     ) -> None:

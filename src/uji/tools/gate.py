@@ -1,9 +1,10 @@
-"""The gate: what the model may call and where it may reach.
+"""The gate: what the model may call, where it may reach, and what decides each call.
 
 The tool registry, the policy (with the remembered approvals), confinement and its
-roots, and which provider key variables commands keep (`uji.tool.inherit_keys`). The
-agent asks it for a call's sandbox, the secrets to cut out of results and the
-environment commands run with; `uji.tool.*` configures it.
+roots, and which provider key variables commands keep (`uji.tool.inherit_keys`).
+`Gate.decide` gives a call's verdict in the documented order; the agent asks the user
+only when it is ask, and asks the gate for a call's sandbox, the secrets to cut out of
+results and the environment commands run with. `uji.tool.*` configures it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from uji.tools.registry import Registry, Tool
 if TYPE_CHECKING:
     from uji.sandbox import SandboxPolicy, SandboxSettings, SandboxStatus
     from uji.tools.confine import Sandbox
+    from uji.tools.decision import BeforeTool
     from uji.tools.secrets import Redactor
+    from uji.tools.verdict import Verdict
 
 # What a call that would ask gets when nobody is there to answer (`uji run --on-ask`).
 OnAsk = Literal["allow", "deny", "sandbox"]
@@ -115,6 +118,122 @@ class Gate:
         from uji.sandbox import floor_env
 
         return floor_env(self.sandbox_settings(), self.cwd)
+
+    async def decide(
+        self, tool: Tool, subject: str, args: dict[str, Any], before_tool: BeforeTool | None = None
+    ) -> Verdict:
+        """The verdict on one call (its arguments checked and its subject made by the
+        caller): a disabled tool is denied, then confinement refuses a path outside the
+        roots, then the before_tool hooks (`before_tool`, which the caller runs) may
+        decide, then the policy: the rules of every set with the current mode laid over
+        them, and the remembered approvals. A deny carries the text the model reads; an
+        ask, its question's title (when not the tool's) and what answering "allow for the
+        session" would remember."""
+        from uji.tools.decision import deny_text
+        from uji.tools.verdict import Verdict
+
+        if tool.name in self.registry.disabled:
+            return Verdict("deny", "disabled", reason=f"{tool.name} is disabled")
+        if tool.confined and self.confined:
+            refusal = self.sandbox().check(subject, write=tool.writes)
+            if refusal:
+                return Verdict("deny", "confine", reason=refusal)
+        said = await before_tool(tool.name, args) if before_tool is not None else None
+        if said is not None:
+            verdict = Verdict(said.decision, "hook", origin=said.origin, hook=said.name)
+            if said.decision == "deny":
+                verdict.reason = said.text
+            elif said.decision == "ask":
+                verdict.title = said.text
+            return verdict
+        verdict = self.policy_verdict(tool, subject)
+        if verdict.decision == "deny":
+            verdict.reason = deny_text(verdict, tool.name)
+        elif verdict.decision == "ask":
+            verdict.title = verdict.message
+            verdict.remember = self.remember_scope(tool, subject, verdict)
+        return verdict
+
+    def policy_verdict(self, tool: Tool, subject: str) -> Verdict:
+        """The policy layer: the rules as written, with the current mode (Shift+Tab,
+        `uji.mode`) laid over them."""
+        verdict = self._written_verdict(tool, subject)
+        if tool.path_subject:
+            from uji.tools.paths import path_forms
+
+            forms = path_forms(self.sandbox(), subject)
+        else:
+            forms = [subject]
+        return self.modes.layer(tool.name, tool.path_subject, subject, forms, verdict, self.sandbox())
+
+    def _written_verdict(self, tool: Tool, subject: str) -> Verdict:
+        policy = self.policy
+        if tool.command_subject:
+            from uji.tools.remembered import writes_through_redirect
+
+            if writes_through_redirect(subject):
+                with policy.remembered.pause():
+                    return policy.decide_command(tool.name, subject, tool.policy)
+            return policy.decide_command(tool.name, subject, tool.policy)
+        if not tool.path_subject:
+            return policy.decide(tool.name, [subject], tool.policy, tool.remembers_tool)
+        from uji.tools.decision import matched_form, through_symlink
+        from uji.tools.paths import path_forms
+
+        sandbox = self.sandbox()
+        forms = path_forms(sandbox, subject)
+        if through_symlink(sandbox, subject):
+            # A remembered file is the file that was asked about: no symlink may redirect it.
+            with policy.remembered.pause():
+                verdict = policy.decide(tool.name, forms, tool.policy)
+        else:
+            verdict = policy.decide(tool.name, forms, tool.policy)
+        if verdict.rule is not None:
+            verdict.form = matched_form(verdict.rule, forms)
+        return verdict
+
+    def remember_scope(self, tool: Tool, subject: str, verdict: Verdict) -> str | None:
+        """What an "allow for the session" / "always allow" answer to this ask remembers:
+        the part of a command line that asked, a file tool's absolute normalised path, or
+        the subject. None when remembering could not turn this ask into an allow."""
+        if not self.policy.can_remember(tool.name, verdict):
+            return None
+        if tool.command_subject:
+            from uji.tools.remembered import writes_through_redirect
+
+            if writes_through_redirect(subject):
+                return None  # its part's normal form would not say where it writes
+            scope = verdict.subject  # the part; None when the whole line's rule asked
+        elif tool.path_subject:
+            from uji.tools.decision import through_symlink
+
+            sandbox = self.sandbox()
+            if through_symlink(sandbox, subject):
+                return None
+            scope = sandbox.abspath(subject)
+        elif tool.remembers_tool:
+            from uji.tools.remembered import ANY_SUBJECT
+
+            scope = ANY_SUBJECT
+        else:
+            scope = subject
+        return scope or None
+
+    def path_guard(self, tool: Tool) -> Callable[[str], str | None]:
+        """The check a file tool's opens make: the real file reached is matched again
+        against the tool's deny rules, so a symlink swapped in after the decision is still
+        refused."""
+        from uji.tools.paths import real_forms
+
+        sandbox = self.sandbox()
+
+        def guard(real: str) -> str | None:
+            verdict = self.policy.match(tool.name, real_forms(sandbox, real))
+            if verdict is None or verdict.decision != "deny":
+                return None
+            return verdict.message or f"{real} is denied by the policy rule `{verdict.rule}`"
+
+        return guard
 
     def sandbox(self) -> Sandbox:
         """The confinement of a call made now: the cwd, the roots and whether it is on."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from uji.record import Struct, field
 from uji.tools.policy import STRICTNESS, Policy
-from uji.tools.verdict import Verdict
+from uji.tools.verdict import Decision, Verdict
 
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
@@ -42,7 +42,7 @@ class Mode(Struct):
     rules: dict[str, Any] = field(default_factory=dict)  # as given, for list()
     policy: Policy = field(default_factory=Policy)
     # accept_edits: a file tool's path inside the working directory or the roots is allowed.
-    files_inside: str | None = None
+    files_inside: Decision | None = None
     origin: str | None = None
     on_enter: Any = None  # Lua functions, called when the mode is switched to / away from
     on_leave: Any = None

@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from uji.record import Struct, field
+from uji.tools.verdict import Decision
 from uji.tools.verdict import Verdict as Verdict  # re-exported: callers import it from here
 
-DECISIONS = ("allow", "ask", "deny")
-STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-LISTS = ("deny", "allow", "ask")  # checked in this order; the first match wins
+DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
+STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
+LISTS: tuple[Decision, ...] = ("deny", "allow", "ask")  # checked in this order; the first match wins
 
 
 class PolicyError(ValueError):
@@ -90,7 +91,7 @@ def rule_kind(pattern: str) -> str:
     return "exact"
 
 
-def _rule(item: Any, decision: str, origin: str | None) -> Rule:
+def _rule(item: Any, decision: Decision, origin: str | None) -> Rule:
     """One rule of a list: a pattern, or the original uji's `{ pattern = …, message = … }`."""
     message = None
     if isinstance(item, dict):
@@ -148,7 +149,7 @@ UNNAMED = ""  # the set `uji.tool.policy(rules)` sets without a name
 
 class Rule(Struct):
     pattern: str
-    decision: str
+    decision: Decision
     matches: Callable[[str], bool]
     origin: str | None = None  # file:line of the uji.tool.policy call
     message: str | None = None  # `{ pattern = …, message = … }`: what a deny tells the model
@@ -156,10 +157,10 @@ class Rule(Struct):
 
 class ToolRules(Struct):
     rules: list[Rule] = field(default_factory=list)  # deny first, then allow, then ask
-    default: str | None = None
+    default: Decision | None = None
     origin: str | None = None
     # An unreadable rule or default raises the default to at least ask.
-    floor: str | None = None
+    floor: Decision | None = None
 
 
 class RuleSet(Struct):
@@ -167,7 +168,7 @@ class RuleSet(Struct):
     the tools it names in its own set and keeps the rest."""
 
     tools: dict[str, ToolRules] = field(default_factory=dict)
-    default: str | None = None
+    default: Decision | None = None
     default_origin: str | None = None
 
 
@@ -180,9 +181,12 @@ def _strictest(verdicts: Iterable[Verdict]) -> Verdict:
     return best
 
 
-def _strictest_of(decisions: Iterable[str | None]) -> str | None:
-    present = [d for d in decisions if d is not None]
-    return max(present, key=STRICTNESS.__getitem__) if present else None
+def _strictest_of(decisions: Iterable[Decision | None]) -> Decision | None:
+    best: Decision | None = None
+    for d in decisions:
+        if d is not None and (best is None or STRICTNESS[d] > STRICTNESS[best]):
+            best = d
+    return best
 
 
 class Policy:
@@ -271,7 +275,7 @@ class Policy:
         """Whether any set has rules for `tool` or a default for every tool."""
         return any(tool in s.tools or s.default is not None for s in self.sets.values())
 
-    def floor(self, tool: str) -> str | None:
+    def floor(self, tool: str) -> Decision | None:
         """The least `tool` may be decided (ask, when one of its rules could not be read)."""
         return _strictest_of(r.floor for r in self._rules_of(tool))
 
@@ -286,7 +290,7 @@ class Policy:
                         return Verdict(rule.decision, "rule", rule.pattern, rule.origin, message=rule.message)
         return None
 
-    def fallback(self, tool: str, declared: str | None) -> Verdict:
+    def fallback(self, tool: str, declared: Decision | None) -> Verdict:
         """No rule matched: the tool's default, its declared policy, the top-level
         default, then ask (the strictest where several sets give one)."""
         rules = [r for r in self._rules_of(tool) if r.default is not None]
@@ -307,7 +311,7 @@ class Policy:
         return verdict
 
     def decide(
-        self, tool: str, subjects: list[str], declared: str | None, whole_tool: bool = False
+        self, tool: str, subjects: list[str], declared: Decision | None, whole_tool: bool = False
     ) -> Verdict:
         """`whole_tool`: a remembered allow of the tool itself (ANY_SUBJECT) answers too;
         the rules are matched against the subjects only."""
@@ -326,7 +330,7 @@ class Policy:
         """Whether a remembered allow could answer this verdict (an ask of the policy)."""
         return self.remembered.recallable(verdict, self.floor(tool))
 
-    def decide_command(self, tool: str, line: str, declared: str | None) -> Verdict:
+    def decide_command(self, tool: str, line: str, declared: Decision | None) -> Verdict:
         """run_command: the strictest of each part's full evaluation (see tools/shell.py)
         and of the rule matching the raw line, if one does. A part whose command word is
         not fixed text is never allowed: at best it asks; nor is one carrying a write flag

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 
 from uji.record import Struct
-from uji.tools.verdict import Verdict
+from uji.tools.verdict import Decision, Verdict
 
 SESSION = "session"
 ALWAYS = "always"
@@ -81,10 +81,10 @@ class RememberedRules:
         self.rules = [r for r in self.rules if r.scope != scope]
 
     @staticmethod
-    def recallable(verdict: Verdict, floor: str | None) -> bool:
+    def recallable(verdict: Verdict, floor: Decision | None) -> bool:
         return verdict.decision == "ask" and verdict.by in RECALLABLE and floor is None
 
-    def recall(self, tool: str, subjects: list[str], verdict: Verdict, floor: str | None) -> Verdict:
+    def recall(self, tool: str, subjects: list[str], verdict: Verdict, floor: Decision | None) -> Verdict:
         """`verdict`, or an allow when it asks and the user already allowed one of the
         subjects' exact forms. A tool whose rules could not be read (floor) keeps asking."""
         if self.paused or not self.recallable(verdict, floor):

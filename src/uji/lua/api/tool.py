@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from uji.lua.runtime import Runtime
     from uji.tools.builtin.process import Process
     from uji.tools.gate import Gate
+    from uji.tools.verdict import Decision
 
 
 def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
@@ -244,7 +245,7 @@ class LuaTool(Tool):
         subject: Any = None,
         description: str = "",
         parameters: dict[str, Any] | None = None,
-        policy: str | None = None,
+        policy: Decision | None = None,
         verb: str | None = None,
         question: str | None = None,
         origin: str | None = None,
