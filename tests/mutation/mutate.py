@@ -38,7 +38,12 @@ MODULES: dict[str, tuple[str, str, tuple[str, ...] | None]] = {
         "tests/test_policy.py tests/test_gate_layers.py::test_a_deny_tells_the_model_which_default_made_it",
         None,
     ),
-    "gate": ("src/uji/tools/gate.py", "tests/test_policy.py tests/test_remembered.py", None),
+    "gate": (
+        "src/uji/tools/gate.py",
+        "tests/test_policy.py tests/test_remembered.py tests/test_gate_decide.py tests/test_gate_layers.py",
+        None,
+    ),
+    "decision": ("src/uji/tools/decision.py", "tests/test_gate_decide.py tests/test_gate_layers.py", None),
     "paths": (
         "src/uji/tools/paths.py",
         "tests/test_gate_paths.py tests/test_gate_layers.py::test_an_ask_rule_asks_through_symlink_and_dotdot_spellings",
