@@ -10,6 +10,8 @@ import * as acp from "@agentclientprotocol/sdk";
 
 const [command, steps] = process.argv.slice(2).map((a) => JSON.parse(a));
 const agent = spawn(command[0], command.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
+// Listened for from the start: an agent that ends before the steps are done is still seen.
+const exited = new Promise((resolve) => agent.on("exit", (code, signal) => resolve({ code, signal })));
 const log = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 
 let sessionId = null;
@@ -84,6 +86,6 @@ for (const step of steps) {
   }
 }
 agent.stdin.end();
-const code = await new Promise((resolve) => agent.on("exit", (c) => resolve(c)));
-log({ kind: "exit", code });
-process.exit(0);
+const { code, signal } = await exited;
+// Exit once the last line is written (a pending write is lost by an exit).
+process.stdout.write(JSON.stringify({ kind: "exit", code, ...(signal ? { signal } : {}) }) + "\n", () => process.exit(0));
