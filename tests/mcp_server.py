@@ -117,6 +117,46 @@ def main() -> None:
         roots = await ctx.session.list_roots()
         return f"asked: {answer.action}; roots: {' '.join(str(r.uri) for r in roots.roots)}"
 
+    @server.tool(description="Asks the user to fill in a form; says what came back.")
+    async def survey(ctx: Context) -> str:
+        schema = {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "title": "Your name", "minLength": 2},
+                "age": {"type": "integer", "title": "Age", "minimum": 0, "maximum": 150},
+                "ratio": {"type": "number", "title": "Ratio", "default": 0.5},
+                "subscribe": {"type": "boolean", "title": "Subscribe", "default": True},
+                "color": {
+                    "type": "string",
+                    "title": "Colour",
+                    "enum": ["red", "green", "blue"],
+                    "enumNames": ["Red", "Green", "Blue"],
+                    "default": "green",
+                },
+            },
+            "required": ["name", "age"],
+        }
+        answer = await ctx.session.elicit_form(
+            "Tell me about you", schema, related_request_id=ctx.request_context.request_id
+        )
+        record("survey", {"action": answer.action, "content": answer.content})
+        return f"survey: {answer.action} {json.dumps(answer.content, sort_keys=True)}"
+
+    @server.resource("file:///notes.txt", name="notes", description="The notes", mime_type="text/plain")
+    def notes() -> str:
+        record("resource", {"uri": "file:///notes.txt"})
+        return "the notes say hello"
+
+    @server.resource("img://pixel", name="pixel", mime_type="image/png")
+    def pixel() -> bytes:
+        record("resource", {"uri": "img://pixel"})
+        return base64.b64decode(PNG)
+
+    @server.prompt(description="Review a file, with a focus.")
+    def review(file: str, focus: str = "bugs") -> str:
+        record("prompt", {"name": "review", "file": file, "focus": focus})
+        return f"Please review {file}, looking for {focus}."
+
     @server.tool(description="Its process id.")
     def pid() -> str:
         record("pid", {})

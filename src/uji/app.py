@@ -101,6 +101,7 @@ class App:
         self.mcp = McpServers(self.gate.registry, self.notice, paths.data)
         self.mcp.diagnose = lambda text: self.diagnostics.add("mcp", text)
         self.mcp.roots = lambda: [self.cwd, *self.gate.roots]
+        self.mcp.form = ui.form
         self._trust: ProjectTrust | None = None
 
     @property

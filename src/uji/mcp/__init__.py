@@ -23,6 +23,8 @@ from uji.tools.base import Tool, ToolContext, ToolResult
 if TYPE_CHECKING:
     from uji.tools.registry import Registry
     from uji.trust import ProjectTrust
+    from uji.ui.form import Form, FormAnswer
+    from uji.ui.port import FormCheck
 
 # How long a turn (the TUI's or `uji run`'s) waits for servers still connecting, unless
 # uji.mcp.configure{wait} or the server's own `wait` says: `npx`-started servers take seconds.
@@ -206,6 +208,9 @@ class McpServers:
         self.eager = False
         self.diagnose: Callable[[str], None] = lambda text: None  # to <data>/diagnostics.log
         self.roots: Callable[[], list[str]] = lambda: []  # the directories a server may see
+        # Shows a server's question (elicitation) as a form: the UI port's, None without a
+        # screen (the question is then declined and the call's result says so).
+        self.form: Callable[[Form, FormCheck], Awaitable[FormAnswer] | None] = lambda form, check: None
         self.project_state = ""  # what became of the project's .mcp.json, for /mcp
         self._project_task: asyncio.Task[None] | None = None  # the approval question
         self.held: asyncio.Event | None = None  # set by release(): servers may start connecting

@@ -168,7 +168,7 @@ async def _serve(server: Server, on_response: Any, errlog: Any, spawned: list[An
                 client_info=CLIENT_INFO,
                 logging_callback=lambda params: on_log(server, params),
                 list_roots_callback=lambda context: list_roots(server),
-                elicitation_callback=lambda context, params: decline(server, params),
+                elicitation_callback=lambda context, params: elicit(server, params),
             )
         )
         await session.initialize()
@@ -215,11 +215,32 @@ async def list_roots(server: Server) -> mcp_types.ListRootsResult:
     return mcp_types.ListRootsResult(roots=[mcp_types.Root.model_validate({"uri": uri}) for uri in seen])
 
 
-async def decline(server: Server, params: mcp_types.ElicitRequestParams) -> mcp_types.ElicitResult:
-    """A server's question (elicitation): declined, and the call's result says so, so the
-    model knows the answer was not the user's."""
-    server.declined.append(getattr(params, "message", "") or "")
-    return mcp_types.ElicitResult(action="decline")
+async def elicit(server: Server, params: mcp_types.ElicitRequestParams) -> mcp_types.ElicitResult:
+    """A server's question (elicitation): a form on the screen, the answer sent back as the
+    spec says (accept with the values checked against the requested schema, decline,
+    cancel). With no screen it is declined, and the call's result tells the model so."""
+    from uji.mcp import elicit as questions
+
+    message = getattr(params, "message", "") or ""
+    if isinstance(params, mcp_types.ElicitRequestURLParams):
+        form = questions.Form(f"MCP server {server.name} asks you to open a page", message, url=params.url)
+        schema: dict[str, Any] = {}
+    else:
+        schema = dict(params.requested_schema)
+        form = questions.form(server.name, message, schema)
+    shown = server.service.form(form, lambda values: questions.check(schema, values))
+    if shown is None:
+        server.declined.append(message)
+        return mcp_types.ElicitResult(action="decline")
+    answer = await shown
+    if answer.action != "accept":
+        return mcp_types.ElicitResult(action=answer.action)
+    if form.url:
+        import webbrowser  # $BROWSER is honoured
+
+        await asyncio.to_thread(webbrowser.open, form.url)
+        return mcp_types.ElicitResult(action="accept")
+    return mcp_types.ElicitResult(action="accept", content=dict(answer.values))
 
 
 async def list_tools(session: ClientSession) -> list[ToolInfo]:

@@ -57,6 +57,8 @@ if TYPE_CHECKING:
     from uji.images import Limits
     from uji.tui.modals import Modal
     from uji.ui.bell import Reason, Style
+    from uji.ui.form import Form, FormAnswer
+    from uji.ui.port import FormCheck
 
 T = TypeVar("T")
 TICK = 0.08  # the spinner's frame time (reference limits)
@@ -334,6 +336,14 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
         reply = await self.ask(ApprovalPanel(title, body, preview))
         return isinstance(reply, Reply) and reply.allow
+
+    async def form(self, form: Form, check: FormCheck) -> FormAnswer:
+        """An MCP server's question (tui/form.py); dismissed (quitting too): cancel."""
+        from uji.tui.form import FormPanel
+        from uji.ui.form import FormAnswer
+
+        answer = await self.ask(FormPanel(form, check))
+        return answer if isinstance(answer, FormAnswer) else FormAnswer("cancel")
 
     def set_thinking(self, shown: bool) -> None:
         self.transcript.set_thinking(shown)

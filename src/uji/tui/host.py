@@ -6,10 +6,13 @@ one, with the new config's keymap). No Textual imports.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from uji.notices import Notice
-from uji.ui.port import Deferred, Ui
+from uji.ui.port import Deferred, FormCheck, Ui
+
+if TYPE_CHECKING:
+    from uji.ui.form import Form, FormAnswer
 
 
 class Surface(Protocol):
@@ -20,6 +23,8 @@ class Surface(Protocol):
     async def prompt(self, title: str, value: str, hidden: bool) -> str | None: ...
 
     async def confirm(self, title: str, body: str, preview: str | None) -> bool: ...
+
+    async def form(self, form: Form, check: FormCheck) -> FormAnswer: ...
 
     def set_thinking(self, shown: bool) -> None: ...
 
@@ -53,6 +58,9 @@ class ScreenUi(Ui):
 
     def confirm(self, title: str, body: str, preview: str | None) -> Awaitable[bool]:
         return Deferred(self.surface.confirm, title, body, preview)
+
+    def form(self, form: Form, check: FormCheck) -> Awaitable[FormAnswer]:
+        return Deferred(self.surface.form, form, check)
 
     def input_get(self) -> str:
         return self.surface.input_get()

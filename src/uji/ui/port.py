@@ -17,7 +17,11 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 from uji.notices import Notice
 
 if TYPE_CHECKING:
+    from uji.ui.form import Form, FormAnswer, Value
     from uji.ui.keys import Keymap
+
+# Checks a form's values before it is sent: the problem to show, or None.
+FormCheck = Callable[[dict[str, "Value"]], str | None]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -81,6 +85,11 @@ class Ui(ABC):
     @abstractmethod
     def confirm(self, title: str, body: str, preview: str | None) -> Awaitable[bool] | None:
         """Whether the user allowed it."""
+
+    def form(self, form: Form, check: FormCheck) -> Awaitable[FormAnswer] | None:
+        """A form filled in (an MCP server's question): accepted with values `check`
+        passed, declined or cancelled. None here: no screen to show it on."""
+        return None
 
     # The composer -----------------------------------------------------------------
 
