@@ -3,34 +3,74 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
-from tests.test_mcp import SERVER
-from tests.test_tui_support import SIZE, answerable, idle, make_app, ready, send, shows, until
+from tests.test_mcp import SERVER, lua_list
+from tests.test_tui_support import SIZE, answerable, idle, make_app, ready, send, shows, type_text, until
 
 
-async def test_mcp_shows_each_servers_state(tmp_path: Path, fake: FakeOpenAI) -> None:
+async def pick(pilot: Pilot[Any], title: str, label: str) -> None:
+    """In the open list titled `title`, choose the row holding `label` (typed as a filter)."""
+    await shows(pilot, title)
+    await type_text(pilot, label)
+    await pilot.press("enter")
+
+
+async def test_mcp_is_a_menu_of_the_servers_with_their_state_errors_and_actions(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
     command = [sys.executable, str(SERVER), str(tmp_path / "calls.jsonl")]
     lua = f"""
-    uji.mcp.add("good", {{ command = {json.dumps(command).replace("[", "{").replace("]", "}")} }})
+    uji.mcp.add("good", {{ command = {lua_list(command)} }})
     -- never answers the handshake: connecting for as long as the test runs
     uji.mcp.add("mute", {{ command = {{ "sleep", "600" }} }})
     uji.mcp.add("gone", {{ command = {{ "/nonexistent/mcp-server" }} }})
+    uji.mcp.add("bad", {{ command = {lua_list([*command, "--fail"])} }})
     """
     app = make_app(tmp_path, fake, lua)
     async with app.run_test(size=SIZE) as pilot:
         uji = (await ready(pilot)).conversation.app  # the screen takes input while the servers connect
-        await send(pilot, "/mcp")
-        screen = await shows(pilot, "mute: connecting")
-        assert "MCP servers:" in screen
         assert uji is not None
-        # The SDK's import alone takes tens of seconds on a loaded two-core machine.
-        await until(pilot, lambda: uji.mcp.servers["good"].state != "connecting", 180, what="good connected")
         await send(pilot, "/mcp")
-        await shows(pilot, "good: ready with 11 tools")
-        await shows(pilot, "gone: failed: command not found: /nonexistent/mcp-server")
+        screen = await shows(pilot, "MCP servers · Enter")
+        assert re.search(r"mute +connecting", screen), screen
+        await pilot.press("escape")
+        # The SDK's import alone takes tens of seconds on a loaded two-core machine.
+        servers = uji.mcp.servers
+        await until(pilot, lambda: servers["good"].state != "connecting", 180, what="good connected")
+        await until(pilot, lambda: servers["bad"].state != "connecting", 180, what="bad failed")
+        await send(pilot, "/mcp")
+        screen = await shows(pilot, "MCP servers · Enter")
+        assert re.search(r"good +connected +12 tools", screen), screen
+        assert re.search(r"gone +failed", screen), screen
+        # A failed server: its exit status and the end of its stderr, and what can be done.
+        await pick(pilot, "MCP servers · Enter", "bad")
+        screen = await shows(pilot, "bad: failed")
+        assert "exited before it was ready (exit status 2)" in screen
+        assert "stderr: bad config: no token given" in screen
+        assert "Reconnect" in screen and "Disable for this session" in screen
+        await pilot.press("escape")
+        # Disabled for the session: its tools leave the registry, the menu says so.
+        await send(pilot, "/mcp")
+        await pick(pilot, "MCP servers · Enter", "good")
+        screen = await shows(pilot, "tools: echo, peek")
+        await pick(pilot, "good: connected", "Disable")
+        await shows(pilot, "MCP server good disabled for this session")
+        assert not [n for n in uji.gate.registry.names() if n.startswith("good__")]
+        await send(pilot, "/mcp")
+        screen = await shows(pilot, "MCP servers · Enter")
+        assert re.search(r"good +disabled", screen), screen
+        # Enabled again: connected, its tools back.
+        await pick(pilot, "MCP servers · Enter", "good")
+        await pick(pilot, "good: disabled", "Enable")
+        await shows(pilot, "MCP server good after reconnecting: ready with 12 tools", timeout=180)
+        assert "good__echo" in uji.gate.registry.names()
 
 
 async def test_allow_for_the_session_allows_an_mcp_tool_whatever_its_arguments(

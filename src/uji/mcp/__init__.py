@@ -79,6 +79,9 @@ class Server:
         self.stop = asyncio.Event()
         self.refreshing: set[asyncio.Task[None]] = set()  # tools/list after list_changed
         self.log: list[str] = []  # the server's last log messages (notifications/message), for /mcp
+        self.last_error = ""  # why it last failed (kept when it connects again), for /mcp
+        self.needs_login = False  # it last failed asking for authorization (OAuth)
+        self.disabled = False  # /mcp disabled it for the session: not started, no tools offered
         self.declined: list[str] = []  # questions (elicitation) declined during the current call
 
     def start(self) -> None:
@@ -101,8 +104,9 @@ class Server:
             self.state = "stopped"
             raise
         except BaseException as e:  # anything from a server becomes its state, not a crash
-            from uji.mcp.errors import describe
+            from uji.mcp.errors import describe, leaves
 
+            self.needs_login = any(getattr(leaf, "needs_login", False) for leaf in leaves(e))
             self._fail(describe(e))
         finally:
             self.session = None
@@ -113,12 +117,13 @@ class Server:
             return
         was = self.state
         self.state, self.why, self.session = "failed", why, None
+        self.last_error = why
         self.settled.set()
         if was == "connecting":
             self.service.notice(f"MCP server {self.name} failed: {why}; its tools are not offered (see /mcp)")
 
     def ready(self, session: Any, tools: list[ToolInfo]) -> None:
-        self.session, self.state = session, "ready"
+        self.session, self.state, self.needs_login = session, "ready", False
         self.set_tools(tools)
         self.settled.set()
 
@@ -144,7 +149,17 @@ class Server:
             row["why"] = self.why
         return row
 
+    def label(self) -> str:
+        """Its state in a word or two, for /mcp's list."""
+        if self.disabled:
+            return "disabled"
+        if self.state == "failed":
+            return "needs login" if self.needs_login else "failed"
+        return {"ready": "connected", "idle": "not started", "stopped": "stopped"}.get(self.state, self.state)
+
     def describe(self) -> str:
+        if self.disabled:
+            return "disabled for this session (/mcp enables it)"
         if self.state == "ready":
             return f"ready with {len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}"
         if self.state == "failed":
@@ -167,9 +182,11 @@ class Server:
             task.cancel()
             await asyncio.wait({task}, timeout=STOP_WAIT)
 
-    async def call(
-        self, tool: str, args: dict[str, Any], progress: Callable[[str], None] | None = None
-    ) -> ToolResult:
+    async def connected(self) -> str | None:
+        """Start it if it is not running (or failed), and wait for it to connect; None when
+        it is ready, else why not."""
+        if self.disabled:
+            return f"MCP server {self.name} is disabled for this session (/mcp enables it)"
         exited = self.state == "ready" and self.process is not None and self.process.returncode is not None
         if exited and self.task is not None and not self.task.done():
             # It exited while idle and the connection has yet to see it: let it, so this call
@@ -182,9 +199,17 @@ class Server:
         try:
             await asyncio.wait_for(self.settled.wait(), CALL_WAIT)
         except TimeoutError:
-            return ToolResult(f"error: MCP server {self.name} did not connect within {CALL_WAIT:g}s")
+            return f"MCP server {self.name} did not connect within {CALL_WAIT:g}s"
         if self.state != "ready" or self.session is None:
-            return ToolResult(f"error: MCP server {self.name} is not available: {self.describe()}")
+            return f"MCP server {self.name} is not available: {self.describe()}"
+        return None
+
+    async def call(
+        self, tool: str, args: dict[str, Any], progress: Callable[[str], None] | None = None
+    ) -> ToolResult:
+        problem = await self.connected()
+        if problem is not None:
+            return ToolResult(f"error: {problem}")
         from uji.mcp.client import call_tool
 
         return await call_tool(self, tool, args, progress)
@@ -248,6 +273,26 @@ class McpServers:
             self._pending.append(server)
             return
         server.start()
+
+    async def reconnect(self, name: str) -> Server:
+        """/mcp: stop it and connect again (enabling it if disabled); returns once it has
+        connected or failed (or after CALL_WAIT)."""
+        server = self.servers[name]
+        server.disabled = False
+        await server.close()
+        server.start()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.settled.wait(), CALL_WAIT)
+        return server
+
+    async def disable(self, name: str) -> None:
+        """/mcp: for this session, its tools are not offered and it is not started."""
+        server = self.servers[name]
+        server.disabled = True
+        await server.close()
+        known, server.tools = server.tools, []
+        self.register(server)
+        server.tools = known  # still shown by /mcp
 
     def start_pending(self) -> None:
         pending, self._pending = self._pending, []
@@ -352,6 +397,8 @@ class McpServers:
         lines = []
         for s in self.servers.values():
             lines.append(f"{s.name}: {s.describe()}")
+            if s.last_error and s.state != "failed":
+                lines.append(f"  last error: {s.last_error}")
             lines.extend(f"  log: {line}" for line in s.log[-3:])  # its last log messages
         return lines + extra
 

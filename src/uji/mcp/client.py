@@ -120,6 +120,7 @@ def stderr_tail(errlog: Any) -> list[str]:
 
 class NeedsAuth(Exception):
     explained = True
+    needs_login = True  # /mcp shows the server as needing a login
 
     def __init__(self, status: int) -> None:
         super().__init__(

@@ -13,6 +13,7 @@ from uji.tui.composer import Suggestion
 from uji.tui.login import login
 
 if TYPE_CHECKING:
+    from uji.mcp import Server
     from uji.tools.gate import Gate
     from uji.tui.app import UjiApp
 
@@ -244,10 +245,62 @@ async def rules(tui: UjiApp, args: str) -> None:
 
 
 async def mcp(tui: UjiApp, args: str) -> None:
-    """Each MCP server's state (uji.mcp.add)."""
+    """The MCP servers (uji.mcp.add) and their state; choosing one shows its tools, its
+    last error and log, and what can be done: reconnect, disable or enable it for the
+    session, log in."""
     app = tui.conversation.app
     assert app is not None
-    tui.show_notice("\n".join(["MCP servers:", *(f"  {line}" for line in app.mcp.lines())]))
+    service = app.mcp
+    servers = list(service.servers.values())
+    if not servers:
+        tui.show_notice("\n".join(["MCP servers:", *(f"  {line}" for line in service.lines())]))
+        return
+    width = max(len(s.name) for s in servers)
+    labels = [f"{s.name:<{width}}  {s.label():<12}  {_count(len(s.tools), 'tool')}" for s in servers]
+    title = "MCP servers · Enter: its tools, last error and actions"
+    if service.project_state:
+        title += f" · {service.project_state}"
+    index = await tui.select(title, labels)
+    if index is None:
+        return
+    server = servers[index]
+    tui.show_notice("\n".join(mcp_details(server)))
+    actions = ["Reconnect" if not server.disabled else "Enable and connect"]
+    if not server.disabled:
+        actions.append("Disable for this session")
+    if server.config.url is not None:
+        actions.append("Log in")
+    pick = await tui.select(f"{server.name}: {server.label()}", actions)
+    if pick is None:
+        return
+    chosen = actions[pick]
+    if chosen == "Log in":
+        tui.show_notice(f"to log in to {server.name}, run `uji mcp login {server.name}` in a terminal")
+    elif chosen == "Disable for this session":
+        await service.disable(server.name)
+        tui.show_notice(f"MCP server {server.name} disabled for this session: its tools are not offered")
+    else:
+        tui.show_notice(f"MCP server {server.name}: connecting…")
+        await service.reconnect(server.name)
+        tui.show_notice(f"MCP server {server.name} after reconnecting: {server.describe()}")
+    tui.state_changed()
+
+
+def mcp_details(server: Server) -> list[str]:
+    """A server's state, tools, last error and last log lines, for /mcp."""
+    lines = [f"MCP server {server.name}: {server.describe()}"]
+    where = server.config.url or " ".join(server.config.command or [])
+    lines.append(f"  {'url' if server.config.url else 'command'}: {where}")
+    if server.tools:
+        lines.append(f"  tools: {', '.join(t.name for t in server.tools)}")
+    if server.last_error and server.state != "failed":
+        lines.append(f"  last error: {server.last_error}")
+    lines.extend(f"  log: {line}" for line in server.log[-3:])
+    return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 async def context(tui: UjiApp, args: str) -> None:
@@ -375,7 +428,7 @@ BUILTINS: dict[str, Builtin] = {
     "sessions": Builtin("resume or delete a session of this directory", sessions),
     "reload": Builtin("reload the config on the same session", reload),
     "rules": Builtin("see or forget the approvals uji remembers", rules),
-    "mcp": Builtin("each MCP server's state and tools", mcp),
+    "mcp": Builtin("MCP servers: state, tools, errors; reconnect, disable, log in", mcp),
     "context": Builtin("what the prompt is made of, with sizes in tokens", context),
     "mode": Builtin("see the modes' policy layers, or switch: /mode [name]", mode),
     "export": Builtin("write the session to a file: /export [md|json|html|atif] [FILE]", export),
