@@ -531,3 +531,138 @@ def test_lua_reads_the_runs_on_ask_and_available_tools(home: Home, fake: Routed)
     run = home.run("PARENT", "--on-ask", "deny", "--tools", "probe,read_file,write_file")
     assert run.rc == 0, run.stderr
     assert _tool_answers(fake.marked("PARENT")[1]) == ["deny | probe,read_file"]
+
+
+# A model per subagent: two fake servers, one model each, at different prices (dollars per
+# million tokens); every request reports 12 input and 3 output tokens.
+TWO_MODELS = """
+uji.provider.add({{ id = "strong", name = "S", wire = "openai-chat", base_url = "{strong}",
+  models = {{ {{ id = "big", cost = {{ input = {big_in}, output = {big_out} }} }} }} }})
+uji.provider.add({{ id = "cheap", name = "C", wire = "openai-chat", base_url = "{cheap}",
+  models = {{ {{ id = "small", cost = {{ input = {small_in}, output = {small_out} }} }} }} }})
+uji.model.use({{ provider = "strong", model = "big" }})
+"""
+
+
+def _request_cost(input_price: float, output_price: float) -> float:
+    return (12 * input_price + 3 * output_price) / 1e6
+
+
+@pytest.fixture
+def cheap() -> Iterator[Routed]:
+    with Routed() as server:
+        yield server
+
+
+def _two_models(home: Home, strong: Routed, cheap: Routed, plugin: str, prices: tuple[int, ...]) -> None:
+    big_in, big_out, small_in, small_out = prices
+    lua = TWO_MODELS.format(
+        strong=strong.base_url,
+        cheap=cheap.base_url,
+        big_in=big_in,
+        big_out=big_out,
+        small_in=small_in,
+        small_out=small_out,
+    )
+    home.init(lua + PLUGIN % plugin, provider=False)
+
+
+def test_the_plugins_model_runs_the_children_and_their_cost_is_at_its_prices(
+    home: Home, fake: Routed, cheap: Routed
+) -> None:
+    _two_models(home, fake, cheap, 'model = "cheap/small"', (10, 20, 1, 2))
+    fake.script(tool_call("task", {"prompt": "CHILD-A: look around"}), text("the child looked"))
+    cheap.script(text("looked: nothing there"))
+    run = home.run("PARENT: explore with the cheap model")
+    assert run.rc == 0, run.stderr
+
+    # Each fake got only its own model's requests: the parent's two, the child's one.
+    assert [r.body["model"] for r in fake.turn_requests] == ["big", "big"]
+    assert [r.body["model"] for r in cheap.turn_requests] == ["small"]
+    assert "CHILD-A: look around" in _user_text(cheap.turn_requests[0])
+    assert _tool_answers(fake.turn_requests[1])[0].startswith("looked: nothing there")
+    # The calling model is not offered a choice: the plugin's options give none.
+    (task,) = [t for t in fake.turn_requests[0].body["tools"] if t["function"]["name"] == "task"]
+    assert "model" not in task["function"]["parameters"]["properties"]
+
+    # The child's done line priced its request at the small model's prices; the parent's
+    # done adds it to its own two at the big model's.
+    (child_id, _), *_ = _children(home.db, run.session_id)
+    child_cost = _request_cost(1, 2)
+    assert run.done["cost"] == pytest.approx(2 * _request_cost(10, 20) + child_cost)
+    assert run.done["usage"]["input"] == 36
+    con = sqlite3.connect(home.db)
+    try:
+        (row,) = con.execute("SELECT usage FROM sessions WHERE id = ?", (child_id,)).fetchall()
+    finally:
+        con.close()
+    assert json.loads(row[0])["cost"] == pytest.approx(child_cost)
+
+
+def test_the_calling_model_chooses_among_the_allowed_models_only(
+    home: Home, fake: Routed, cheap: Routed
+) -> None:
+    _two_models(home, fake, cheap, 'models = { "cheap/small" }', (10, 20, 1, 2))
+    fake.script(
+        tool_call("task", {"prompt": "CHILD-A: with the strong one", "model": "strong/other"}),
+        tool_call(
+            "task", {"tasks": [{"prompt": "CHILD-B: cheap", "model": "cheap/small"}, {"prompt": "CHILD-C"}]}
+        ),
+        text("done"),
+    )
+    cheap.script(text("cheap answer"))
+    fake.route("CHILD-C", text("strong answer"))
+    run = home.run("PARENT: choose")
+    assert run.rc == 0, run.stderr
+
+    # Offered: the allowed model, the default being this session's.
+    (task,) = [t for t in fake.turn_requests[0].body["tools"] if t["function"]["name"] == "task"]
+    offered = task["function"]["parameters"]["properties"]["model"]
+    assert offered["enum"] == ["cheap/small"] and "default: this session's" in offered["description"]
+    # A model outside the list is refused before any child starts.
+    refused, answers = (_tool_answers(r)[-1] for r in fake.marked("PARENT")[1:3])
+    assert refused == "error: task 1: no model `strong/other` for subagents; choose one of: cheap/small"
+    assert fake.marked("CHILD-A") == []
+    # The chosen one went to the cheap fake; the task without a model ran on this session's.
+    assert [r.body["model"] for r in cheap.turn_requests] == ["small"]
+    assert "CHILD-B: cheap" in _user_text(cheap.turn_requests[0])
+    assert [r.body["model"] for r in fake.marked("CHILD-C")] == ["big"]
+    assert "cheap answer" in answers and "strong answer" in answers
+    assert len(_children(home.db, run.session_id)) == 2
+
+
+def test_without_models_a_task_may_not_choose_one(home: Home, fake: Routed, cheap: Routed) -> None:
+    _two_models(home, fake, cheap, "", (10, 20, 1, 2))
+    fake.script(tool_call("task", {"prompt": "CHILD-A", "model": "cheap/small"}), text("ok"))
+    run = home.run("PARENT: choose")
+    assert run.rc == 0, run.stderr
+    assert _tool_answers(fake.turn_requests[1])[0] == (
+        "error: task 1: this session does not let you choose a subagent's model; leave `model` out"
+    )
+    assert cheap.turn_requests == [] and _children(home.db, run.session_id) == []
+
+
+def test_the_parents_budget_counts_the_childs_cost_at_the_childs_prices(
+    home: Home, fake: Routed, cheap: Routed
+) -> None:
+    """The parent's own request costs $0.00003; the child's one, at its model's $1000 per
+    million, $0.015: over --max-cost 0.01, so the parent stops before its next request.
+    Priced at the parent's model, the child would have cost $0.00003 and the run gone on."""
+    _two_models(home, fake, cheap, 'model = "cheap/small"', (1, 6, 1000, 1000))
+    fake.script(tool_call("task", {"prompt": "CHILD-A: expensive"}), text("never asked"))
+    cheap.script(text("expensive answer"))
+    run = home.run("PARENT: delegate", "--max-cost", "0.01")
+    assert run.rc == 3, run.stderr
+    assert len(fake.turn_requests) == 1 and len(cheap.turn_requests) == 1
+    child_cost = _request_cost(1000, 1000)
+    assert run.done["cost"] == pytest.approx(_request_cost(1, 6) + child_cost)
+    (budget,) = run.of("budget")
+    assert budget["limit"] == "max_cost" and budget["used"] == pytest.approx(run.done["cost"])
+
+
+def test_a_bad_model_option_is_told_at_start(home: Home) -> None:
+    home.init(PLUGIN % 'model = "small"')
+    run = home.run("hi")
+    line = home.line_of("subagent")
+    (notice,) = [e["text"] for e in run.of("notice") if "config error" in e["text"]]
+    assert f'init.lua:{line}: subagent: `model` must be "provider/model"' in notice

@@ -6,7 +6,8 @@
 -- Each task runs as a separate `uji run --json --parent <session>` process (uji.job.start
 -- with `uji = true`): a child session with its own history, saved under this one (see it
 -- with `uji resume --id <id>`). The child loads the same config in the same directory, and
--- gets this session's model, mode, confinement and roots on its command line. It never
+-- gets this session's mode, confinement and roots on its command line, and this session's
+-- model unless another is chosen (below). It never
 -- exceeds this session: it has the tools this session can use (uji.tool.available: a
 -- `uji run --tools` list, less the disabled ones) but `task`, or fewer (the `tools` the call
 -- or the options name), so it cannot start subagents of its own. Nobody can answer a
@@ -21,6 +22,13 @@
 -- result, and what the children spent counts toward this session's totals and budgets
 -- (ctx.usage).
 --
+-- A model per subagent: `model = "provider/model"` makes that the children's model (a
+-- cheap one for exploration, say, while this session keeps the strong one), and `models =
+-- {...}` lists the models the calling model may choose from for one task
+-- (`task{prompt, model = "provider/model"}`); without `models` it may not choose. A child
+-- prices what it spends at its own model's prices, and that is what counts toward this
+-- session's totals and budgets.
+--
 -- Copy this file to ~/.config/uji/lua/ and change it as you like.
 
 local M = {}
@@ -34,6 +42,8 @@ local defaults = {
   output = 51200, -- bytes of each child's answer given to the model
   policy = "allow", -- the task tool's own policy
   grace = 3, -- seconds an interrupted child has to end before it is killed
+  model = nil, -- "provider/model" the children use (default: this session's model)
+  models = nil, -- the "provider/model"s a task call may choose (default: none, no choosing)
 }
 
 local NAME = "task"
@@ -89,12 +99,26 @@ local INHERITED = {
   { "--confine", function() return uji.tool.confine() and "on" or "off" end },
 }
 
+-- The model a task asks for, checked against the options: nil (the default), or an error.
+local function task_model(wanted, opts)
+  if wanted == nil then return nil end
+  if type(wanted) ~= "string" then return nil, "`model` is a \"provider/model\" string" end
+  if wanted == opts.model then return wanted end
+  for _, name in ipairs(opts.models or {}) do
+    if name == wanted then return wanted end
+  end
+  if not opts.models or #opts.models == 0 then
+    return nil, "this session does not let you choose a subagent's model; leave `model` out"
+  end
+  return nil, "no model `" .. wanted .. "` for subagents; choose one of: " .. table.concat(opts.models, ", ")
+end
+
 -- The tasks of a call, or an error message for the model.
 local function read_tasks(args, opts)
   local items = args.tasks
   if items == nil then
     if type(args.prompt) ~= "string" then return nil, "give `prompt` (one task) or `tasks` (several)" end
-    items = { { prompt = args.prompt, tools = args.tools } }
+    items = { { prompt = args.prompt, tools = args.tools, model = args.model } }
   end
   if type(items) ~= "table" or #items == 0 then return nil, "`tasks` is an empty list" end
   if #items > opts.max_tasks then
@@ -119,7 +143,9 @@ local function read_tasks(args, opts)
       end
       tools = item.tools
     end
-    tasks[i] = { n = i, prompt = item.prompt, tools = tools, line = "queued" }
+    local model, why = task_model(item.model, opts)
+    if why then return nil, "task " .. i .. ": " .. why end
+    tasks[i] = { n = i, prompt = item.prompt, tools = tools, model = model, line = "queued" }
   end
   return tasks
 end
@@ -137,8 +163,12 @@ local function command(child, parent, opts)
     cmd[#cmd + 1] = setting[1]
     cmd[#cmd + 1] = setting[2]()
   end
+  local chosen = child.model or opts.model
   local model = uji.model.current()
-  if model and model.provider ~= "" and model.model ~= "" then
+  if chosen then -- a model of its own, at its default effort
+    cmd[#cmd + 1] = "--model"
+    cmd[#cmd + 1] = chosen
+  elseif model and model.provider ~= "" and model.model ~= "" then
     cmd[#cmd + 1] = "--model"
     cmd[#cmd + 1] = model.provider .. "/" .. model.model
     if model.effort then
@@ -241,7 +271,8 @@ local function start(child, batch, ctx, parent, opts)
     queue.running = queue.running - 1
     return next_in_queue(opts)
   end
-  child.line = "starting"
+  local model = child.model or opts.model
+  child.line = model and "starting on " .. model or "starting"
   show(batch, ctx)
   local ended = false
   child.job = uji.job.start({
@@ -275,36 +306,56 @@ local function start(child, batch, ctx, parent, opts)
   child.job.close()
 end
 
+-- A bad option is the caller's mistake: the error names its file and line.
+local function check(ok, message)
+  if not ok then error("subagent: " .. message, 3) end
+end
+
 function M.setup(opts)
   opts = opts or {}
   for key, value in pairs(defaults) do
     if opts[key] == nil then opts[key] = value end
   end
-  assert(type(opts.concurrency) == "number" and opts.concurrency >= 1, "subagent: `concurrency` must be 1 or more")
-  assert(type(opts.max_tasks) == "number" and opts.max_tasks >= 1, "subagent: `max_tasks` must be 1 or more")
-  assert(opts.on_ask == "deny" or opts.on_ask == "allow", "subagent: `on_ask` must be \"deny\" or \"allow\"")
-  assert(opts.tools == nil or type(opts.tools) == "table", "subagent: `tools` must be a list of tool names")
+  check(type(opts.concurrency) == "number" and opts.concurrency >= 1, "`concurrency` must be 1 or more")
+  check(type(opts.max_tasks) == "number" and opts.max_tasks >= 1, "`max_tasks` must be 1 or more")
+  check(opts.on_ask == "deny" or opts.on_ask == "allow", "`on_ask` must be \"deny\" or \"allow\"")
+  check(opts.tools == nil or type(opts.tools) == "table", "`tools` must be a list of tool names")
+  local function model_name(name) return type(name) == "string" and name:find("^[^/]+/.+") ~= nil end
+  check(opts.model == nil or model_name(opts.model), "`model` must be \"provider/model\"")
+  check(opts.models == nil or type(opts.models) == "table", "`models` must be a list of \"provider/model\"")
+  for _, name in ipairs(opts.models or {}) do
+    check(model_name(name), "`models` must be a list of \"provider/model\", got " .. tostring(name))
+  end
+
+  -- `model` is offered to the calling model only where it may choose one.
+  local task_properties = { prompt = { type = "string" }, tools = { type = "array", items = { type = "string" } } }
+  local properties = {
+    prompt = { type = "string", description = "the task, with everything the subagent needs to know" },
+    tools = { type = "array", items = { type = "string" }, description = "limit the subagent to these tools" },
+  }
+  if opts.models and #opts.models > 0 then
+    local choices = { opts.model }
+    for _, name in ipairs(opts.models) do
+      if name ~= opts.model then choices[#choices + 1] = name end
+    end
+    local model = {
+      type = "string",
+      enum = choices,
+      description = "the subagent's model (default: " .. (opts.model or "this session's") .. ")",
+    }
+    properties.model, task_properties.model = model, model
+  end
+  properties.tasks = {
+    type = "array",
+    description = "several tasks, run in parallel (instead of prompt)",
+    items = { type = "object", properties = task_properties, required = { "prompt" } },
+  }
 
   uji.tool.add(NAME, {
     description = "Hand a self-contained task to a subagent: a separate agent with its own "
       .. "context that works on it alone and returns only its final answer. Use it for research "
       .. "or side work whose details you do not need. `tasks` runs several at the same time.",
-    parameters = {
-      type = "object",
-      properties = {
-        prompt = { type = "string", description = "the task, with everything the subagent needs to know" },
-        tools = { type = "array", items = { type = "string" }, description = "limit the subagent to these tools" },
-        tasks = {
-          type = "array",
-          description = "several tasks, run in parallel (instead of prompt)",
-          items = {
-            type = "object",
-            properties = { prompt = { type = "string" }, tools = { type = "array", items = { type = "string" } } },
-            required = { "prompt" },
-          },
-        },
-      },
-    },
+    parameters = { type = "object", properties = properties },
     policy = opts.policy,
     subject = function(args)
       if type(args.tasks) == "table" then return #args.tasks .. " tasks" end
