@@ -19,6 +19,8 @@ commands:
   "PROMPT"            open the terminal UI on a new session and send PROMPT at once
   -p "PROMPT"         the same as `uji run "PROMPT"` (-p, --print)
   -c, --continue      reopen the latest session of this directory (as `uji resume`)
+  --worktree [NAME]   run the session in its own git worktree and branch (new, run, resume):
+                      <repo>/.uji/worktrees/NAME on branch uji/NAME, made if not there
   run PROMPT...       run one prompt headless and print the answer (PROMPT - or none: stdin)
   resume [--id ID]    reopen the latest session of this directory, or session ID
   list [--json]       list the sessions of this directory
@@ -190,6 +192,13 @@ def _parser() -> Any:
         action="store_true",
         help="approve (and remember) what this project brings: its .mcp.json servers, its skills",
     )
+    run.add_argument(  # taken out of the line before parsing (_take_worktree): here for --help
+        "--worktree",
+        nargs="?",
+        metavar="NAME",
+        help="work in a git worktree and branch of its own: <repo>/.uji/worktrees/NAME on branch "
+        "uji/NAME (made if not there, kept at the end; --json's session line says where)",
+    )
     run.add_argument("--mode", help="start in this mode (as uji.mode.set), such as plan")
     run.add_argument(
         "--confine",
@@ -275,6 +284,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "mode": None,
     "confine": None,
     "root": None,
+    "worktree": None,  # taken out of the line before parsing (_take_worktree)
 }
 
 
@@ -384,6 +394,74 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG)
 
 
+class Worktree:
+    """`--worktree [NAME]` as given: `name` None for a generated one."""
+
+    def __init__(self, name: str | None) -> None:
+        self.name = name
+
+
+def _take_worktree(args: list[str]) -> tuple[list[str], Worktree | None]:
+    """`--worktree`, `--worktree NAME` or `--worktree=NAME` taken out of the line (before
+    `--`). The word after a bare `--worktree` is its NAME only if it looks like one (a
+    prompt such as "add a test" does not): `--worktree=` is a generated name for sure."""
+    from uji.worktree import valid_name
+
+    out: list[str] = []
+    wanted: Worktree | None = None
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--":
+            out += args[i - 1 :]
+            break
+        name, eq, value = word.partition("=")
+        if name != "--worktree":
+            out.append(word)
+            continue
+        if eq:
+            wanted = Worktree(value or None)
+        elif i < len(args) and valid_name(args[i]) and args[i] not in COMMANDS:
+            wanted = Worktree(args[i])
+            i += 1
+        else:
+            wanted = Worktree(None)
+    return out, wanted
+
+
+def _enter_worktree(paths: Any, command: str, wanted: Worktree | None, session: str | None) -> str | None:
+    """Go into the session's worktree: the one `--worktree` names (made for new and run,
+    which must exist for resume), or the one a resumed session ran in. A problem, if any."""
+    import os
+
+    from uji import worktree
+
+    if wanted is not None and command not in ("new", "run", "resume"):
+        return f"--worktree goes with uji, uji run or uji resume, not uji {command}"
+    directory = None
+    if wanted is not None:
+        try:
+            _, directory = worktree.enter(os.getcwd(), wanted.name, create=command != "resume")
+        except worktree.WorktreeError as e:
+            return f"--worktree: {e}"
+    elif session is not None and command in ("run", "resume"):
+        from uji.store.sessions import Store, StoreError
+
+        try:
+            with Store(paths.db) as store:
+                row = store.get_session(session)
+        except StoreError:
+            return None  # told where the session is opened
+        where = row["directory"] if row else None
+        if where and os.path.isdir(where) and worktree.find(where) is not None:
+            directory = where
+    if directory is not None and os.path.realpath(directory) != os.path.realpath(os.getcwd()):
+        os.chdir(directory)
+        os.environ["PWD"] = directory  # the shells of the model's commands start there too
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     # Fast paths: no argparse, no Lua, no HTTP.
@@ -398,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(HELP)
         return 0
     tune_gc()
+    args, wanted = _take_worktree(args) if "--worktree" in "".join(args) else (args, None)
     args, prompt = _habits(args)
     opts = _parse(args)
     if opts.version:
@@ -417,6 +496,12 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = resolve(opts.config_dir, opts.data_dir, opts.db)
     command = opts.command or "new"
+    session = getattr(opts, "session", None) if command == "run" else getattr(opts, "id", None)
+    if wanted is not None or (session and command in ("run", "resume")):
+        problem = _enter_worktree(paths, command, wanted, session)
+        if problem:
+            print(f"uji: error: {problem}", file=sys.stderr)
+            return 2
     if command == "run":
         import asyncio
 

@@ -26,6 +26,7 @@ SCREEN_COMMANDS = (
     "rules",
     "sessions",
     "thinking",
+    "worktree",
 )
 
 

@@ -25,6 +25,8 @@ from uji.events.stream import (
 from uji.paths import Paths
 from uji.stdio import UsageError, prompt_from, say, silence, write_all
 from uji.ui.headless import HeadlessUi
+from uji.worktree import Worktree
+from uji.worktree import find as find_worktree
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BUDGET = 3  # a budget (--max-steps, --max-cost, uji.session.configure) stopped the turn
@@ -56,6 +58,7 @@ class Printer:
         # What the model wrote along the way (beside its calls): printed if a budget or an
         # interrupt stops the turn before its answer, so the work is not hidden.
         self.written: list[str] = []
+        self.worktree: Worktree | None = None  # the worktree uji made that the run works in
 
     def write(self, text: str) -> None:
         """Write to stdout. When the reader has gone, stop writing (quietly: no traceback,
@@ -85,8 +88,15 @@ class Printer:
             if label != "attached":  # a refused @file mention says so (--json: its `message` line)
                 self.notice(f"{label}: {text}")
 
-    def session(self, session_id: str) -> None:
-        pass
+    def session(self, session_id: str, worktree: Worktree | None = None) -> None:
+        self.worktree = worktree
+
+    def left(self) -> None:
+        """At the end of the run: a worktree stays (`uji run` never removes one)."""
+        if self.worktree is not None:
+            from uji.worktree import kept
+
+            self.notice(kept(self.worktree))
 
     def done(self, result: TurnResult) -> None:
         if result.error is not None:
@@ -126,8 +136,12 @@ class JsonPrinter(Printer):
     def emit(self, event: AgentEvent) -> None:
         self._line(event)
 
-    def session(self, session_id: str) -> None:
-        self._line(SessionOpened(session_id))
+    def session(self, session_id: str, worktree: Worktree | None = None) -> None:
+        where = (worktree.path, worktree.branch) if worktree is not None else (None, None)
+        self._line(SessionOpened(session_id, *where))
+
+    def left(self) -> None:
+        pass  # the session line said where
 
     def done(self, result: TurnResult) -> None:
         self._line(Done(result.text, result.error, result.usage, result.cost, result.budget))
@@ -360,12 +374,13 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
     session_id, problem = _open_session(app, opts, prompt)
     if problem or session_id is None:
         return _usage_error(problem or "no session")
-    printer.session(session_id)
+    printer.session(session_id, find_worktree(app.cwd))
     if printer.closed:
         return EXIT_PIPE
     agent = _make_agent(app, opts, printer, session_id, tools)
     result = await _run_prompt(app, agent, prompt, sigint, images)
     printer.done(result)
+    printer.left()
     return _exit_code(printer, result)
 
 
@@ -416,7 +431,7 @@ async def _run_stream(app: App, opts: Any, printer: Printer, sigint: Sigint, too
                 session_id, problem = _open_session(app, opts, message.text)
                 if problem or session_id is None:
                     return _usage_error(problem or "no session")
-                printer.session(session_id)
+                printer.session(session_id, find_worktree(app.cwd))
                 agent = _make_agent(app, opts, printer, session_id, tools)
             result = await _run_prompt(app, agent, message.text, sigint, images)
             printer.done(result)

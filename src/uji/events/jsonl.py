@@ -70,8 +70,10 @@ def outcome_fields(o: Outcome) -> dict[str, Any]:
 def json_line(event: Event) -> dict[str, Any] | None:
     """The object `uji run --json` prints for `event`, or None for an event it does not show."""
     match event:
-        case SessionOpened(id=session_id):
+        case SessionOpened(id=session_id, worktree=None):
             return {"type": "session", "id": session_id}
+        case SessionOpened(id=session_id, worktree=path, branch=branch):
+            return {"type": "session", "id": session_id, "worktree": {"path": path, "branch": branch}}
         case MessageSaved(message=message):
             return {"type": "message", "message": message}
         case CallDecided():

@@ -248,6 +248,8 @@ class SessionOpened(Record):
     """`uji run`: the session the run is saved in."""
 
     id: str
+    worktree: str | None = None  # the worktree uji made that the run works in (--worktree)
+    branch: str | None = None  # that worktree's branch
 
 
 class Done(Record):

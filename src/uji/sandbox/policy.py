@@ -2,7 +2,8 @@
 one command into Landlock rules.
 
 Reads: the whole file system but a deny list of secret places. Writes: the working
-directory, the roots, a private temporary folder and the usual devices. Landlock only
+directory, the roots, a private temporary folder and the usual devices; in a linked git
+worktree also the git data its commits need (uji.worktree.sandbox_writable). Landlock only
 grants, so a deny inside a granted tree is made by granting the tree's other entries
 one by one, down the path to the denied place ("splitting"); the entries are listed
 when the command starts, so they are current then.
@@ -112,9 +113,13 @@ def resolve(
 ) -> SandboxPolicy:
     """The policy for a command started now in `cwd`. `protected` are uji's own secret
     places (its data folder, its database)."""
+    from uji.worktree import sandbox_writable
+
     writable = [tmpdir]
     if settings.mode == "workspace-write":
-        writable += [cwd, *roots, *settings.writable]
+        # In a linked worktree (uji --worktree), what a commit there writes in the
+        # repository's git folder; never the main checkout's files.
+        writable += [cwd, *sandbox_writable(cwd), *roots, *settings.writable]
     deny = [*DEFAULT_DENY_READ, *settings.deny_read, *protected]
     return SandboxPolicy(
         mode=settings.mode,

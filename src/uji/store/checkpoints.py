@@ -107,24 +107,12 @@ def find_work_tree(cwd: str) -> str | None:
 
 
 def _user_git_dir(root: str) -> str | None:
-    """The user's git directory of the work tree at `root` (`.git`, or where a `.git`
-    file points), read only for its info/exclude."""
-    dot = os.path.join(root, ".git")
-    if os.path.isdir(dot):
-        return dot
-    try:
-        with open(dot, encoding="utf-8", errors="replace") as f:
-            first = f.readline().strip()
-    except OSError:
-        return None
-    if not first.startswith("gitdir:"):
-        return None
-    gitdir = os.path.join(root, first[len("gitdir:") :].strip())
-    try:  # a linked worktree keeps info/ in the common directory
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
-            return os.path.normpath(os.path.join(gitdir, f.read().strip()))
-    except OSError:
-        return gitdir
+    """The user's git directory of the work tree at `root` (`.git`, or for a linked
+    worktree the repository's common one), read only for its info/exclude."""
+    from uji.worktree import git_dirs
+
+    dirs = git_dirs(root)
+    return dirs[1] if dirs is not None else None
 
 
 def _global_excludes() -> str | None:

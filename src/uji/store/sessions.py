@@ -277,6 +277,12 @@ class Store:
         ).fetchone()
         return _session_dict(row) if row else None
 
+    def move_session(self, session_id: str, directory: str) -> None:
+        """The session goes on in another directory (`/worktree`): listed there from now."""
+        cur = self._db.execute("UPDATE sessions SET directory = ? WHERE id = ?", (directory, session_id))
+        if cur.rowcount == 0:
+            raise KeyError(f"unknown session {session_id!r}")
+
     def set_title(self, session_id: str, title: str) -> None:
         """Rename a session. Does not bump time_updated: a title is not activity."""
         cur = self._db.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))

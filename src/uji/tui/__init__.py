@@ -58,7 +58,10 @@ def main(paths: Paths, resume: str | None = None, latest: bool = False, prompt: 
 
 
 def _say_how_to_resume(app: UjiApp) -> None:
-    """After the screen is gone, as Claude Code and Codex do: how to come back."""
+    """After the screen is gone, as Claude Code and Codex do: how to come back (and what
+    became of the session's worktree)."""
+    for note in app.exit_notes:
+        print(note)
     if app.resume_hint is not None:
         print(f"Resume this session with: uji resume --id {app.resume_hint}")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, assert_never, cast
 
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from uji.ui.bell import Reason, Style
     from uji.ui.form import Form, FormAnswer
     from uji.ui.port import FormCheck
+    from uji.worktree import Worktree
 
 T = TypeVar("T")
 TICK = 0.08  # the spinner's frame time (reference limits)
@@ -99,6 +101,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._broke_lua = False  # Ctrl+C stopped a config that looped as it loaded
         self.last_typed = float("-inf")  # when a key last went to the composer (the question guard)
         self.resume_hint: str | None = None  # the session to resume, printed on exit
+        self.exit_notes: list[str] = []  # printed on exit too (the worktree kept or removed)
         self._ticks = 0
         self._shell_started = 0.0
         self._spare_keymap = Keymap()  # the defaults, until the App exists
@@ -922,12 +925,51 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
             if isinstance(modal, Modal):
                 modal.finish(None)
+        leaving = await self._leave_worktree()
         await self.conversation.quit()
+        if leaving is not None:
+            await self._left_worktree(*leaving)
         for task in list(self._tasks):
             if task is not asyncio.current_task():
                 task.cancel()
         with contextlib.suppress(Exception):
             self.exit(0)
+
+    async def _leave_worktree(self) -> tuple[Worktree, bool] | None:
+        """In a worktree uji made: ask whether to keep it (the default) or remove it and its
+        branch, saying what it holds. (the worktree, remove?), or None elsewhere."""
+        from uji import worktree as wt
+
+        app = self.conversation.app
+        current = wt.find(app.cwd) if app is not None else None
+        if current is None:
+            return None
+        try:
+            changes = await asyncio.to_thread(wt.changes, current)
+            held = changes.describe()
+            lost = f" ({held}: lost)" if changes.any else ""
+        except wt.WorktreeError as e:
+            held, lost = str(e), ""
+        where = os.path.relpath(current.path, current.repo)
+        answer = await self.select(
+            f"Leaving the worktree: {held} in {where} (branch {current.branch})",
+            [
+                "Keep it (uji resume there comes back to it)",
+                f"Remove it and its branch {current.branch}{lost}",
+            ],
+        )
+        return current, answer == 1
+
+    async def _left_worktree(self, current: Worktree, remove: bool) -> None:
+        from uji import worktree as wt
+
+        if not remove:
+            self.exit_notes.append(wt.kept(current))
+            return
+        try:
+            self.exit_notes.append(await asyncio.to_thread(wt.remove, current))
+        except wt.WorktreeError as e:
+            self.exit_notes.append(f"could not remove the worktree {current.path}: {e}")
 
 
 __all__ = ["Binding", "UjiApp"]

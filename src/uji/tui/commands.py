@@ -413,6 +413,43 @@ def sandbox_text(gate: Gate) -> str:
     return "\n".join(lines)
 
 
+async def worktree(tui: UjiApp, args: str) -> None:
+    """`/worktree [NAME]`: the session goes on in its own git worktree and branch (made if
+    not there: <repo>/.uji/worktrees/NAME, branch uji/NAME); in one already, where it is."""
+    import asyncio
+
+    from uji import worktree as wt
+
+    app = tui.conversation.app
+    assert app is not None
+    name = args.strip() or None
+    current = wt.find(app.cwd)
+    if current is not None and name in (None, current.name):
+        try:
+            held = (await asyncio.to_thread(wt.changes, current)).describe()
+        except wt.WorktreeError as e:
+            held = str(e)
+        tui.show_notice(
+            f"this session works in the worktree {current.describe()}: {held}; "
+            "on leaving, uji asks whether to keep it"
+        )
+        return
+    problem = tui.conversation.refusal()
+    if problem:
+        tui.show_notice(f"/worktree: {problem}")
+        return
+    try:
+        found, directory = await asyncio.to_thread(wt.enter, app.cwd, name)
+    except wt.WorktreeError as e:
+        tui.show_notice(f"/worktree: {e}")
+        return
+    problem = await tui.conversation.move(directory)
+    if problem:
+        tui.show_notice(f"/worktree: {problem}")
+        return
+    tui.show_notice(f"this session now works in the worktree {found.describe()}")
+
+
 async def quit_(tui: UjiApp, args: str) -> None:
     await tui.quit()
 
@@ -433,6 +470,7 @@ BUILTINS: dict[str, Builtin] = {
     "mode": Builtin("see the modes' policy layers, or switch: /mode [name]", mode),
     "export": Builtin("write the session to a file: /export [md|json|html|atif] [FILE]", export),
     "sandbox": Builtin("the sandbox of the model's commands: what they may write and read", sandbox),
+    "worktree": Builtin("go on in a git worktree and branch of its own: /worktree [name]", worktree),
     "help": Builtin("list the commands and keys", help_),
     "quit": Builtin("exit uji", quit_),
 }

@@ -361,7 +361,22 @@ class Conversation:
         self._open(session_id, resumed=True)
         return None
 
-    async def reload(self) -> str | None:
+    async def move(self, directory: str) -> str | None:
+        """The session goes on in `directory` (a worktree, `/worktree`): saved as that
+        directory's, with a fresh App there (its tools, AGENTS.md, checkpoints, sandbox)."""
+        import os
+
+        problem = self.refusal()
+        if problem:
+            return problem
+        assert self.app is not None and self.session_id is not None
+        self.app.store.move_session(self.session_id, directory)
+        self.cwd = directory
+        os.chdir(directory)
+        os.environ["PWD"] = directory  # the shells of the model's commands start there too
+        return await self.reload(notice=None)
+
+    async def reload(self, notice: str | None = "reloaded the config") -> str | None:
         """A fresh App and config on the same session (the screen keeps the draft)."""
         problem = self.refusal()
         if problem:
@@ -378,7 +393,8 @@ class Conversation:
                 self.app.gate.policy.remembered.add(rule.tool, rule.subject, rule.scope, rule.origin)
         self._open(session_id, resumed=True)
         self._release_mcp(self.app)
-        self.view.show_notice("reloaded the config")
+        if notice:
+            self.view.show_notice(notice)
         return None
 
     async def quit(self) -> None:
