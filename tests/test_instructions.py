@@ -197,7 +197,7 @@ def test_list_gives_every_part_of_the_prompt_with_its_size(home: Home) -> None:
         uji.on("turn_finished", function() show("after") end)
         """
     )
-    home.fake.script(text("ok"))
+    home.fake.script(text("ok", usage=None))  # no usage reported: the sizes stay characters / 4
     run = home.run("hi", check=True)
     rows: dict[str, list[dict[str, object]]] = {"config": [], "after": []}
     for n in run.notices:
@@ -216,7 +216,9 @@ def test_list_gives_every_part_of_the_prompt_with_its_size(home: Home) -> None:
         ("sub/CLAUDE.md", "instructions"),
         ("style", "context"),
         ("once", "context"),
+        ("conversation", "conversation"),  # with the session open: "hi", the turn context, "ok"
     ]
+    assert after[6] == {"name": "conversation", "kind": "conversation", "tokens": 1 + 5 + 1, "count": 3}
     assert after[0]["tokens"] == math.ceil(len(base) / 4)
     assert after[1]["count"] == len(tools) == 4
     assert after[1]["tokens"] == math.ceil(len(json.dumps(tools)) / 4)
@@ -266,7 +268,7 @@ async def test_an_edit_counts_at_the_next_turn_and_context_shows_the_sizes(
     (work / ".git").mkdir()
     agents = work / "AGENTS.md"
     agents.write_text("Indent with tabs.")
-    fake.script(text("one"), text("two"))
+    fake.script(text("one", usage=None), text("two", usage=None))  # no usage: sizes stay characters / 4
     app = make_app(tmp_path, fake, 'uji.context.add("style", function() return string.rep("s", 400) end)')
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -278,14 +280,17 @@ async def test_an_edit_counts_at_the_next_turn_and_context_shows_the_sizes(
         await idle(pilot)
         assert blocks(system_of(fake, 1)) == [("AGENTS.md", "Indent with four spaces, never tabs.")]
         await send(pilot, "/context")
-        screen = await shows(pilot, "Context (tokens, estimated as characters / 4):")
+        screen = await shows(pilot, "Context (tokens, estimated as characters / 4;")
         rows = {
             m.group(1): int(m.group(2).replace(",", ""))
             for m in re.finditer(
-                r"^\W*(base prompt|tools \(4\)|AGENTS\.md|style|total)\s+([\d,]+)", screen, re.M
+                r"^\W*(base prompt|tools \(4\)|AGENTS\.md|style|conversation|total)\s+([\d,]+)", screen, re.M
             )
         }
-        assert set(rows) == {"base prompt", "tools (4)", "AGENTS.md", "style", "total"}, screen
+        assert set(rows) == {"base prompt", "tools (4)", "AGENTS.md", "style", "conversation", "total"}, (
+            screen
+        )
         assert rows["style"] == 100
+        assert rows["conversation"] == 2 + 1 + 2 + 1  # "first", "one", "second", "two": characters / 4 each
         assert rows["total"] == sum(v for k, v in rows.items() if k != "total")
         assert re.search(r"AGENTS\.md\s+[\d,]+\s+instructions", screen)

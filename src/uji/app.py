@@ -156,7 +156,7 @@ class App:
         api.update(fs.install(host, self.gate))
         api.update(job.install(host, self.gate))
         api.update(http.install(host, self.http))
-        api.update(context.install(host, self.context, self.gate))
+        api.update(context.install(host, self.context, self.gate, lambda: self.frontend.agent))
         api.update(session.install(host, self.frontend, lambda: self.store, self.cwd, self.limits))
         api.update(mcp_api.install(host, self.mcp, self.cwd))
         api.update(project.install(host, lambda: self.trust))

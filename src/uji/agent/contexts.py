@@ -5,7 +5,7 @@ the prompt costs (`uji.context.list`, `/context`)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji.agent.context import tokens
 from uji.agent.instructions import Instructions
@@ -27,15 +27,20 @@ class ContextProvider(Struct):
     at: str | None = None  # where that went: "system" (the prompt) or "turn" (a hidden message)
 
 
+# The parts of a request: the system prompt's (base, instruction files, context providers,
+# other text such as --append-prompt), the tools, and the conversation's (agent/window.py).
+PartKind = Literal["base", "tools", "instructions", "context", "other", "summary", "conversation", "images"]
+
+
 class Part(Record):
-    """One part of what the model is sent besides the conversation."""
+    """One part of what the model is sent."""
 
     name: str
-    kind: str  # base | tools | instructions | context
+    kind: PartKind
     tokens: int
     path: str | None = None  # an instruction file's
     at: str | None = None  # a context provider's: system or turn
-    count: int | None = None  # the tools': how many
+    count: int | None = None  # how many: tools, messages, images, messages a summary folded
 
 
 class PromptContext:

@@ -16,12 +16,14 @@ from uji.agent.approval import (
     Approver,
 )
 from uji.agent.calls import Collector, call_model, describe_failure
-from uji.agent.context import Budget, budget, estimate
+from uji.agent.context import Budget, budget, estimate, tokens
+from uji.agent.contexts import Part
 from uji.agent.instructions import section
 from uji.agent.limits import Reached, Spend
 from uji.agent.messages import for_model, live
 from uji.agent.prompt import system_prompt
 from uji.agent.tool_calls import ToolCaller
+from uji.agent.window import Calibration, Window, request_tokens, window
 from uji.events.stream import (
     AgentEvent,
     BeforeStop,
@@ -41,6 +43,8 @@ from uji.record import Struct, field
 from uji.wires.base import STALL_SECONDS, Answer, Failure, ToolCall, Usage, WireRequest
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from uji.agent.services import TurnServices
 
 # What a provider answers when a model cannot take images (reference internals §4).
@@ -116,6 +120,10 @@ class Agent:
         self._history: list[dict[str, Any]] | None = None
         self._since = 1  # the seq `_history` starts at
         self._compaction_failed = False  # within this turn: do not try again
+        # For /context: the provider's count of the last request beside our estimate of
+        # it (agent/window.py), and the last system prompt sent.
+        self.calibration = Calibration()
+        self._last_system: str | None = None
 
     def _emit(self, event: AgentEvent) -> None:
         """Every event goes out once: to the frontend, and to the Lua handlers of its
@@ -294,6 +302,19 @@ class Agent:
             tools = [t.schema() for t in self.services.gate.offered()]
             used += (len(system) + len(json.dumps(tools))) // 4
         return used
+
+    def window(self, notice: Callable[[str], None] | None = None) -> Window:
+        """Every part of the next request and its size, calibrated on the provider's
+        count of the last one (`/context`, `uji.context.list`)."""
+        tools = [t.schema() for t in self.services.gate.offered()]
+        prompt = self.services.context.parts(self.services.cwd, tools, notice)
+        if self._last_system is not None:
+            # What the system prompt held beyond the parts (--append-prompt, before_turn).
+            known = sum(p.tokens for p in prompt if p.kind in ("base", "instructions") or p.at == "system")
+            other = tokens(self._last_system) - known
+            if other > len(prompt):  # more than the blank lines between the parts
+                prompt.append(Part("other prompt text", "other", other))
+        return window(prompt, self.history, self.calibration)
 
     def _anchor(self, answer: Answer) -> None:
         u = answer.usage
@@ -543,6 +564,8 @@ class Agent:
         await self.models.ready_model()
         request, wire, idle = self._request(system)
         self._anchor_pending = self._last_seq
+        self._last_system = system
+        estimated = request_tokens(system, request.tools, request.messages)
         try:
             answer = await call_model(wire, request, idle, self._emit, self.notice, self._track, self._hint())
         except Failure as failure:
@@ -558,6 +581,9 @@ class Agent:
             self.notice(f"{self.models.model_id} does not take images; they are left out from now on")
         self._count(answer.usage)
         self._anchor(answer)
+        reported = answer.usage.input + answer.usage.cache_read + answer.usage.cache_write
+        if reported > 0:
+            self.calibration = Calibration(reported, estimated)
         if answer.limited:
             self.notice(f"the answer was cut off at the output limit ({request.max_output} tokens)")
         return answer

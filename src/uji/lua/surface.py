@@ -447,14 +447,24 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "uji.ContextPart",
-        "One part of the prompt, from `uji.context.list`.",
+        "One part of the next request, from `uji.context.list`.",
         fields(
-            ("name", "string", 'a provider\'s name, an instruction file\'s path, "base prompt" or "tools"'),
-            ("kind", '"base"|"tools"|"instructions"|"context"'),
-            ("tokens", "integer", "its size, estimated as characters / 4"),
+            (
+                "name",
+                "string",
+                'a provider\'s name, an instruction file\'s path, "base prompt", "tools", "other prompt text", '
+                '"compaction summary", "conversation" or "images"',
+            ),
+            ("kind", '"base"|"tools"|"instructions"|"context"|"other"|"summary"|"conversation"|"images"'),
+            (
+                "tokens",
+                "integer",
+                "its size: characters / 4 (images by their size), times the provider's count of the "
+                "last request over that estimate of it",
+            ),
             ("path?", "string", "an instruction file's absolute path"),
             ("at?", '"system"|"turn"', "where a provider's text went at the last turn"),
-            ("count?", "integer", "how many tools"),
+            ("count?", "integer", "how many tools, messages or images; the messages a summary folded"),
         ),
     ),
     Shape(
@@ -1131,8 +1141,11 @@ NAMESPACES: list[Namespace] = [
             fn(
                 "uji.context.parts",
                 "",
-                "Every part of the prompt with its size: the base prompt, the tools, each instruction "
-                "file, then each provider in the order added (what it gave at the last turn).",
+                "Every part of the next request with its size: the base prompt, the tools, each "
+                "instruction file, each provider in the order added (what it gave at the last turn), "
+                "other prompt text, then with a session open the compaction summary, the conversation "
+                "and its images. Sizes are characters / 4 calibrated on the provider's count of the "
+                "last request, so they add up to about what it will count.",
                 ret=("uji.ContextPart[]",),
             ),
             fn(

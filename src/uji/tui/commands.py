@@ -13,6 +13,7 @@ from uji.tui.composer import Suggestion
 from uji.tui.login import login
 
 if TYPE_CHECKING:
+    from uji.agent.window import Window
     from uji.mcp import Server
     from uji.tools.gate import Gate
     from uji.tui.app import UjiApp
@@ -304,26 +305,46 @@ def _count(n: int, noun: str) -> str:
 
 
 async def context(tui: UjiApp, args: str) -> None:
-    """Every part of the prompt with its size in tokens (uji.context.list), and a total."""
+    """Every part of the next request with its size in tokens, and their total: the
+    prompt's parts (uji.context.list), the conversation, its images and what compaction
+    folded, calibrated on the provider's count of the last request (agent/window.py)."""
+    from uji.agent.window import window
+
     app = tui.conversation.app
     assert app is not None
     problems: list[str] = []
-    tools = [t.schema() for t in app.gate.registry.offered()]
-    parts = app.context.parts(app.gate.cwd, tools, problems.append)
+    agent = tui.conversation.agent
+    if agent is not None:
+        shown = agent.window(problems.append)
+    else:
+        tools = [t.schema() for t in app.gate.registry.offered()]
+        shown = window(app.context.parts(app.gate.cwd, tools, problems.append), None, None)
+    tui.show_notice("\n".join([*context_lines(shown), *problems]))
+
+
+def context_lines(shown: Window) -> list[str]:
     rows: list[tuple[str, int, str]] = []
-    for part in parts:
+    for part in shown.parts:
         if part.kind == "tools":
             rows.append((f"tools ({part.count})", part.tokens, ""))
         elif part.kind == "context":
             where = "hidden turn message" if part.at == "turn" else "" if part.at else "not run yet"
             rows.append((part.name, part.tokens, f"context provider{', ' + where if where else ''}"))
+        elif part.kind == "summary":
+            rows.append((part.name, part.tokens, f"{part.count} messages folded by compaction"))
+        elif part.kind in ("conversation", "images"):
+            unit = "message" if part.kind == "conversation" else "image"
+            rows.append((part.name, part.tokens, f"{part.count} {unit}{'' if part.count == 1 else 's'}"))
         else:
             rows.append((part.name, part.tokens, "instructions" if part.kind == "instructions" else ""))
-    rows.append(("total", sum(p.tokens for p in parts), ""))
+    rows.append(("total", shown.total, "the next request, before your message"))
     width = max(len(name) for name, _, _ in rows)
-    lines = ["Context (tokens, estimated as characters / 4):"]
-    lines += [f"  {name:<{width}}  {tokens:>8,}  {kind}".rstrip() for name, tokens, kind in rows]
-    tui.show_notice("\n".join([*lines, *problems]))
+    if shown.ratio is None:
+        how = "estimated as characters / 4; calibrated once a request reports its usage"
+    else:
+        how = f"characters / 4 times {shown.ratio:.2f}, the provider's count of the last request over that estimate"
+    lines = [f"Context (tokens, {how}):"]
+    return lines + [f"  {name:<{width}}  {tokens:>8,}  {kind}".rstrip() for name, tokens, kind in rows]
 
 
 async def mode(tui: UjiApp, args: str) -> None:

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any
 from uji.lua.runtime import ApiError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from uji.agent.contexts import PromptContext
+    from uji.agent.loop import Agent
     from uji.lua.host import LuaHost
     from uji.tools.gate import Gate
 
@@ -37,7 +40,9 @@ def instruction_names(value: Any) -> tuple[str, ...] | None:
     return tuple(value) or None
 
 
-def install(host: LuaHost, context: PromptContext, gate: Gate) -> dict[str, Any]:
+def install(
+    host: LuaHost, context: PromptContext, gate: Gate, agent: Callable[[], Agent | None] | None = None
+) -> dict[str, Any]:
     def context_add(name: str, fn: Any, priority: float) -> None:
         context.add(name, fn, priority)
 
@@ -48,11 +53,17 @@ def install(host: LuaHost, context: PromptContext, gate: Gate) -> dict[str, Any]
         return host.lua.convert.to_lua([p.name for p in context.providers()])
 
     def context_list() -> Any:
-        tools = [t.schema() for t in gate.offered()]
-        rows = [
-            {k: v for k, v in vars(part).items() if v is not None}
-            for part in context.parts(gate.cwd, tools)  # problems are told at the next turn
-        ]
+        """Every part of the next request: the session's (its conversation, calibrated on
+        the provider's count) when one is open, else the prompt's parts."""
+        from uji.agent.window import window
+
+        opened = agent() if agent is not None else None
+        if opened is not None:
+            shown = opened.window()  # problems are told at the next turn
+        else:
+            tools = [t.schema() for t in gate.offered()]
+            shown = window(context.parts(gate.cwd, tools), None, None)
+        rows = [{k: v for k, v in vars(part).items() if v is not None} for part in shown.parts]
         return host.lua.convert.to_lua(rows)
 
     def context_configure(opts: Any) -> None:

@@ -154,14 +154,14 @@
 ---@field compaction? {enabled?: boolean, reserve?: integer, keep_recent?: integer} when to compact
 ---@field instructions? string[]|boolean instruction file names, the first found per directory wins (default {"AGENTS.md", "CLAUDE.md"}); false turns them off
 
----One part of the prompt, from `uji.context.list`.
+---One part of the next request, from `uji.context.list`.
 ---@class uji.ContextPart
----@field name string a provider's name, an instruction file's path, "base prompt" or "tools"
----@field kind "base"|"tools"|"instructions"|"context"
----@field tokens integer its size, estimated as characters / 4
+---@field name string a provider's name, an instruction file's path, "base prompt", "tools", "other prompt text", "compaction summary", "conversation" or "images"
+---@field kind "base"|"tools"|"instructions"|"context"|"other"|"summary"|"conversation"|"images"
+---@field tokens integer its size: characters / 4 (images by their size), times the provider's count of the last request over that estimate of it
 ---@field path? string an instruction file's absolute path
 ---@field at? "system"|"turn" where a provider's text went at the last turn
----@field count? integer how many tools
+---@field count? integer how many tools, messages or images; the messages a summary folded
 
 ---Options of `uji.json.decode`.
 ---@class uji.DecodeOptions
@@ -966,7 +966,7 @@ function uji.context.remove(name) end
 ---@return string[]
 function uji.context.list() end
 
----Every part of the prompt with its size: the base prompt, the tools, each instruction file, then each provider in the order added (what it gave at the last turn).
+---Every part of the next request with its size: the base prompt, the tools, each instruction file, each provider in the order added (what it gave at the last turn), other prompt text, then with a session open the compaction summary, the conversation and its images. Sizes are characters / 4 calibrated on the provider's count of the last request, so they add up to about what it will count.
 ---@return uji.ContextPart[]
 function uji.context.parts() end
 
