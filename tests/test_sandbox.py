@@ -299,7 +299,7 @@ def test_a_subagent_s_commands_run_inside_a_sandbox_no_laxer_than_its_parent(hom
         home.init('require("uji.plugins.subagent").setup{ on_ask = "allow" }\n')
         fake.route(
             "PARENT",
-            tool_call("task", {"prompt": "CHILD-A: clean up"}),
+            tool_call("subagent", {"task": "CHILD-A: clean up"}),
             text("parent done"),
         )
         fake.route(

@@ -1,4 +1,4 @@
-"""The subagent plugin through `uji run`: a `task` call starts a child `uji run --json
+"""The subagent plugin through `uji run`: a `subagent` call starts a child `uji run --json
 --parent` process, which asks the same fake server; requests are routed to the parent's or
 a child's script by a marker in their user messages. What is checked is what a user sees:
 the requests the model got, the JSON events, the sessions in the SQLite db, the processes."""
@@ -117,7 +117,7 @@ def test_a_task_runs_a_child_that_reads_a_file_and_its_answer_is_the_result(home
     )
     fake.route(
         "PARENT",
-        tool_call("task", {"prompt": "CHILD-A: what does a.py define?"}),
+        tool_call("subagent", {"task": "CHILD-A: what does a.py define?"}),
         text("alpha, says the child"),
     )
     fake.route("CHILD-A", tool_call("read_file", {"path": "a.py"}), text("a.py defines alpha()"))
@@ -125,14 +125,14 @@ def test_a_task_runs_a_child_that_reads_a_file_and_its_answer_is_the_result(home
     assert run.rc == 0, run.stderr
     assert run.done["text"] == "alpha, says the child"
 
-    # The child got the file; it was offered every tool but `task`, and told it is a subagent.
+    # The child got the file; it was offered every tool but `subagent`, and told it is a subagent.
     child_requests = fake.marked("CHILD-A")
     assert len(child_requests) == 2
     assert "def alpha()" in _tool_answers(child_requests[1])[0]
     assert sorted(_tools(child_requests[0])) == ["edit_file", "read_file", "run_command", "write_file"]
     system = child_requests[0].body["messages"][0]["content"]
     assert "You are a subagent" in system
-    assert "task" in _tools(fake.marked("PARENT")[0])
+    assert "subagent" in _tools(fake.marked("PARENT")[0])
 
     # The parent's next request carries the child's answer as the task call's result.
     answer = _tool_answers(fake.marked("PARENT")[1])
@@ -152,9 +152,10 @@ def test_a_task_runs_a_child_that_reads_a_file_and_its_answer_is_the_result(home
     assert again.rc == 0, again.stderr
     assert "def alpha()" in _tool_answers(fake.marked("CHILD-A")[-1])[0]
 
-    # The transcript's progress lines under the task call follow the child's calls.
-    lines = [e["line"] for e in run.of("progress") if e["tool"] == "task"]
-    assert "read_file a.py" in lines
+    # The call's task (ctx.task: the `tasks` events) follows the child's calls, then ends done.
+    rows = [e["tasks"] for e in run.of("tasks") if e["tool"] == "subagent"]
+    assert {"label": "subagent", "status": "running", "line": "read_file a.py"}.items() <= rows[-2][0].items()
+    assert rows[-1][0]["status"] == "done" and rows[-1][0]["detail"] == "a.py defines alpha()"
 
     # Four requests of 12 + 3 tokens: the child's two count toward the parent's totals, and
     # toward its cost (12 tokens at $1 and 3 at $2 per million each).
@@ -167,7 +168,7 @@ def test_tasks_run_in_parallel(home: Home, fake: Routed) -> None:
     fake.route(
         "PARENT",
         tool_call(
-            "task", {"tasks": [{"prompt": "CHILD-A one"}, {"prompt": "CHILD-B two", "tools": ["read_file"]}]}
+            "subagent", {"tasks": [{"task": "CHILD-A one"}, {"task": "CHILD-B two", "tools": ["read_file"]}]}
         ),
         text("both answered"),
     )
@@ -188,7 +189,7 @@ def test_with_concurrency_one_the_tasks_take_turns(home: Home, fake: Routed) -> 
     home.init(PLUGIN % "concurrency = 1")
     fake.route(
         "PARENT",
-        tool_call("task", {"tasks": [{"prompt": "CHILD-A one"}, {"prompt": "CHILD-B two"}]}),
+        tool_call("subagent", {"tasks": [{"task": "CHILD-A one"}, {"task": "CHILD-B two"}]}),
         text("ok"),
     )
     fake.route("CHILD-A", text("answer A"))
@@ -203,13 +204,13 @@ def test_with_concurrency_one_the_tasks_take_turns(home: Home, fake: Routed) -> 
 
 def test_a_child_cannot_start_subagents(home: Home, fake: Routed) -> None:
     home.init(PLUGIN % "")
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A try"}), text("ok"))
-    fake.route("CHILD-A", tool_call("task", {"prompt": "GRANDCHILD"}), text("I could not"))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A try"}), text("ok"))
+    fake.route("CHILD-A", tool_call("subagent", {"task": "GRANDCHILD"}), text("I could not"))
     run = home.run("PARENT: nest")
     assert run.rc == 0, run.stderr
     first, second = fake.marked("CHILD-A")[:2]
-    assert "task" not in _tools(first)
-    assert _tool_answers(second)[0].startswith("error: unknown tool `task`")
+    assert "subagent" not in _tools(first)
+    assert _tool_answers(second)[0].startswith("error: unknown tool `subagent`")
     assert fake.marked("GRANDCHILD") == []
     assert _tool_answers(fake.marked("PARENT")[1])[0].startswith("I could not")
     ((child_id, _),) = _children(home.db, run.session_id)
@@ -218,10 +219,10 @@ def test_a_child_cannot_start_subagents(home: Home, fake: Routed) -> None:
 
 def test_a_task_may_not_name_the_task_tool(home: Home, fake: Routed) -> None:
     home.init(PLUGIN % "")
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A", "tools": ["task"]}), text("ok"))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A", "tools": ["subagent"]}), text("ok"))
     run = home.run("PARENT: nest")
     answer = _tool_answers(fake.marked("PARENT")[1])[0]
-    assert answer.startswith("error: task 1: a subagent has no tool `task`; it may use: ")
+    assert answer.startswith("error: task 1: a subagent has no tool `subagent`; it may use: ")
     assert fake.marked("CHILD-A") == [] and _children(home.db, run.session_id) == []
 
 
@@ -229,7 +230,7 @@ def test_a_call_that_would_ask_is_refused_in_the_child_and_the_parent_is_told(
     home: Home, fake: Routed
 ) -> None:
     home.init(PLUGIN % "")
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A write"}), text("ok"))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A write"}), text("ok"))
     fake.route("CHILD-A", tool_call("write_file", {"path": "b.txt", "content": "x"}), text("could not write"))
     run = home.run("PARENT: write through a child")
     assert run.rc == 0, run.stderr
@@ -243,7 +244,7 @@ def test_a_call_that_would_ask_is_refused_in_the_child_and_the_parent_is_told(
 def test_the_child_runs_in_the_parents_mode(home: Home, fake: Routed) -> None:
     # on_ask = "allow": only the mode passed on from the parent keeps the edit out.
     home.init(PLUGIN % 'on_ask = "allow"')
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A write"}), text("ok"))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A write"}), text("ok"))
     fake.route(
         "CHILD-A", tool_call("write_file", {"path": "b.txt", "content": "x"}), text("not in plan mode")
     )
@@ -252,7 +253,7 @@ def test_the_child_runs_in_the_parents_mode(home: Home, fake: Routed) -> None:
     assert not (home.work / "b.txt").exists()
     assert _tool_answers(fake.marked("CHILD-A")[1])[0].startswith("denied")
 
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A write"}), text("ok"))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A write"}), text("ok"))
     fake.route("CHILD-A", tool_call("write_file", {"path": "b.txt", "content": "x"}), text("written"))
     run = home.run("PARENT: write through a child")
     assert run.rc == 0, run.stderr
@@ -295,7 +296,7 @@ def _wait(cond: Any, timeout: float = DEADLINE) -> bool:
 def test_interrupting_the_parent_stops_the_child(home: Home, fake: Routed) -> None:
     home.init('uji.tool.policy({ run_command = { default = "allow" } })\n' + PLUGIN % "")
     fake.route(
-        "PARENT", tool_call("task", {"tasks": [{"prompt": "CHILD-A hang"}, {"prompt": "CHILD-B sleep"}]})
+        "PARENT", tool_call("subagent", {"tasks": [{"task": "CHILD-A hang"}, {"task": "CHILD-B sleep"}]})
     )
     fake.route("CHILD-A", drip(0.2))  # keep-alives, no answer: the child waits for ever
     fake.route("CHILD-B", tool_call("run_command", {"command": "echo $$ > sleep.pid; exec sleep 60"}))
@@ -339,7 +340,7 @@ async def test_escape_in_the_terminal_ui_stops_every_child_and_its_commands(
 
     fake.route(
         "PARENT",
-        tool_call("task", {"tasks": [{"prompt": "CHILD-A sleep"}, {"prompt": "CHILD-B hang"}]}),
+        tool_call("subagent", {"tasks": [{"task": "CHILD-A sleep"}, {"task": "CHILD-B hang"}]}),
         text("after the interrupt"),
     )
     fake.route("CHILD-A", tool_call("run_command", {"command": "echo $$ > sleep.pid; exec sleep 60"}))
@@ -349,9 +350,11 @@ async def test_escape_in_the_terminal_ui_stops_every_child_and_its_commands(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "PARENT: two children that hang")
-        # One progress line per child under the running call.
-        await shows(pilot, "#1 CHILD-A sleep: run_command echo $$ > sleep.pid")
-        await shows(pilot, "#2 CHILD-B hang: starting")
+        # One task per child under the running call: its live line names the running ones.
+        await shows(
+            pilot,
+            "0/2 done · #1 CHILD-A sleep: run_command echo $$ > sleep.pid; exec sleep 60 · #2 CHILD-B hang",
+        )
         await until(pilot, lambda: pid_file.exists() and pid_file.read_text().strip(), what="the sleep")
         sleep = int(pid_file.read_text())
         await until(pilot, lambda: len(fake.marked("CHILD-B")) == 1)
@@ -386,7 +389,7 @@ def test_the_child_has_the_provider_key_its_commands_do_not(home: Home, fake: Ro
         + PLUGIN % "",
         provider=False,
     )
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A env"}), text("ok"))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A env"}), text("ok"))
     fake.route(
         "CHILD-A",
         tool_call("run_command", {"command": "printenv FAKE_SUBAGENT_KEY || echo key=none"}),
@@ -432,7 +435,7 @@ def test_child_sessions_are_read_through_the_session_api(home: Home, fake: Route
         end)
         """
     )
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A hello"}), text("ok"))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A hello"}), text("ok"))
     fake.route("CHILD-A", text("hello from the child"))
     run = home.run("PARENT: one child")
     assert run.rc == 0, run.stderr
@@ -449,7 +452,7 @@ def test_child_sessions_are_read_through_the_session_api(home: Home, fake: Route
 
 def test_a_child_does_not_outlive_a_parent_killed_with_sigkill(home: Home, fake: Routed) -> None:
     home.init(PLUGIN % "")
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A hang"}))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A hang"}))
     fake.route("CHILD-A", drip(0.2))  # keep-alives, no answer: the child waits for ever
     proc = subprocess.Popen(
         home.command("run", "--json", "PARENT: start a child, then die"),
@@ -483,12 +486,12 @@ def test_a_child_gets_no_tool_the_parent_was_not_offered(home: Home, fake: Route
     home.init(PLUGIN % 'tools = { "read_file", "run_command", "write_file" }')
     fake.route(
         "PARENT",
-        tool_call("task", {"prompt": "CHILD-A run", "tools": ["run_command"]}),
-        tool_call("task", {"prompt": "CHILD-B run"}),
+        tool_call("subagent", {"task": "CHILD-A run", "tools": ["run_command"]}),
+        tool_call("subagent", {"task": "CHILD-B run"}),
         text("ok"),
     )
     fake.route("CHILD-B", tool_call("run_command", {"command": "touch m.txt"}), text("no shell"))
-    run = home.run("PARENT: run through a child", "--tools", "read_file,task", "--on-ask", "allow")
+    run = home.run("PARENT: run through a child", "--tools", "read_file,subagent", "--on-ask", "allow")
     assert run.rc == 0, run.stderr
     # The task naming run_command is refused before any child starts; the one naming no
     # tool gets only read_file, and its run_command call is an unknown tool.
@@ -504,7 +507,7 @@ def test_a_child_gets_no_tool_the_parent_was_not_offered(home: Home, fake: Route
 @pytest.mark.timeout(90)
 def test_a_childs_on_ask_is_never_laxer_than_the_parents(home: Home, fake: Routed) -> None:
     home.init(PLUGIN % 'on_ask = "allow"')
-    fake.route("PARENT", tool_call("task", {"prompt": "CHILD-A write"}), text("ok"))
+    fake.route("PARENT", tool_call("subagent", {"task": "CHILD-A write"}), text("ok"))
     fake.route("CHILD-A", tool_call("write_file", {"path": "b.txt", "content": "x"}), text("could not write"))
     run = home.run("PARENT: write through a child", "--on-ask", "deny")
     assert run.rc == 0, run.stderr
@@ -571,7 +574,7 @@ def test_the_plugins_model_runs_the_children_and_their_cost_is_at_its_prices(
     home: Home, fake: Routed, cheap: Routed
 ) -> None:
     _two_models(home, fake, cheap, 'model = "cheap/small"', (10, 20, 1, 2))
-    fake.script(tool_call("task", {"prompt": "CHILD-A: look around"}), text("the child looked"))
+    fake.script(tool_call("subagent", {"task": "CHILD-A: look around"}), text("the child looked"))
     cheap.script(text("looked: nothing there"))
     run = home.run("PARENT: explore with the cheap model")
     assert run.rc == 0, run.stderr
@@ -582,7 +585,7 @@ def test_the_plugins_model_runs_the_children_and_their_cost_is_at_its_prices(
     assert "CHILD-A: look around" in _user_text(cheap.turn_requests[0])
     assert _tool_answers(fake.turn_requests[1])[0].startswith("looked: nothing there")
     # The calling model is not offered a choice: the plugin's options give none.
-    (task,) = [t for t in fake.turn_requests[0].body["tools"] if t["function"]["name"] == "task"]
+    (task,) = [t for t in fake.turn_requests[0].body["tools"] if t["function"]["name"] == "subagent"]
     assert "model" not in task["function"]["parameters"]["properties"]
 
     # The child's done line priced its request at the small model's prices; the parent's
@@ -604,9 +607,9 @@ def test_the_calling_model_chooses_among_the_allowed_models_only(
 ) -> None:
     _two_models(home, fake, cheap, 'models = { "cheap/small" }', (10, 20, 1, 2))
     fake.script(
-        tool_call("task", {"prompt": "CHILD-A: with the strong one", "model": "strong/other"}),
+        tool_call("subagent", {"task": "CHILD-A: with the strong one", "model": "strong/other"}),
         tool_call(
-            "task", {"tasks": [{"prompt": "CHILD-B: cheap", "model": "cheap/small"}, {"prompt": "CHILD-C"}]}
+            "subagent", {"tasks": [{"task": "CHILD-B: cheap", "model": "cheap/small"}, {"task": "CHILD-C"}]}
         ),
         text("done"),
     )
@@ -616,7 +619,7 @@ def test_the_calling_model_chooses_among_the_allowed_models_only(
     assert run.rc == 0, run.stderr
 
     # Offered: the allowed model, the default being this session's.
-    (task,) = [t for t in fake.turn_requests[0].body["tools"] if t["function"]["name"] == "task"]
+    (task,) = [t for t in fake.turn_requests[0].body["tools"] if t["function"]["name"] == "subagent"]
     offered = task["function"]["parameters"]["properties"]["model"]
     assert offered["enum"] == ["cheap/small"] and "default: this session's" in offered["description"]
     # A model outside the list is refused before any child starts.
@@ -633,7 +636,7 @@ def test_the_calling_model_chooses_among_the_allowed_models_only(
 
 def test_without_models_a_task_may_not_choose_one(home: Home, fake: Routed, cheap: Routed) -> None:
     _two_models(home, fake, cheap, "", (10, 20, 1, 2))
-    fake.script(tool_call("task", {"prompt": "CHILD-A", "model": "cheap/small"}), text("ok"))
+    fake.script(tool_call("subagent", {"task": "CHILD-A", "model": "cheap/small"}), text("ok"))
     run = home.run("PARENT: choose")
     assert run.rc == 0, run.stderr
     assert _tool_answers(fake.turn_requests[1])[0] == (
@@ -649,7 +652,7 @@ def test_the_parents_budget_counts_the_childs_cost_at_the_childs_prices(
     million, $0.015: over --max-cost 0.01, so the parent stops before its next request.
     Priced at the parent's model, the child would have cost $0.00003 and the run gone on."""
     _two_models(home, fake, cheap, 'model = "cheap/small"', (1, 6, 1000, 1000))
-    fake.script(tool_call("task", {"prompt": "CHILD-A: expensive"}), text("never asked"))
+    fake.script(tool_call("subagent", {"task": "CHILD-A: expensive"}), text("never asked"))
     cheap.script(text("expensive answer"))
     run = home.run("PARENT: delegate", "--max-cost", "0.01")
     assert run.rc == 3, run.stderr

@@ -346,10 +346,13 @@ class LuaTool(Tool):
             ctx.usage(Usage(**tokens), None if cost is None else float(cost))
 
         timing: dict[int, tuple[float, float | None]] = {}  # task -> (started, ended)
+        # A tool with tasks (ctx.task) has them as its live line: no waiting note over it.
+        reports_tasks: list[bool] = []
 
         def on_tasks(rows: Any) -> None:
             if finished.done():
                 return
+            reports_tasks[:] = [True]
             ctx.tasks(task_rows(rt.convert.to_python(rows), timing, loop.time()))
 
         lua_ctx = rt.make_ctx(done, on_progress, on_usage, ctx, on_tasks)
@@ -375,7 +378,9 @@ class LuaTool(Tool):
 
         limit = self.timeout or WAIT_TIMEOUT
         try:
-            value = await _wait_for_done(finished, limit, lambda line: progress(_waiting(reported, line)))
+            value = await _wait_for_done(
+                finished, limit, lambda line: None if reports_tasks else progress(_waiting(reported, line))
+            )
         except asyncio.CancelledError:
             stop()
             raise
