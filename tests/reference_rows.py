@@ -285,7 +285,13 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("plugins", "statusline segments (Cwd Model Effort Context Tokens Cache Turns Logo)", M, M),
     ("plugins", "statusline.Bar / Default", M, M),
     ("plugins", "planmode /plan /approve", P, P),
-    ("plugins", "planmode Ctrl+B, badge, confirm picker", M, M),
+    (
+        "plugins",
+        "planmode Ctrl+B, badge, confirm picker",
+        M,
+        H,
+        "the badge needs ito toolbars (uji.ui.toolbar)",
+    ),
     ("plugins", "readonly", M, P, "a before_tool hook, not a named policy set"),
     ("plugins", "subagent tool (tasks, concurrency, output)", P, P),
     ("plugins", "subagent agent files (agents/*.md, .uji/agents)", M, P),
@@ -294,7 +300,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("plugins", "workflow", M, M),
     ("plugins", "mcp servers, /mcp", P, P),
     ("plugins", "telescope (/find, live grep, history)", M, M),
-    ("plugins", "websearch (web_search, web_fetch)", M, M),
+    ("plugins", "websearch (web_search, web_fetch)", M, P),
     ("plugins", "skills", P, P),
     # §6 ito, toolbars, themes
     ("ito", "require('ito') views and stacks", M, M),

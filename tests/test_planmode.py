@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import Home
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.fakes.openai_server import FakeOpenAI, call, text, tool_calls
+from tests.test_tui_support import screen_text
 
 
 def test_plan_mode_takes_away_edits_and_unlisted_commands(home: Home) -> None:
@@ -68,3 +69,33 @@ def test_slash_plan_is_the_plan_mode_the_footer_shows(home: Home, tmp_path: Path
     run = home.run("/plan x")
     assert run.rc == 0, run.stderr
     assert out.read_text() == "plan"
+
+
+async def test_ctrl_b_toggles_plan_mode_and_a_planning_turn_ends_with_the_picker(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    """The reference (§5 planmode): Ctrl+B toggles; `confirm` (default true) offers accept /
+    keep planning / leave at the end of each planning turn; accepting carries the plan out."""
+    from tests.test_tui_support import SIZE, make_app, ready, send, shows, until
+    from uji.tui.modals import SelectPanel
+
+    fake.script(text("1. read\n2. change"), text("carried out"))
+    app = make_app(tmp_path, fake, 'require("uji.plugins.planmode").setup()\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+b")
+        await shows(pilot, "plan mode: on (edits are off; /approve to carry out the plan)")
+        await shows(pilot, "mode plan")
+        await pilot.press("ctrl+b")
+        await shows(pilot, "plan mode: off")
+        await until(pilot, lambda: "mode plan" not in screen_text(app), what="the footer to leave plan mode")
+        await pilot.press("ctrl+b")
+        await send(pilot, "plan the change")
+        screen = await shows(pilot, "Plan mode: the plan is ready")
+        assert "Keep planning" in screen and "Leave plan mode without carrying it out" in screen
+        await until(pilot, lambda: app.query(SelectPanel))
+        await pilot.press("enter")  # the first choice: accept
+        await shows(pilot, "carried out")
+        second = fake.turn_requests[1].body["messages"]
+        assert {"role": "user", "content": "The plan is approved. Carry it out."} in second
+        assert app.mode() != "select" and "mode plan" not in screen_text(app)

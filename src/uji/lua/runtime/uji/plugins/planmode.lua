@@ -6,7 +6,14 @@
 -- /plan            enter plan mode (the model can read and run allowed commands only)
 -- /plan <task>     enter plan mode and ask for a plan for <task>
 -- /approve         leave plan mode and carry out the plan
+-- Ctrl+B           toggles plan mode (`keys = false` leaves Ctrl+B to the composer)
 -- Shift+Tab        (in the terminal UI) cycles into and out of this plan mode too
+--
+-- With `confirm` (the default), a turn that ends in plan mode with an answer asks what
+-- next: accept (leave plan mode and carry out the plan), keep planning, or leave plan mode
+-- without carrying it out. `badge` puts planmode.Badge(), a "plan" view shown while
+-- planning, in the bottom bar when this uji has ito toolbars (uji.ui.toolbar); the footer
+-- names the mode either way.
 --
 -- While planning, edit_file and write_file are disabled (the model still sees them, and
 -- every call is refused), and a before_tool hook refuses commands that are not on the
@@ -17,6 +24,15 @@ local M = { active = false }
 local defaults = {
   allow = { "git status", "git log", "git diff", "git show", "ls", "cat", "rg", "grep", "find", "head", "tail", "wc" },
   priority = 10, -- before other before_tool hooks, so plan mode has the first word
+  confirm = true, -- the accept / keep planning / leave picker when a planning turn ends
+  badge = true, -- the "plan" badge in the bottom bar (with ito toolbars)
+  keys = true, -- Ctrl+B toggles
+}
+
+local CHOICES = {
+  { id = "accept", label = "Accept the plan: leave plan mode and carry it out" },
+  { id = "keep", label = "Keep planning" },
+  { id = "leave", label = "Leave plan mode without carrying it out" },
 }
 
 local EDITING = { "edit_file", "write_file" }
@@ -48,9 +64,51 @@ local function leave()
   uji.emit("status_changed", { plan = false })
 end
 
+local function approve()
+  local was = M.active
+  leave()
+  if was then uji.session.submit("The plan is approved. Carry it out.") end
+end
+
+function M.toggle()
+  if M.active then leave() else enter() end
+end
+
+-- Whether the session's last message is the model's answer (not an error or interrupt).
+local function answered()
+  local messages = uji.session.messages()
+  local last = messages[#messages]
+  return last ~= nil and last.type == "assistant"
+end
+
+-- What next, once a planning turn has answered.
+local function ask_what_next()
+  uji.ui.select({ title = "Plan mode: the plan is ready", items = CHOICES, label = function(c) return c.label end },
+    function(choice)
+      if not choice or not M.active then return end
+      if choice.id == "accept" then
+        approve()
+      elseif choice.id == "leave" then
+        leave()
+      end
+    end)
+end
+
+-- planmode.Badge(): an ito view, "plan" while planning and nothing otherwise.
+function M.Badge()
+  local ito = require("ito")
+  return ito.view(function()
+    if not M.active then return ito.Text("") end
+    return ito.Text(" plan "):reverse()
+  end)()
+end
+
 function M.setup(opts)
   opts = opts or {}
-  local allow = opts.allow or defaults.allow
+  for key, value in pairs(defaults) do
+    if opts[key] == nil then opts[key] = value end
+  end
+  local allow = opts.allow
 
   -- Shift+Tab's plan mode is this one: the same read-only layer, entered and left
   -- through the plugin (edits off, commands from the allow list, the model told).
@@ -72,12 +130,22 @@ function M.setup(opts)
 
   uji.command.add("approve", {
     desc = "Leave plan mode and carry out the plan",
-    handler = function()
-      local was = M.active
-      leave()
-      if was then uji.session.submit("The plan is approved. Carry it out.") end
-    end,
+    handler = approve,
   })
+
+  if opts.keys then uji.keymap.add("normal", "<C-b>", M.toggle) end
+
+  if opts.confirm then
+    uji.on("turn_finished", function()
+      if M.active and uji.ui.size() and answered() then ask_what_next() end
+    end, { name = "planmode_confirm" })
+  end
+
+  -- The badge needs ito's toolbars: a feature check, so this runs on a uji without them.
+  if opts.badge and uji.ui.toolbar then
+    local ok, ito = pcall(require, "ito")
+    if ok then M.toolbar = uji.ui.toolbar({ ito.ToolbarItem("bottom_bar", M.Badge) }) end
+  end
 
   -- Each change of mode is told to the model once, as hidden context with the turn.
   uji.context.add("planmode", function()
@@ -94,7 +162,7 @@ function M.setup(opts)
     end
     if starts_with_any(command, allow) then return { allow = true } end
     return { deny = "plan mode: `" .. command .. "` is not on the plan mode allow list" }
-  end, { priority = opts.priority or defaults.priority, name = "planmode" })
+  end, { priority = opts.priority, name = "planmode" })
 
   return M
 end
