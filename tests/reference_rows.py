@@ -193,7 +193,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("ui", "uji.ui.toolbar", M, M),
     ("ui", "uji.ui.size", P, P),
     ("ui", "uji.ui.select", P, P),
-    ("ui", "uji.ui.pick with preview and on_query", H, H),
+    ("ui", "uji.ui.pick with preview and on_query", H, P),
     ("ui", "uji.ui.prompt", P, P),
     ("ui", "uji.ui.confirm", P, P),
     ("ui", "uji.ui.overlay", M, M),
@@ -299,7 +299,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("plugins", "/agent and /subagents", M, P),
     ("plugins", "workflow", M, M),
     ("plugins", "mcp servers, /mcp", P, P),
-    ("plugins", "telescope (/find, live grep, history)", M, M),
+    ("plugins", "telescope (/find, live grep, history)", M, P),
     ("plugins", "websearch (web_search, web_fetch)", M, P),
     ("plugins", "skills", P, P),
     # §6 ito, toolbars, themes

@@ -877,8 +877,16 @@ SHAPES: list[Shape] = [
             ("items", "any[]"),
             ("current?", "any", "the item the list opens on"),
             ("label?", "fun(item: any): string", "the text of an item that is not a string"),
-            ("preview?", "fun(item: any): string[]", "lines shown for the highlighted item (not used yet)"),
-            ("on_query?", "fun(query: string): any[]", "items for what is typed (not used yet)"),
+            (
+                "preview?",
+                "fun(item: any): string[]|string",
+                'lines shown for the highlighted item (default: a "path:line:" item shows that file there)',
+            ),
+            (
+                "on_query?",
+                "fun(query: string, show: fun(items: any[])): any[]?",
+                "a live list: the items for what is typed, asked when typing pauses (returned, or given to show)",
+            ),
         ),
     ),
     Shape(
@@ -1340,8 +1348,8 @@ NAMESPACES: list[Namespace] = [
             fn(
                 "uji.ui.pick",
                 "spec: uji.PickSpec",
-                "The picker (filters as you type): like select; `preview` and `on_query` are taken, not "
-                "used yet.",
+                "The picker: like select, with a preview of the highlighted item; it filters as you "
+                "type, or with `on_query` asks for the items of what is typed.",
                 ret=("any",),
                 waits="any",
             ),

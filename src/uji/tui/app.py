@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from uji.tui.modals import Modal
     from uji.ui.bell import Reason, Style
     from uji.ui.form import Form, FormAnswer
-    from uji.ui.port import FormCheck
+    from uji.ui.port import FormCheck, Preview, Query
     from uji.worktree import Worktree
 
 T = TypeVar("T")
@@ -328,6 +328,15 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         from uji.tui.modals import SelectPanel
 
         return cast("int | None", await self.ask(SelectPanel(title, labels, current)))
+
+    async def pick(
+        self, title: str, labels: list[str], current: int | None, preview: Preview | None, query: Query | None
+    ) -> tuple[int, int] | None:
+        from uji.tui.modals import PickPanel
+
+        return cast(
+            "tuple[int, int] | None", await self.ask(PickPanel(title, labels, current, preview, query))
+        )
 
     async def prompt(self, title: str, value: str = "", hidden: bool = False) -> str | None:
         from uji.tui.modals import PromptPanel

@@ -9,7 +9,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from uji.notices import Notice
-from uji.ui.port import Deferred, FormCheck, Ui
+from uji.ui.port import Deferred, FormCheck, Preview, Query, Ui
 
 if TYPE_CHECKING:
     from uji.ui.form import Form, FormAnswer
@@ -19,6 +19,10 @@ class Surface(Protocol):
     """The screen's side: implemented by the Textual app."""
 
     async def select(self, title: str, labels: list[str], current: int | None) -> int | None: ...
+
+    async def pick(
+        self, title: str, labels: list[str], current: int | None, preview: Preview | None, query: Query | None
+    ) -> tuple[int, int] | None: ...
 
     async def prompt(self, title: str, value: str, hidden: bool) -> str | None: ...
 
@@ -52,6 +56,11 @@ class ScreenUi(Ui):
 
     def select(self, title: str, labels: list[str], current: int | None) -> Awaitable[int | None]:
         return Deferred(self.surface.select, title, labels, current)
+
+    def pick(
+        self, title: str, labels: list[str], current: int | None, preview: Preview | None, query: Query | None
+    ) -> Awaitable[tuple[int, int] | None]:
+        return Deferred(self.surface.pick, title, labels, current, preview, query)
 
     def prompt(self, title: str, value: str, hidden: bool) -> Awaitable[str | None]:
         return Deferred(self.surface.prompt, title, value, hidden)

@@ -5,7 +5,7 @@ bindings apply). Each resolves a future with its answer, or None when cancelled.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import Vertical
@@ -13,6 +13,9 @@ from textual.widgets import Input, Static
 
 from uji.tui import render
 from uji.tui.focus import KeyRouter
+
+if TYPE_CHECKING:
+    from uji.ui.port import Preview, Query
 
 SELECT_ROWS = 13
 
@@ -130,6 +133,81 @@ class SelectPanel(Modal):
             out.append(f"  {len(self.shown)} items", style=render.MUTED)
         out.rstrip()
         self._list.update(out)
+
+
+class PickPanel(SelectPanel):
+    """uji.ui.pick: the select list, with the highlighted item's preview under it and, with
+    `query`, a live list: each pause in typing asks for the list of what is typed (the
+    answer of the latest question wins)."""
+
+    PAUSE = 0.15  # seconds without typing before the query runs
+    PREVIEW_ROWS = 12
+
+    def __init__(
+        self, title: str, labels: list[str], current: int | None, preview: Preview | None, query: Query | None
+    ) -> None:
+        super().__init__(title, labels, current)
+        self.preview, self.ask_items = preview, query
+        self.list_id = 0  # the number of the list shown (0: the first)
+        self._preview = Static("", classes="hint")
+        self._asked = 0  # queries asked, so an older answer is dropped
+        self._timer: Any = None
+        self._previewed: tuple[int, int] | None = None
+
+    def compose(self) -> Any:
+        yield from super().compose()
+        yield self._preview
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if self.ask_items is None:
+            super().on_input_changed(event)
+            return
+        event.stop()
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(self.PAUSE, lambda: self._ask(event.value))
+
+    def _ask(self, text: str) -> None:
+        self._asked += 1
+        self.run_worker(self._run_query(text, self._asked), exclusive=False)
+
+    async def _run_query(self, text: str, asked: int) -> None:
+        assert self.ask_items is not None
+        try:
+            labels, list_id = await self.ask_items(text)
+        except Exception as e:
+            self._preview.update(Text(f"error: {e}", style=render.MUTED))
+            return
+        if asked != self._asked:
+            return
+        self.labels, self.list_id, self.current = labels, list_id, None
+        self.shown = list(range(len(labels)))
+        self.index = 0
+        self._draw()
+
+    def modal_accept(self) -> None:
+        if self.shown:
+            self.finish((self.list_id, self.shown[self.index]))
+
+    def _draw(self) -> None:
+        super()._draw()
+        if self.preview is not None and self.shown:
+            wanted = (self.list_id, self.shown[self.index])
+            if wanted != self._previewed:
+                self._previewed = wanted
+                self.run_worker(self._show_preview(wanted), exclusive=False)
+        elif not self.shown:
+            self._previewed = None
+            self._preview.update("")
+
+    async def _show_preview(self, wanted: tuple[int, int]) -> None:
+        assert self.preview is not None
+        try:
+            lines = await self.preview(*wanted)
+        except Exception as e:
+            lines = [f"error: {e}"]
+        if wanted == self._previewed:
+            self._preview.update(Text("\n".join(lines[: self.PREVIEW_ROWS])))
 
 
 class PromptPanel(Modal):

@@ -26,6 +26,10 @@ FormCheck = Callable[[dict[str, "Value"]], str | None]
 T = TypeVar("T")
 P = ParamSpec("P")
 
+# uji.ui.pick's callbacks: the preview lines of a list's label, and a query's new list.
+Preview = Callable[[int, int], Awaitable[list[str]]]
+Query = Callable[[str], Awaitable[tuple[list[str], int]]]
+
 
 class Deferred(Generic[T]):
     """An answer that starts being worked out only when awaited.
@@ -77,6 +81,23 @@ class Ui(ABC):
     def select(self, title: str, labels: list[str], current: int | None) -> Awaitable[int | None] | None:
         """The index (from 0) of the label chosen, None if cancelled; `current` is
         the index shown first."""
+
+    def pick(
+        self, title: str, labels: list[str], current: int | None, preview: Preview | None, query: Query | None
+    ) -> Awaitable[tuple[int, int] | None] | None:
+        """uji.ui.pick: like select, with `preview(list, index)` giving the lines shown for
+        the highlighted label and `query(text)` giving a new list (its labels and its
+        number) for what is typed; the answer is (list number, index), list 0 being
+        `labels`. Without a screen of its own for that, the frontend's select."""
+        answer = self.select(title, labels, current)
+        if answer is None:
+            return None
+
+        async def first_list(answer: Awaitable[int | None]) -> tuple[int, int] | None:
+            index = await answer
+            return None if index is None else (0, index)
+
+        return Deferred(first_list, answer)
 
     @abstractmethod
     def prompt(self, title: str, value: str, hidden: bool) -> Awaitable[str | None] | None:

@@ -40,6 +40,45 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
 
         return Pending(Deferred(ask, answer))
 
+    def ui_pick(
+        title: str, labels: Any, current: int | None, preview_fn: Any, query_fn: Any
+    ) -> Pending | None:
+        """The Lua side keeps the lists: `preview_fn(list, i)` gives a label's lines,
+        `query_fn(text)` a new list's labels and number; the answer is (list, i)."""
+        rt = lua()
+        items = [str(x) for x in rt.convert.to_python(labels)]
+
+        async def preview(list_id: int, index: int) -> list[str]:
+            values = await rt.call(preview_fn, list_id, index + 1)
+            lines = rt.convert.to_python(values[0]) if values else None
+            return [str(x) for x in lines] if isinstance(lines, list) else []
+
+        async def query(text: str) -> tuple[list[str], int]:
+            values = await rt.call(query_fn, text)
+            found = rt.convert.to_python(values[0]) if values else None
+            return ([str(x) for x in found] if isinstance(found, list) else []), int(values[1])
+
+        answer = asked(
+            ui.pick(
+                title,
+                items,
+                current - 1 if current else None,
+                preview if preview_fn is not None else None,
+                query if query_fn is not None else None,
+            ),
+            "uji.ui.pick",
+        )
+        if answer is None:
+            return None
+
+        async def ask(answer: Awaitable[tuple[int, int] | None]) -> Any:
+            chosen = await answer
+            return (
+                None if chosen is None else rt.convert.to_lua([chosen[0], chosen[1] + 1])
+            )  # Lua counts from 1
+
+        return Pending(Deferred(ask, answer))
+
     def ui_prompt(title: str, value: str, hidden: bool) -> Pending | None:
         answer = asked(ui.prompt(title, value, hidden), "uji.ui.prompt")
         return None if answer is None else Pending(answer)
@@ -102,6 +141,7 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
 
     return {
         "ui_select": ui_select,
+        "ui_pick": ui_pick,
         "ui_prompt": ui_prompt,
         "ui_confirm": ui_confirm,
         "ui_toggle_thinking": ui_toggle_thinking,

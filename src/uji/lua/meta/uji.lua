@@ -447,8 +447,8 @@
 ---@field items any[]
 ---@field current? any the item the list opens on
 ---@field label? fun(item: any): string the text of an item that is not a string
----@field preview? fun(item: any): string[] lines shown for the highlighted item (not used yet)
----@field on_query? fun(query: string): any[] items for what is typed (not used yet)
+---@field preview? fun(item: any): string[]|string lines shown for the highlighted item (default: a "path:line:" item shows that file there)
+---@field on_query? fun(query: string, show: fun(items: any[])): any[]? a live list: the items for what is typed, asked when typing pauses (returned, or given to show)
 
 ---What `uji.ui.prompt` takes.
 ---@class uji.PromptSpec
@@ -1164,7 +1164,7 @@ uji.ui = {}
 ---@overload fun(spec: uji.SelectSpec, cb: fun(result: any?, err: string?)): uji.Cancel
 function uji.ui.select(spec) end
 
----The picker (filters as you type): like select; `preview` and `on_query` are taken, not used yet.
+---The picker: like select, with a preview of the highlighted item; it filters as you type, or with `on_query` asks for the items of what is typed.
 ---@param spec uji.PickSpec
 ---@return any
 ---@overload fun(spec: uji.PickSpec, cb: fun(result: any?, err: string?)): uji.Cancel

@@ -14,20 +14,29 @@ local function callback(cb, fname)
   return cb
 end
 
--- select and pick: the chosen item of `spec.items`, or nil.
+local function labels_of(list, label_fn, fname)
+  local labels = {}
+  for i, item in ipairs(list) do
+    local label = item
+    if label_fn then label = label_fn(item) end
+    check(type(label) == "string" or type(label) == "number",
+      fname .. ": item " .. i .. " has no text to show (give a `label = function(item) ... end`)")
+    labels[i] = clean(tostring(label))
+  end
+  return labels
+end
+
+local pick
+
+-- select: the chosen item of `spec.items`, or nil.
 local function choose(spec, cb, fname)
   check(type(spec) == "table", fname .. " expects a table {title = ..., items = {...}}")
   local title = optional_string(spec.title, fname, "title")
   check(type(spec.items) == "table", fname .. ": `items` must be a list")
   check(spec.label == nil or is_callable(spec.label), fname .. ": `label` must be a function")
   cb = callback(cb, fname)
-  local items, labels, current = {}, {}, nil
-  for i, item in ipairs(spec.items) do
-    local label = item
-    if spec.label then label = spec.label(item) end
-    check(type(label) == "string" or type(label) == "number",
-      fname .. ": item " .. i .. " has no text to show (give a `label = function(item) ... end`)")
-    items[i], labels[i] = item, clean(tostring(label))
+  local items, labels, current = spec.items, labels_of(spec.items, spec.label, fname), nil
+  for i, item in ipairs(items) do
     if spec.current ~= nil and item == spec.current then current = i end
   end
   local pending = call(host.ui_select, title or "Select", mark_array(labels), current, fname)
@@ -43,20 +52,89 @@ local function choose(spec, cb, fname)
   return items[i]
 end
 
+-- The lines of `path` around `line` (a "path:line:" item's default preview).
+local function file_region(label)
+  local path, line = tostring(label):match("^([^:\n]+):(%d+):")
+  if not path then return {} end
+  line = tonumber(line)
+  if path:sub(1, 1) ~= "/" then path = uji.os.cwd() .. "/" .. path end
+  local f = io.open(path, "r")
+  if not f then return {} end
+  local out, n, first = {}, 0, math.max(1, line - 3)
+  for text in f:lines() do
+    n = n + 1
+    if n >= first then out[#out + 1] = string.format("%5d%s %s", n, n == line and ">" or " ", text) end
+    if n >= first + 11 then break end
+  end
+  f:close()
+  return mark_array(out)
+end
+
+-- pick: the lists (the items, then each query's) are kept here; the screen answers
+-- which list and which of its items.
+function pick(spec, cb)
+  local fname = "uji.ui.pick"
+  check(type(spec) == "table", fname .. " expects a table {title = ..., items = {...}}")
+  local title = optional_string(spec.title, fname, "title")
+  check(type(spec.items) == "table", fname .. ": `items` must be a list")
+  check(spec.label == nil or is_callable(spec.label), fname .. ": `label` must be a function")
+  check(spec.preview == nil or is_callable(spec.preview), fname .. ": `preview` must be a function")
+  check(spec.on_query == nil or is_callable(spec.on_query), fname .. ": `on_query` must be a function")
+  cb = callback(cb, fname)
+  local lists, labels = { [0] = spec.items }, { [0] = labels_of(spec.items, spec.label, fname) }
+  local current = nil
+  for i, item in ipairs(spec.items) do
+    if spec.current ~= nil and item == spec.current then current = i end
+  end
+  local function preview(list, i)
+    local item = lists[list] and lists[list][i]
+    if item == nil then return {} end
+    local lines = spec.preview and spec.preview(item) or file_region(labels[list][i])
+    if type(lines) == "string" then lines = { lines } end
+    if type(lines) ~= "table" then return {} end
+    local out = {}
+    for k, line in ipairs(lines) do out[k] = clean(tostring(line)) end
+    return mark_array(out)
+  end
+  local asked = 0
+  local function query(text)
+    asked = asked + 1
+    local id = asked
+    local shown = uji.promise()
+    local given = spec.on_query(text, function(list) shown:resolve(list) end)
+    local list = type(given) == "table" and given or shown:await()
+    check(type(list) == "table", fname .. ": on_query must give a list of items")
+    lists[id], labels[id] = list, labels_of(list, spec.label, fname)
+    return mark_array(labels[id]), id
+  end
+  local pending = call(host.ui_pick, title or "Pick", mark_array(labels[0]), current, preview,
+    spec.on_query and query or nil)
+  local function chosen(answer)
+    if answer == nil then return nil end
+    return lists[answer[1]] and lists[answer[1]][answer[2]]
+  end
+  if pending == nil then
+    if cb then cb(nil) end
+    return nil
+  end
+  if cb then
+    return wait(pending, function(answer, err) cb(chosen(answer), err) end)
+  end
+  local answer, err = wait(pending)
+  if answer == nil then return nil, err end
+  return chosen(answer)
+end
+
 uji.ui = {
   -- select{title, items, current?, label?} → the chosen item, or nil.
   select = function(spec, cb) return choose(spec, cb, "uji.ui.select") end,
 
   -- pick{title, items, current?, label?, preview?, on_query?} → the chosen item, or nil: the
-  -- screen's picker, which filters as you type. `preview` and `on_query` are taken and
-  -- not used yet.
-  pick = function(spec, cb)
-    if type(spec) == "table" then
-      check(spec.preview == nil or is_callable(spec.preview), "uji.ui.pick: `preview` must be a function")
-      check(spec.on_query == nil or is_callable(spec.on_query), "uji.ui.pick: `on_query` must be a function")
-    end
-    return choose(spec, cb, "uji.ui.pick")
-  end,
+  -- screen's picker. It filters as you type, or with `on_query(query, show)` asks for the
+  -- items of what is typed when typing pauses (return them, or call show(items) later).
+  -- `preview(item)` gives the lines shown for the highlighted item; by default an item
+  -- like "path:line:..." shows that file around the line.
+  pick = function(spec, cb) return pick(spec, cb) end,
 
   -- prompt{title, value?, hidden?} → the text, or nil when cancelled.
   prompt = function(spec, cb)
