@@ -15,9 +15,9 @@ import json
 import os
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from uji.record import Struct, field
+from uji.mcp.config import ServerConfig, ToolInfo
 from uji.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -35,29 +35,6 @@ CALL_WAIT = 30.0
 STOP_WAIT = 3.0
 # How long servers wait, at most, for the screen to be ready for input (McpServers.hold).
 HOLD_WAIT = 10.0
-
-
-Transport = Literal["http", "sse"]
-
-
-class ServerConfig(Struct):
-    command: list[str] | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    url: str | None = None
-    transport: Transport = "http"  # for a url: streamable HTTP, or the legacy HTTP+SSE
-    headers: dict[str, str] = field(default_factory=dict)
-    trust_read_only: bool = False  # tools the server marks readOnlyHint default to "allow"
-    wait: float | None = None  # how long a turn waits for it while it connects (None: configure's)
-
-
-class ToolInfo(Struct):
-    """One tool as the server lists it."""
-
-    name: str
-    description: str
-    schema: dict[str, Any]
-    read_only: bool
 
 
 class Server:

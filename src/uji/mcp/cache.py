@@ -19,7 +19,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from uji.mcp import ServerConfig, ToolInfo
+    from uji.mcp.config import ServerConfig, ToolInfo
 
 FILE = "mcp-tools.json"
 MAX_BYTES = 16 * 1024 * 1024
@@ -57,7 +57,7 @@ def _read(data_dir: str) -> dict[str, Any]:
 
 def load(data_dir: str, name: str, config: ServerConfig) -> list[ToolInfo] | None:
     """The tools `name` listed last time with this configuration, or None."""
-    from uji.mcp import ToolInfo
+    from uji.mcp.config import ToolInfo
 
     entry = _read(data_dir).get(name)
     if not isinstance(entry, dict) or entry.get("fingerprint") != fingerprint(config):

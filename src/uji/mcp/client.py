@@ -11,7 +11,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mcp.client.stdio as sdk_stdio
 import mcp_types
@@ -22,13 +22,10 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from uji import __version__
-from uji.mcp import ToolInfo
+from uji.mcp.config import Connection, ToolInfo
 from uji.mcp.errors import describe
 from uji.tools.base import ToolResult
 from uji.tools.results import keep_images
-
-if TYPE_CHECKING:
-    from uji.mcp import Server
 
 LIST_PAGES = 50  # at most this many pages of tools/list
 REFRESH_WAIT = 10.0  # how long a call's result waits for a tools/list it caused
@@ -69,7 +66,7 @@ class Failed(Exception):
     explained = True
 
 
-async def serve(server: Server) -> None:
+async def serve(server: Connection) -> None:
     """Connect, list the tools, then hold the connection until the server is stopped or
     its process exits (which is noticed at once: the next call starts it again)."""
     refused: list[int] = []  # 401/403 answers: the server wants authorization
@@ -129,7 +126,7 @@ class NeedsAuth(Exception):
         )
 
 
-async def _serve(server: Server, on_response: Any, errlog: Any, spawned: list[Any]) -> None:
+async def _serve(server: Connection, on_response: Any, errlog: Any, spawned: list[Any]) -> None:
     cfg = server.config
     async with AsyncExitStack() as stack:
         if cfg.url is not None and cfg.transport == "sse":  # the legacy HTTP+SSE transport
@@ -180,7 +177,7 @@ async def _serve(server: Server, on_response: Any, errlog: Any, spawned: list[An
             task.cancel()
 
 
-async def until_stopped_or_exited(server: Server, process: Any) -> None:
+async def until_stopped_or_exited(server: Connection, process: Any) -> None:
     """Hold the connection until uji stops the server or its process exits."""
     stopping = asyncio.ensure_future(server.stop.wait())
     waits: set[asyncio.Future[Any]] = {stopping}
@@ -196,7 +193,7 @@ async def until_stopped_or_exited(server: Server, process: Any) -> None:
 LOG_LINES = 50  # the server's log messages /mcp keeps
 
 
-async def on_log(server: Server, params: mcp_types.LoggingMessageNotificationParams) -> None:
+async def on_log(server: Connection, params: mcp_types.LoggingMessageNotificationParams) -> None:
     """A server's log message: to <data>/diagnostics.log, and the last ones to /mcp."""
     data = params.data if isinstance(params.data, str) else json.dumps(params.data, ensure_ascii=False)
     line = f"{params.level}{f' ({params.logger})' if params.logger else ''}: {data}"[:500]
@@ -204,7 +201,7 @@ async def on_log(server: Server, params: mcp_types.LoggingMessageNotificationPar
     server.service.diagnose(f"{server.name}: {line}")
 
 
-async def list_roots(server: Server) -> mcp_types.ListRootsResult:
+async def list_roots(server: Connection) -> mcp_types.ListRootsResult:
     """The working directory and uji.tool.roots, as file:// URIs."""
     import pathlib
 
@@ -216,7 +213,7 @@ async def list_roots(server: Server) -> mcp_types.ListRootsResult:
     return mcp_types.ListRootsResult(roots=[mcp_types.Root.model_validate({"uri": uri}) for uri in seen])
 
 
-async def elicit(server: Server, params: mcp_types.ElicitRequestParams) -> mcp_types.ElicitResult:
+async def elicit(server: Connection, params: mcp_types.ElicitRequestParams) -> mcp_types.ElicitResult:
     """A server's question (elicitation): a form on the screen, the answer sent back as the
     spec says (accept with the values checked against the requested schema, decline,
     cancel). With no screen it is declined, and the call's result tells the model so."""
@@ -267,7 +264,7 @@ async def list_tools(session: ClientSession) -> list[ToolInfo]:
 
 
 async def call_tool(
-    server: Server, tool: str, args: dict[str, Any], show: Callable[[str], None] | None = None
+    server: Connection, tool: str, args: dict[str, Any], show: Callable[[str], None] | None = None
 ) -> ToolResult:
     session: ClientSession = server.session
 

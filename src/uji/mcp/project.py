@@ -18,7 +18,7 @@ import re
 import shlex
 from typing import Any
 
-from uji.mcp import ServerConfig, Transport
+from uji.mcp.config import ServerConfig, Transport
 from uji.record import Struct
 
 FILE = ".mcp.json"

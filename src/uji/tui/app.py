@@ -45,11 +45,12 @@ from uji.tui import render
 from uji.tui.attachments import Attachments, Pastes, is_long_paste
 from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
 from uji.tui.conversation import Conversation
+from uji.tui.entry import Entry
 from uji.tui.focus import KeyRouter
 from uji.tui.footer import WORKING, Activity, NewBelow, QueueView, Status, StatusBar
 from uji.tui.keys import from_textual
 from uji.tui.mentions import MentionPopup, pick
-from uji.tui.transcript import Entry, History, Transcript
+from uji.tui.transcript import History, Transcript
 from uji.ui.keys import Binding, Keymap
 
 if TYPE_CHECKING:

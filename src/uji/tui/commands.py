@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     from uji.agent.window import Window
     from uji.mcp import Server
     from uji.tools.gate import Gate
-    from uji.tui.app import UjiApp
+    from uji.tui.command_view import CommandView
 
-Handler = Callable[["UjiApp", str], Awaitable[None]]
+Handler = Callable[["CommandView", str], Awaitable[None]]
 
 
 class Builtin(Struct):
@@ -26,7 +26,7 @@ class Builtin(Struct):
     run: Handler
 
 
-async def models(tui: UjiApp, args: str) -> None:
+async def models(tui: CommandView, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
     choices = await app.models.model_choices()
@@ -52,7 +52,7 @@ async def models(tui: UjiApp, args: str) -> None:
     tui.state_changed()
 
 
-async def effort(tui: UjiApp, args: str) -> None:
+async def effort(tui: CommandView, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
     efforts = app.models.model_efforts()
@@ -72,13 +72,13 @@ async def effort(tui: UjiApp, args: str) -> None:
     tui.state_changed()
 
 
-async def thinking(tui: UjiApp, args: str) -> None:
+async def thinking(tui: CommandView, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
     app.ui.toggle_thinking()
 
 
-async def compact(tui: UjiApp, args: str) -> None:
+async def compact(tui: CommandView, args: str) -> None:
     conv = tui.conversation
     agent = conv.agent
     if agent is None or not hasattr(agent, "compact"):
@@ -95,7 +95,7 @@ async def compact(tui: UjiApp, args: str) -> None:
     tui.state_changed()
 
 
-async def rewind(tui: UjiApp, args: str) -> None:
+async def rewind(tui: CommandView, args: str) -> None:
     """The last turns with the files each changed; the chosen one is undone: its files,
     its conversation, or both, back to before it."""
     from uji.agent.rewind import RewindRefused, points
@@ -161,7 +161,7 @@ async def rewind(tui: UjiApp, args: str) -> None:
     tui.show_notice(f"rewound to before “{labels[index][:24].strip()}”: {done.summary()}")
 
 
-async def new(tui: UjiApp, args: str) -> None:
+async def new(tui: CommandView, args: str) -> None:
     problem = tui.conversation.new_session()
     if problem:
         tui.show_notice(f"/new: {problem}")
@@ -177,7 +177,7 @@ def _ago(ms: int) -> str:
     return "just now"
 
 
-async def sessions(tui: UjiApp, args: str) -> None:
+async def sessions(tui: CommandView, args: str) -> None:
     conv = tui.conversation
     app = conv.app
     assert app is not None
@@ -203,14 +203,14 @@ async def sessions(tui: UjiApp, args: str) -> None:
         tui.show_notice(f"deleted “{chosen['title']}”")
 
 
-async def reload(tui: UjiApp, args: str) -> None:
+async def reload(tui: CommandView, args: str) -> None:
     problem = await tui.conversation.reload()
     if problem:
         tui.show_notice(f"/reload: {problem}")
     tui.state_changed()
 
 
-async def help_(tui: UjiApp, args: str) -> None:
+async def help_(tui: CommandView, args: str) -> None:
     lines = ["commands:"]
     lines += [f"  /{s.name:<12} {s.desc}" for s in suggestions(tui)]
     lines += [
@@ -221,7 +221,7 @@ async def help_(tui: UjiApp, args: str) -> None:
     tui.show_notice("\n".join(lines))
 
 
-async def rules(tui: UjiApp, args: str) -> None:
+async def rules(tui: CommandView, args: str) -> None:
     """The remembered approvals, where each comes from; choosing one forgets it."""
     from uji.tools.remembered import forget
 
@@ -245,7 +245,7 @@ async def rules(tui: UjiApp, args: str) -> None:
         tui.show_notice(forget(app.gate.policy.remembered, path, chosen))
 
 
-async def mcp(tui: UjiApp, args: str) -> None:
+async def mcp(tui: CommandView, args: str) -> None:
     """The MCP servers (uji.mcp.add) and their state; choosing one shows its tools, its
     last error and log, and what can be done: reconnect, disable or enable it for the
     session, log in."""
@@ -304,7 +304,7 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-async def context(tui: UjiApp, args: str) -> None:
+async def context(tui: CommandView, args: str) -> None:
     """Every part of the next request with its size in tokens, and their total: the
     prompt's parts (uji.context.list), the conversation, its images and what compaction
     folded, calibrated on the provider's count of the last request (agent/window.py)."""
@@ -347,7 +347,7 @@ def context_lines(shown: Window) -> list[str]:
     return lines + [f"  {name:<{width}}  {tokens:>8,}  {kind}".rstrip() for name, tokens, kind in rows]
 
 
-async def mode(tui: UjiApp, args: str) -> None:
+async def mode(tui: CommandView, args: str) -> None:
     """`/mode`: the gate's modes and the policy layer of each; choosing one switches to
     it. `/mode NAME` switches at once."""
     import json
@@ -379,7 +379,7 @@ async def mode(tui: UjiApp, args: str) -> None:
     tui.state_changed()
 
 
-async def export(tui: UjiApp, args: str) -> None:
+async def export(tui: CommandView, args: str) -> None:
     """/export [md|json|html|atif] [FILE]: the session to FILE (default uji-<id>.<ext> here)."""
     import os
 
@@ -405,7 +405,7 @@ async def export(tui: UjiApp, args: str) -> None:
     tui.show_notice(f"exported the session ({fmt}) to {path}")
 
 
-async def sandbox(tui: UjiApp, args: str) -> None:
+async def sandbox(tui: CommandView, args: str) -> None:
     """`/sandbox`: the OS sandbox of the model's commands, and what they may reach."""
     app = tui.conversation.app
     assert app is not None
@@ -434,7 +434,7 @@ def sandbox_text(gate: Gate) -> str:
     return "\n".join(lines)
 
 
-async def worktree(tui: UjiApp, args: str) -> None:
+async def worktree(tui: CommandView, args: str) -> None:
     """`/worktree [NAME]`: the session goes on in its own git worktree and branch (made if
     not there: <repo>/.uji/worktrees/NAME, branch uji/NAME); in one already, where it is."""
     import asyncio
@@ -471,7 +471,7 @@ async def worktree(tui: UjiApp, args: str) -> None:
     tui.show_notice(f"this session now works in the worktree {found.describe()}")
 
 
-async def quit_(tui: UjiApp, args: str) -> None:
+async def quit_(tui: CommandView, args: str) -> None:
     await tui.quit()
 
 
@@ -497,7 +497,7 @@ BUILTINS: dict[str, Builtin] = {
 }
 
 
-def suggestions(tui: UjiApp) -> list[Suggestion]:
+def suggestions(tui: CommandView) -> list[Suggestion]:
     """Every command, built-in or from Lua, sorted by name."""
     app = tui.conversation.app
     found = {name: Suggestion(name, b.desc) for name, b in BUILTINS.items()}
@@ -507,7 +507,7 @@ def suggestions(tui: UjiApp) -> list[Suggestion]:
     return [found[name] for name in sorted(found)]
 
 
-async def run(tui: UjiApp, name: str, args: str) -> None:
+async def run(tui: CommandView, name: str, args: str) -> None:
     app = tui.conversation.app
     if app is None:
         tui.show_notice(f"/{name}: no session is open (see the error above)")

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from uji.agent.approval import Answer, Question
     from uji.agent.loop import Agent
     from uji.app import App
-    from uji.tui.transcript import Entry, History
+    from uji.tui.entry import Entry
+    from uji.tui.transcript import History
 
 BUSY = "finish or interrupt the turn first (Esc)"
 # How long after the screen is ready for input MCP servers start connecting (seconds).

@@ -14,7 +14,7 @@ from textual.widgets import Markdown
 from uji.tui.mdparse import textual_parser
 
 if TYPE_CHECKING:
-    from uji.tui.transcript import Entry
+    from uji.tui.entry import Entry
 
 
 class LiveAnswer(Markdown):

@@ -12,7 +12,7 @@ from uji.providers import auth
 
 if TYPE_CHECKING:
     from uji.providers.catalog import Provider
-    from uji.tui.app import UjiApp
+    from uji.tui.command_view import CommandView
 
 
 def signed_in(path: str, provider_id: str) -> bool:
@@ -27,7 +27,7 @@ def sign_out(path: str, provider_id: str) -> None:
     auth.remove_key(path, provider_id)
 
 
-async def login(tui: UjiApp, args: str) -> None:
+async def login(tui: CommandView, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
     path = app.paths.auth_file
@@ -86,7 +86,7 @@ class _Named:
         self.id, self.name = id, name
 
 
-async def _custom(tui: UjiApp) -> bool:
+async def _custom(tui: CommandView) -> bool:
     """Custom: the server's base URL and a model, saved in the data dir so they survive
     a restart (the key, if any, goes to auth.toml like any other). False if cancelled."""
     app = tui.conversation.app

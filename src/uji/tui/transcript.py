@@ -24,8 +24,8 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from uji.record import Struct, field
-from uji.tui import render
+from uji.record import Struct
+from uji.tui.entry import Entry, EntryKind
 from uji.tui.focus import KeyRouter
 
 if TYPE_CHECKING:
@@ -44,39 +44,10 @@ SMALL_MARKDOWN = 2  # widgets in a streamed answer kept as it is however old (a 
 OPEN_MESSAGES = 200  # messages read from the store when a session opens
 PAGE_MESSAGES = 100  # read from the store per scroll to the top, once the read ones are shown
 ALIGN_STEPS = 20  # how far back (in steps of 8) a page reaches for its tool results' call
-THINKING_LIVE_LINES = 12  # reasoning lines shown while it streams
 
 # (name, arguments JSON) → (verb, subject): how a call is described before its
 # `call` event arrives (and for calls loaded from history).
 Describe = Callable[[str, str], tuple[str, str]]
-
-
-class Entry(Struct):
-    kind: str  # user | answer | thinking | tool | shell | notice | error | info
-    data: dict[str, Any] = field(default_factory=dict)
-    widget: Widget | None = None
-    live: bool = False
-
-    def renderable(self) -> RenderableType:
-        d = self.data
-        if self.kind == "user":
-            return render.user(d.get("text", ""))
-        if self.kind == "answer":
-            return render.markdown(d.get("text", ""))
-        if self.kind == "thinking":
-            text = d.get("text", "")
-            if self.live:
-                text = "\n".join(text.rstrip("\n").splitlines()[-THINKING_LIVE_LINES:])
-            return render.thinking(text)
-        if self.kind == "tool":
-            return render.tool_call(d)
-        if self.kind == "shell":
-            return render.shell(d)
-        if self.kind == "error":
-            return render.error(d.get("text", ""))
-        if self.kind == "info":
-            return render.info(d.get("label", ""), d.get("text", ""))
-        return render.notice(d.get("text", ""))
 
 
 class History(Struct):
@@ -172,7 +143,7 @@ class Transcript(KeyRouter, VerticalScroll):
 
     # Adding ------------------------------------------------------------------
 
-    def add(self, kind: str, live: bool = False, **data: Any) -> Entry:
+    def add(self, kind: EntryKind, live: bool = False, **data: Any) -> Entry:
         entry = Entry(kind, data, live=live)
         self.entries.append(entry)
         if not self._deferred:

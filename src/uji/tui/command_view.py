@@ -1,0 +1,25 @@
+"""What a slash command (`commands.py`, `login.py`) asks of the screen (`app.UjiApp`): a
+leaf, so the commands name the screen's surface without importing the screen that
+imports them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from uji.tui.conversation import Conversation
+
+
+class CommandView(Protocol):
+    @property
+    def conversation(self) -> Conversation: ...
+
+    def show_notice(self, text: str) -> None: ...
+
+    def state_changed(self) -> None: ...
+
+    async def select(self, title: str, labels: list[str], current: int | None = None) -> int | None: ...
+
+    async def prompt(self, title: str, value: str = "", hidden: bool = False) -> str | None: ...
+
+    async def quit(self) -> None: ...
