@@ -11,7 +11,8 @@ import pytest
 from uji.app import App
 from uji.paths import resolve
 from uji.providers.catalog import Catalog, Model
-from uji.providers.efforts import EFFORTS, accepted, for_request, nearest
+from uji.providers.efforts import accepted, for_request, nearest
+from uji.wires.base import EFFORTS
 
 
 @pytest.mark.parametrize(
@@ -200,3 +201,9 @@ def test_remove_key_signs_out_and_keeps_the_other_entries(tmp_path: Path) -> Non
     assert auth.saved_key(path, "anthropic") == "sk-two"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert [n for n in os.listdir(tmp_path / "data") if n.startswith(".auth-")] == []
+
+
+def test_the_command_line_knows_the_same_effort_scale() -> None:
+    from uji.cli import EFFORTS as ON_THE_COMMAND_LINE  # kept apart: `uji --version` imports no wire
+
+    assert ON_THE_COMMAND_LINE == EFFORTS

@@ -31,9 +31,9 @@ from tests.conftest import Home
 from tests.fakes.openai_server import FakeOpenAI
 from tests.sdk_check import Errors, check_model, check_typed
 from uji.providers.catalog import Catalog, Model, Provider
-from uji.providers.efforts import EFFORTS, for_request
+from uji.providers.efforts import for_request
 from uji.wires import anthropic, gemini, openai_chat, responses
-from uji.wires.base import WireRequest
+from uji.wires.base import EFFORTS, WireRequest
 
 pytestmark = sdks.ON_ONE_WORKER
 

@@ -84,7 +84,7 @@ class App:
             self.cwd,
             paths.auth_file,
             paths.rules_lua,
-            self.catalog.list,
+            self.catalog.key_variables,
             protected=[paths.data, *(paths.db + end for end in ("", "-wal", "-shm", "-journal"))],
         )
         for tool in builtin_tools(self.gate.sandbox):  # their previews read files as calls do
@@ -116,7 +116,7 @@ class App:
     def _redact(self, text: str) -> str:
         from uji.tools.secrets import known_secrets
 
-        return known_secrets(self.catalog.list(), self.paths.auth_file)(text)
+        return known_secrets(self.catalog.key_variables(), self.paths.auth_file)(text)
 
     def _lua_problem(self, text: str) -> None:
         self.diagnostics.add("lua", text)

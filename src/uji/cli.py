@@ -74,7 +74,15 @@ exit codes: 0 answered, 1 the turn failed, 2 bad usage, 3 a budget stopped the t
 """
 
 INPUT_FORMATS = ("text", "stream-json")
-EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+EFFORTS = (
+    "off",
+    "minimal",
+    "low",
+    "medium",
+    "high",
+    "xhigh",
+    "max",
+)  # uji.wires.base.EFFORTS (a test keeps them equal)
 SANDBOX_MODES = ("workspace-write", "read-only", "off")  # uji.sandbox.policy.MODES (a test keeps them equal)
 GLOBAL_OPTIONS = ("--config-dir", "--data-dir", "--db")
 GC_YOUNG = 20_000  # see main()

@@ -417,7 +417,7 @@ class UjiAcpAgent:
 
 def _add_mcp(app: App, server: McpServer) -> None:
     """An MCP server the client passes, added as `uji.mcp.add` adds one."""
-    from uji.mcp import ServerConfig
+    from uji.mcp.config import ServerConfig
 
     if isinstance(server, McpServerStdio):
         config = ServerConfig(

@@ -24,12 +24,11 @@ from uji.events.stream import (
     CallSubject,
     Progress,
     Sink,
-    TaskRow,
     Tasks,
     ToolStarted,
 )
 from uji.record import replace
-from uji.tools.base import ToolContext, ToolResult
+from uji.tools.base import TaskRow, ToolContext, ToolResult
 from uji.tools.decision import HookVerdict, read_hook
 from uji.tools.secrets import Redactor
 from uji.tools.validate import check_arguments

@@ -34,12 +34,12 @@ from uji.events.stream import (
     ShellStarted,
     StatusChanged,
     StreamCleared,
-    TaskRow,
     Tasks,
     ToolStarted,
     TurnFinished,
 )
 from uji.record import record_fields
+from uji.tools.base import TaskRow
 
 
 def outcome_fields(o: Outcome) -> dict[str, Any]:

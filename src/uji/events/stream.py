@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast
 
 from uji.record import Record
+from uji.tools.base import TaskRow
 from uji.tools.verdict import DecidedBy, Decision, Resolved
 from uji.wires.base import Usage
 
 DeltaKind = Literal["text", "reasoning"]
 State = Literal["working", "idle"]
-TaskStatus = Literal["queued", "running", "done", "failed"]
 MessageType = Literal[
     "user", "assistant", "tool", "system", "shell", "error", "compaction", "context", "file"
 ]
@@ -154,17 +154,6 @@ class Progress(Record):
     tool: str
     id: str
     line: str
-
-
-class TaskRow(Record):
-    """One task a running tool reports (`ctx.task`), such as a subagent it runs."""
-
-    label: str
-    status: TaskStatus
-    line: str | None = None  # its live line
-    detail: str | None = None  # how it ended, or more about it
-    group: str | None = None
-    seconds: float | None = None  # how long it has run (or ran), once it started
 
 
 class Tasks(Record):

@@ -23,7 +23,7 @@ def export_text(store: Store, paths: Paths, session_id: str, fmt: Format) -> str
     if session is None:
         raise KeyError(session_id)
     text = render(session, store.messages(session_id), fmt, store.usage(session_id))
-    return known_secrets(Catalog().list(), paths.auth_file)(text)
+    return known_secrets(Catalog().key_variables(), paths.auth_file)(text)
 
 
 def export_command(paths: Paths, session_id: str | None, fmt: Format, output: str | None) -> int:

@@ -15,8 +15,9 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from uji.providers.efforts import DEFAULT_EFFORTS, EFFORTS
+from uji.providers.efforts import DEFAULT_EFFORTS
 from uji.record import Record, Struct, field, record_fields
+from uji.wires.base import EFFORTS
 
 if TYPE_CHECKING:
     from uji.wires.base import Usage
@@ -279,6 +280,18 @@ class Catalog:
 
     def remove(self, provider_id: str) -> bool:
         return self._providers.pop(provider_id, None) is not None
+
+    def key_variables(self) -> list[str]:
+        """Every `auth_env` variable of the known providers, the built-in ones always
+        (a secret the gate cuts out of results and keeps from commands)."""
+        from uji.providers.builtin import BUILTIN
+
+        names: list[str] = []
+        for spec in BUILTIN:
+            names += [v for v in spec.get("auth_env") or [] if isinstance(v, str)]
+        for provider in self._providers.values():
+            names += list(provider.auth_env)
+        return sorted(set(names))
 
     def list(self) -> list[Provider]:
         return sorted(self._providers.values(), key=lambda p: p.id)

@@ -1,6 +1,7 @@
-"""The reasoning-effort scale and the mapping of a wanted level to one a model accepts.
+"""The mapping of a wanted reasoning effort to one a model accepts.
 
-Users pick one level from `EFFORTS`; each model accepts a subset. `nearest` picks the
+Users pick one level of the scale (`uji.wires.base.EFFORTS`, which the wires read too);
+each model accepts a subset. `nearest` picks the
 level sent: the wanted one if accepted, else the closest one above it, else the closest
 below (reference internals §6). Going up first means a tie goes up too: with only
 `low` and `high` accepted, `medium` becomes `high`, so asking for more thought never
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Protocol
+
+from uji.wires.base import RANK, Effort, is_effort
 
 
 class Model(Protocol):
@@ -23,19 +26,7 @@ class Model(Protocol):
     def efforts(self) -> Sequence[str] | None: ...
 
 
-EFFORTS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 DEFAULT_EFFORTS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high")
-RANK: dict[str, int] = {e: i for i, e in enumerate(EFFORTS)}
-
-# Thinking budgets in tokens, shared by Anthropic's budget models and Gemini 2.x.
-BUDGETS: dict[str, int] = {
-    "minimal": 1024,
-    "low": 2048,
-    "medium": 8192,
-    "high": 16384,
-    "xhigh": 32768,
-    "max": 65536,
-}
 
 
 def ordered(levels: Iterable[str]) -> list[str]:
@@ -62,7 +53,7 @@ def accepted(model: Model | None) -> list[str]:
     return ordered(model.efforts or DEFAULT_EFFORTS)
 
 
-def for_request(wanted: str | None, model: Model | None) -> str | None:
+def for_request(wanted: str | None, model: Model | None) -> Effort | None:
     """The effort a request carries: the user's level mapped for a known model.
 
     None means the provider's default. A model missing from the catalog gets the level
@@ -70,6 +61,5 @@ def for_request(wanted: str | None, model: Model | None) -> str | None:
     """
     if wanted is None:
         return None
-    if model is None:
-        return wanted if wanted in RANK else None
-    return nearest(wanted, accepted(model))
+    sent = wanted if model is None else nearest(wanted, accepted(model))
+    return sent if is_effort(sent) else None

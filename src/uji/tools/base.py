@@ -6,17 +6,30 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from uji.record import Struct, field
+from uji.record import Record, Struct, field
 
 if TYPE_CHECKING:
-    from uji.events.stream import TaskRow
     from uji.sandbox import SandboxPolicy
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
     from uji.tools.verdict import Decision
     from uji.wires.base import ToolSpec, Usage
+
+
+TaskStatus = Literal["queued", "running", "done", "failed"]
+
+
+class TaskRow(Record):
+    """One task a running tool reports (`ctx.task`), such as a subagent it runs."""
+
+    label: str
+    status: TaskStatus
+    line: str | None = None  # its live line
+    detail: str | None = None  # how it ended, or more about it
+    group: str | None = None
+    seconds: float | None = None  # how long it has run (or ran), once it started
 
 
 def _no_tasks(rows: tuple[TaskRow, ...]) -> None:

@@ -32,18 +32,18 @@ class Gate:
         cwd: str,
         auth_file: str,
         rules_lua: str,
-        key_providers: Callable[[], Iterable[Any]],
+        key_variables: Callable[[], Iterable[str]],
         tools: Iterable[Tool] = (),
         protected: Iterable[str] = (),
     ) -> None:
-        """`key_providers` gives the providers whose key variables are secrets (the
-        catalog's, at the time of the call); `rules_lua` is where "always allow" answers
+        """`key_variables` gives the providers' key variables, whose values are secrets
+        (the catalog's, at the time of the call); `rules_lua` is where "always allow" answers
         are written; `protected` are uji's own places (its data folder, its database)
         that no command may read or write."""
         self.cwd = cwd
         self.auth_file = auth_file
         self.rules_lua = rules_lua
-        self._key_providers = key_providers
+        self._key_variables = key_variables
         self.registry = Registry()
         for tool in tools:
             self.registry.add(tool)
@@ -245,13 +245,13 @@ class Gate:
         """The secrets known now: the providers' key variables that are set, and the saved keys."""
         from uji.tools.secrets import known_secrets
 
-        return known_secrets(self._key_providers(), self.auth_file)
+        return known_secrets(self._key_variables(), self.auth_file)
 
     def env(self) -> dict[str, str]:
         """The environment for a command uji starts (provider keys removed unless kept)."""
         from uji.tools.secrets import child_env
 
-        return child_env(self._key_providers(), self.inherit_keys)
+        return child_env(self._key_variables(), self.inherit_keys)
 
     def remember(self, tool: str, subject: str, scope: str) -> str | None:
         """Remember an "allow for the session" / "always allow" answer; returns a problem

@@ -116,18 +116,6 @@ class StreamRedactor:
         return cut
 
 
-def key_variables(providers: Iterable[Any]) -> list[str]:
-    """Every `auth_env` variable of the known providers (built-in ones always count)."""
-    from uji.providers.builtin import BUILTIN
-
-    names: list[str] = []
-    for spec in BUILTIN:
-        names += [v for v in spec.get("auth_env") or [] if isinstance(v, str)]
-    for provider in providers:
-        names += list(provider.auth_env)
-    return sorted(set(names))
-
-
 def _saved(auth_file: str) -> dict[str, str]:
     """The strings saved in auth.toml, each labelled with its provider. Read whatever the
     file's mode: a key that uji refuses to use is still a key to keep out of results."""
@@ -157,10 +145,11 @@ def _saved(auth_file: str) -> dict[str, str]:
     return found
 
 
-def known_secrets(providers: Iterable[Any], auth_file: str) -> Redactor:
-    """The redactor for the secrets known now: the environment's keys and the saved ones."""
+def known_secrets(key_variables: Iterable[str], auth_file: str) -> Redactor:
+    """The redactor for the secrets known now: the environment's keys (the values of the
+    providers' `key_variables`, uji.providers.catalog.Catalog.key_variables) and the saved ones."""
     found: dict[str, str] = {}
-    for var in key_variables(providers):
+    for var in key_variables:
         value = os.environ.get(var)
         if value:
             found.setdefault(value, var)
@@ -169,13 +158,13 @@ def known_secrets(providers: Iterable[Any], auth_file: str) -> Redactor:
     return Redactor({s: f"[redacted {label}]" for s, label in found.items() if len(s) >= MIN_SECRET})
 
 
-def child_env(providers: Iterable[Any], inherit: bool | list[str]) -> dict[str, str]:
+def child_env(key_variables: Iterable[str], inherit: bool | list[str]) -> dict[str, str]:
     """The environment for a command uji starts: uji's own, without the providers' key
     variables (except those `inherit` keeps), and with GIT_TERMINAL_PROMPT=0."""
     env = dict(os.environ)
     if inherit is not True:
         keep = set(inherit or [])
-        for var in key_variables(providers):
+        for var in key_variables:
             if var not in keep:
                 env.pop(var, None)
     env["GIT_TERMINAL_PROMPT"] = "0"

@@ -15,7 +15,7 @@ from rich.text import Text
 if TYPE_CHECKING:
     from rich.markdown import Markdown
 
-    from uji.events.stream import TaskRow
+    from uji.tools.base import TaskRow
 
 TOOL = "⏺"
 BRANCH = "⎿"

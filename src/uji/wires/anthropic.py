@@ -25,8 +25,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from uji.providers.efforts import BUDGETS
 from uji.record import Struct, field
+from uji.wires.base import BUDGETS
 
 from .base import (
     Answer,

@@ -8,12 +8,31 @@ The agent loop owns retries and the stall watchdog; a wire only reports.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, Protocol, TypedDict
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, TypeGuard, get_args
 
 from uji.record import Struct, field
 
 FailureKind = Literal["http", "auth", "provider"]
 Cache = Literal["off", "short", "long"]  # prompt caching: none, 5 minutes, 1 hour
+
+# The reasoning-effort scale, least to most: what a request's `effort` may say
+# (uji.providers.efforts maps the user's level to one the model accepts).
+Effort = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+EFFORTS: tuple[Effort, ...] = get_args(Effort)
+RANK: dict[str, int] = {e: i for i, e in enumerate(EFFORTS)}
+# Thinking budgets in tokens, shared by Anthropic's budget models and Gemini 2.x.
+BUDGETS: dict[str, int] = {
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 16384,
+    "xhigh": 32768,
+    "max": 65536,
+}
+
+
+def is_effort(value: object) -> TypeGuard[Effort]:
+    return value in RANK
 
 
 # The messages a wire is sent: the user/assistant/tool rows of a session in their stored
@@ -160,7 +179,7 @@ class WireRequest(Struct):
     tools: list[ToolSpec]  # sorted by name
     provider: ProviderInfo
     auth: Auth
-    effort: str | None = None  # off, minimal, low, medium, high, xhigh, max; None: the model's default
+    effort: Effort | None = None  # None: the model's default
     reasoning: bool = False
     max_output: int = 8192
     cache: Cache = "short"

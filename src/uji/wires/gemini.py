@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
-from uji.providers.efforts import BUDGETS, RANK
+from uji.wires.base import BUDGETS, RANK
 
 from .base import Answer, AssistantItem, Failure, Message, Reply, ToolCall, ToolSpec, Usage, WireRequest
 from .common import (

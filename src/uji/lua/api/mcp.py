@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import ApiError
-from uji.mcp import ServerConfig
+from uji.mcp.config import ServerConfig
 from uji.tools.confine import expand_user
 
 if TYPE_CHECKING:

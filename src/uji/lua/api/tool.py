@@ -7,9 +7,8 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from uji.events.stream import TaskRow
 from uji.lua.runtime import ApiError, LuaError, Pending
-from uji.tools.base import Tool, ToolContext, ToolResult
+from uji.tools.base import TaskRow, Tool, ToolContext, ToolResult
 from uji.tools.registry import normalize_schema, provider_name
 from uji.tools.results import from_value
 from uji.wires.base import Usage
