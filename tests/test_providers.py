@@ -207,3 +207,59 @@ def test_the_command_line_knows_the_same_effort_scale() -> None:
     from uji.cli import EFFORTS as ON_THE_COMMAND_LINE  # kept apart: `uji --version` imports no wire
 
     assert ON_THE_COMMAND_LINE == EFFORTS
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"name": 3}, "`name` must be a string"),
+        ({"base_url": None}, "`base_url` must be a string"),
+        ({"auth_env": [1]}, "`auth_env` must be a list of variable names"),
+        ({"models": "m"}, "`models` must be a list"),
+        ({"context_window": 0}, "`context_window` must be a whole number of tokens"),
+        ({"idle": -1}, "`idle` must be a number of seconds > 0"),
+        ({"compat": {"nonsense": 1}}, "compat"),
+    ],
+)
+def test_a_bad_field_is_named_and_changes_nothing(change: dict[str, Any], message: str) -> None:
+    from uji.providers.catalog import CatalogError
+
+    catalog = Catalog()
+    catalog.add({"id": "mine", "name": "Mine", "wire": "openai-chat", "base_url": "http://h/v1/", "idle": 5})
+    # Fields before the bad one in the table would be set too if the checks and the
+    # changes were interleaved.
+    with pytest.raises(CatalogError, match=message) as raised:
+        catalog.add({"id": "mine", "name": "Renamed", "base_url": "http://other/v1", **change})
+    assert str(raised.value).startswith("uji.provider.add mine: ")
+    kept = catalog.get("mine")
+    assert kept is not None
+    assert (kept.name, kept.base_url, kept.idle) == ("Mine", "http://h/v1", 5.0)
+
+
+def test_a_provider_table_sets_each_field_as_the_provider_holds_it() -> None:
+    catalog = Catalog()
+    p = catalog.add(
+        {
+            "id": "mine",
+            "name": "Mine",
+            "api": "openai-chat",
+            "base_url": "http://h/v1/",
+            "auth_env": "MINE_KEY",
+            "idle": 7,
+            "context_window": 1000,
+            "models": ["a", {"id": "b", "context": 10}],
+        }
+    )
+    assert (p.wire, p.base_url, p.auth_env, p.idle, p.context_window) == (
+        "openai-chat",
+        "http://h/v1",
+        ["MINE_KEY"],
+        7.0,
+        1000,
+    )
+    assert [m.id for m in p.models] == ["a", "b"] and p.needs_key
+    assert "MINE_KEY" in catalog.key_variables() and "ANTHROPIC_API_KEY" in catalog.key_variables()
+    catalog.remove("anthropic")  # a built-in provider's key stays a secret once it is removed
+    assert "ANTHROPIC_API_KEY" in catalog.key_variables()
+    p = catalog.add({"id": "mine", "auth_env": {}, "needs_key": False, "context_window": None})
+    assert (p.auth_env, p.needs_key, p.context_window) == ([], False, None)

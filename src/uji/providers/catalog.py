@@ -267,6 +267,76 @@ def parse_models(specs: Any, where: str) -> list[Model]:
     return [_model(m, where) for m in specs]
 
 
+def _text(key: str) -> Check:
+    def check(value: Any, where: str) -> str:
+        if not isinstance(value, str):
+            raise CatalogError(f"{where}: `{key}` must be a string")
+        return value
+
+    return check
+
+
+def _base_url(value: Any, where: str) -> str:
+    url: str = _text("base_url")(value, where)
+    return url.rstrip("/")
+
+
+def _auth_env(value: Any, where: str) -> list[str]:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, dict)) or any(not isinstance(v, str) for v in names):
+        raise CatalogError(f"{where}: `auth_env` must be a list of variable names")
+    return list(names) if isinstance(names, list) else []  # {}: an empty Lua table
+
+
+def _context_window(value: Any, where: str) -> int | None:
+    if value is not None and (not isinstance(value, int) or value <= 0):
+        raise CatalogError(f"{where}: `context_window` must be a whole number of tokens")
+    return value
+
+
+def _idle(value: Any, where: str) -> float:
+    if not isinstance(value, (int, float)) or value <= 0:
+        raise CatalogError(f"{where}: `idle` must be a number of seconds > 0")
+    return float(value)
+
+
+def _compat(value: Any, where: str) -> dict[str, Any]:
+    from uji.wires.openai_chat import check_compat
+
+    try:
+        return check_compat(value)
+    except ValueError as e:
+        raise CatalogError(f"{where}: {e}") from None
+
+
+# Each field of a provider table, in the order they are checked: how its value is checked
+# and made what the Provider holds (a CatalogError names what is wrong).
+Check = Callable[[Any, str], Any]
+CHECKS: dict[str, Check] = {
+    "name": _text("name"),
+    "wire": _text("wire"),
+    "base_url": _base_url,
+    "auth_env": _auth_env,
+    "models": parse_models,
+    "context_window": _context_window,
+    "idle": _idle,
+    "compat": _compat,
+    "needs_key": lambda value, where: bool(value),
+}
+UNSET_BY_NIL = {"auth_env", "models"}  # a nil value leaves these as they are
+SETTABLE = ("name", "wire", "base_url", "auth_env", "context_window", "idle", "compat", "needs_key")
+
+
+def _checked(spec: dict[str, Any], where: str) -> dict[str, Any]:
+    """The fields `spec` sets, checked, as the Provider holds them: all are checked before
+    any is set, so a provider is never left half changed."""
+    return {
+        key: check(spec[key], where)
+        for key, check in CHECKS.items()
+        if key in spec and not (spec[key] is None and key in UNSET_BY_NIL)
+    }
+
+
 class Catalog:
     def __init__(self) -> None:
         from uji.providers.builtin import BUILTIN
@@ -318,60 +388,24 @@ class Catalog:
             missing = [k for k in ("name", "wire", "base_url") if not spec.get(k)]
             if missing:
                 raise CatalogError(f"uji.provider.add: a new provider needs {', '.join(missing)}")
-        where = f"uji.provider.add {pid}"
-        for key in ("name", "wire", "base_url"):
-            if key in spec and not isinstance(spec[key], str):
-                raise CatalogError(f"{where}: `{key}` must be a string")
-        auth_env = spec.get("auth_env")
-        if isinstance(auth_env, str):
-            auth_env = [auth_env]
-        if auth_env is not None and (
-            not isinstance(auth_env, (list, dict)) or any(not isinstance(v, str) for v in auth_env)
-        ):
-            raise CatalogError(f"{where}: `auth_env` must be a list of variable names")
-        models = spec.get("models")
-        new_models = parse_models(models, where) if models is not None else None
-        window = spec.get("context_window")
-        if window is not None and (not isinstance(window, int) or window <= 0):
-            raise CatalogError(f"{where}: `context_window` must be a whole number of tokens")
+        fields = _checked(spec, f"uji.provider.add {pid}")
         provider = old or Provider(id=pid, name=spec["name"], wire=spec["wire"], base_url=spec["base_url"])
-        if "name" in spec:
-            provider.name = spec["name"]
-        if "wire" in spec:
-            provider.wire = spec["wire"]
-        if "base_url" in spec:
-            provider.base_url = spec["base_url"].rstrip("/")
-            if provider.discover is not None and old is not None:
-                provider.state, provider.error = IDLE, None  # another server: ask it again
-        if auth_env is not None:
-            provider.auth_env = list(auth_env) if isinstance(auth_env, list) else []
+        for key in SETTABLE:
+            if key in fields:
+                setattr(provider, key, fields[key])
+        if "base_url" in fields and provider.discover is not None and old is not None:
+            provider.state, provider.error = IDLE, None  # another server: ask it again
         if builtin:
             provider.discover = spec.get("discover", provider.discover)
             provider.hint = spec.get("hint", provider.hint)
-        if new_models is not None:
-            provider.models = new_models
+        if "models" in fields:
+            provider.models = fields["models"]
             provider.loader = None
         if loader is not None:
             provider.loader = loader
-        if new_models is not None or loader is not None or old is None:
+        if "models" in fields or loader is not None or old is None:
             provider.state, provider.error = (IDLE if provider.lazy else LOADED), None
-        if "context_window" in spec:
-            provider.context_window = spec["context_window"]
-        if "idle" in spec:
-            idle = spec["idle"]
-            if not isinstance(idle, (int, float)) or idle <= 0:
-                raise CatalogError(f"{where}: `idle` must be a number of seconds > 0")
-            provider.idle = float(idle)
-        if "compat" in spec:
-            from uji.wires.openai_chat import check_compat
-
-            try:
-                provider.compat = check_compat(spec["compat"])
-            except ValueError as e:
-                raise CatalogError(f"{where}: {e}") from None
-        if "needs_key" in spec:
-            provider.needs_key = bool(spec["needs_key"])
-        elif old is None:
+        if old is None and "needs_key" not in fields:
             provider.needs_key = bool(provider.auth_env)
         self._providers[pid] = provider
         return provider

@@ -83,9 +83,6 @@ class Server:
 
 
 def install(host: LuaHost, http: Http) -> dict[str, Any]:
-    def lua(value: Any) -> Any:
-        return host.lua.convert.to_lua(value, json_null=False)
-
     servers: set[Server] = set()
     streams: set[Stream] = set()
 
@@ -97,6 +94,14 @@ def install(host: LuaHost, http: Http) -> dict[str, Any]:
             st.close()
 
     host.on_close.append(close_all)
+    return {**_open_api(host, http, streams), **_listen_api(servers), **_conn_api()}
+
+
+def _open_api(host: LuaHost, http: Http, streams: set[Stream]) -> dict[str, Any]:
+    """uji.net.open: a streamed HTTP response, read a line or a chunk at a time."""
+
+    def lua(value: Any) -> Any:
+        return host.lua.convert.to_lua(value, json_null=False)
 
     def net_open(
         url: str,
@@ -143,6 +148,17 @@ def install(host: LuaHost, http: Http) -> dict[str, Any]:
         stream.close()
         streams.discard(stream)
 
+    return {
+        "net_open": net_open,
+        "stream_line": stream_line,
+        "stream_read": stream_read,
+        "stream_close": stream_close,
+    }
+
+
+def _listen_api(servers: set[Server]) -> dict[str, Any]:
+    """uji.net.listen: a TCP server on 127.0.0.1 and the connections it accepts."""
+
     def net_listen(port: float) -> Pending:
         async def listen() -> Any:
             server = Server()
@@ -171,6 +187,17 @@ def install(host: LuaHost, http: Http) -> dict[str, Any]:
             server.server.close()
         servers.discard(server)
 
+    return {
+        "net_listen": net_listen,
+        "server_port": server_port,
+        "server_accept": server_accept,
+        "server_close": server_close,
+    }
+
+
+def _conn_api() -> dict[str, Any]:
+    """An accepted connection: read a line or some bytes, write, close."""
+
     def conn_line(conn: Conn) -> Pending:
         async def line() -> bytes | None:
             data = await conn.reader.readline()
@@ -197,14 +224,6 @@ def install(host: LuaHost, http: Http) -> dict[str, Any]:
         conn.writer.close()
 
     return {
-        "net_open": net_open,
-        "stream_line": stream_line,
-        "stream_read": stream_read,
-        "stream_close": stream_close,
-        "net_listen": net_listen,
-        "server_port": server_port,
-        "server_accept": server_accept,
-        "server_close": server_close,
         "conn_line": conn_line,
         "conn_read": conn_read,
         "conn_write": conn_write,

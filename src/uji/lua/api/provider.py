@@ -14,6 +14,12 @@ if TYPE_CHECKING:
 
 
 def install(host: LuaHost, models: ModelSelection, wires: Wires) -> dict[str, Any]:
+    return {**_wire_api(host, wires), **_provider_api(host, models), **_model_api(host, models)}
+
+
+def _wire_api(host: LuaHost, wires: Wires) -> dict[str, Any]:
+    """uji.wire: add, remove, list."""
+
     def wire_add(name: str, stream: Any) -> None:
         from uji.lua.wire import LuaWire
 
@@ -24,6 +30,16 @@ def install(host: LuaHost, models: ModelSelection, wires: Wires) -> dict[str, An
 
     def wire_list() -> Any:
         return host.lua.convert.to_lua(wires.names())
+
+    return {
+        "wire_add": wire_add,
+        "wire_remove": wire_remove,
+        "wire_list": wire_list,
+    }
+
+
+def _provider_api(host: LuaHost, models: ModelSelection) -> dict[str, Any]:
+    """uji.provider: add, get, load, remove, list."""
 
     def provider_add(spec: Any, models_fn: Any = None) -> None:
         """`models_fn`: a lazy `models = function() ... end`, passed apart from the
@@ -59,6 +75,18 @@ def install(host: LuaHost, models: ModelSelection, wires: Wires) -> dict[str, An
     def provider_list() -> Any:
         return host.lua.convert.to_lua([p.as_dict() for p in models.catalog.list()], json_null=False)
 
+    return {
+        "provider_add": provider_add,
+        "provider_remove": provider_remove,
+        "provider_list": provider_list,
+        "provider_get": provider_row,
+        "provider_load": provider_load,
+    }
+
+
+def _model_api(host: LuaHost, models: ModelSelection) -> dict[str, Any]:
+    """uji.model: use, current, efforts."""
+
     def model_use(spec: Any) -> None:
         data = host.lua.convert.to_python(spec)
         unknown = set(data) - {"provider", "model", "effort", "base_url"}
@@ -82,14 +110,6 @@ def install(host: LuaHost, models: ModelSelection, wires: Wires) -> dict[str, An
         return host.lua.convert.to_lua(models.model_efforts())
 
     return {
-        "wire_add": wire_add,
-        "wire_remove": wire_remove,
-        "wire_list": wire_list,
-        "provider_add": provider_add,
-        "provider_remove": provider_remove,
-        "provider_list": provider_list,
-        "provider_get": provider_row,
-        "provider_load": provider_load,
         "model_use": model_use,
         "model_current": model_current,
         "model_efforts": model_efforts,

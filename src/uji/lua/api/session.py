@@ -27,8 +27,25 @@ def short_directory(path: str) -> str:
 def install(
     host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: str, limits: Limits
 ) -> dict[str, Any]:
+    return {
+        **_open_session_api(host, frontend, store, cwd, limits),
+        **_steering_api(host, frontend),
+        **_sessions_api(host, frontend, store),
+    }
+
+
+def _converter(host: LuaHost) -> Callable[[Any], Any]:
     def to_lua(value: Any) -> Any:
         return host.lua.convert.to_lua(value, json_null=False)
+
+    return to_lua
+
+
+def _open_session_api(
+    host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: str, limits: Limits
+) -> dict[str, Any]:
+    """What the open session is: its id and title, messages, usage, limits, context, queue, state."""
+    to_lua = _converter(host)
 
     def agent() -> Any:
         return frontend.agent
@@ -109,6 +126,26 @@ def install(
             raise ApiError("uji.session.set_title: no session is open")
         a.set_title(title)
 
+    return {
+        "session_info": session_info,
+        "session_messages": session_messages,
+        "session_usage": session_usage,
+        "session_configure": session_configure,
+        "session_context": session_context,
+        "session_queue": session_queue,
+        "session_state": session_state,
+        "session_elapsed": session_elapsed,
+        "session_set_title": session_set_title,
+    }
+
+
+def _steering_api(host: LuaHost, frontend: Frontend) -> dict[str, Any]:
+    """What the open session is told: a message to submit, an interrupt, a compaction, a rewind."""
+    to_lua = _converter(host)
+
+    def agent() -> Any:
+        return frontend.agent
+
     def session_submit(text: str) -> None:
         if frontend.on_submit is None:
             raise ApiError("uji.session.submit: no session is open")
@@ -158,6 +195,18 @@ def install(
 
         return Pending(run())
 
+    return {
+        "session_submit": session_submit,
+        "session_interrupt": session_interrupt,
+        "session_compact": session_compact,
+        "session_rewind": session_rewind,
+    }
+
+
+def _sessions_api(host: LuaHost, frontend: Frontend, store: Callable[[], Store]) -> dict[str, Any]:
+    """The saved sessions: listed, deleted."""
+    to_lua = _converter(host)
+
     def session_list(directory: str | None, parent: str | None = None) -> Any:
         rows = store().list_sessions(directory, parent)
         return to_lua(
@@ -170,27 +219,11 @@ def install(
     def session_delete(session_id: str) -> tuple[Any, ...]:
         if not UUID.match(session_id):
             return None, f"not a session id: {session_id!r}"
-        a = agent()
+        a = frontend.agent
         if a is not None and a.session_id == session_id:
             return None, "cannot delete the open session"
         if not store().delete_session(session_id):
             return None, f"no session {session_id}"
         return (True,)
 
-    return {
-        "session_info": session_info,
-        "session_messages": session_messages,
-        "session_usage": session_usage,
-        "session_configure": session_configure,
-        "session_context": session_context,
-        "session_queue": session_queue,
-        "session_state": session_state,
-        "session_elapsed": session_elapsed,
-        "session_set_title": session_set_title,
-        "session_submit": session_submit,
-        "session_interrupt": session_interrupt,
-        "session_compact": session_compact,
-        "session_list": session_list,
-        "session_rewind": session_rewind,
-        "session_delete": session_delete,
-    }
+    return {"session_list": session_list, "session_delete": session_delete}

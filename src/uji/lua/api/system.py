@@ -28,8 +28,11 @@ NO_KEYCHAIN = "no system keychain here (needs `security` on macOS or `secret-too
 
 
 def install(host: LuaHost, packs: Packs, cwd: str, quit_: Callable[[], None]) -> dict[str, Any]:
-    def lua(value: Any) -> Any:
-        return host.lua.convert.to_lua(value, json_null=False)
+    return {**_os_api(packs, cwd, quit_), **_desktop_api(host)}
+
+
+def _os_api(packs: Packs, cwd: str, quit_: Callable[[], None]) -> dict[str, Any]:
+    """uji.os: the machine and the run."""
 
     # These run while the runtime loads (before it can convert tables): several results
     # instead of a table.
@@ -66,6 +69,26 @@ def install(host: LuaHost, packs: Packs, cwd: str, quit_: Callable[[], None]) ->
 
     def os_exit() -> None:
         quit_()
+
+    return {
+        "os_values": os_values,
+        "os_argv": os_argv,
+        "os_roots": os_roots,
+        "os_env": os_env,
+        "os_cwd": os_cwd,
+        "os_home": os_home,
+        "os_now": os_now,
+        "os_clock": os_clock,
+        "os_expand": os_expand,
+        "os_exit": os_exit,
+    }
+
+
+def _desktop_api(host: LuaHost) -> dict[str, Any]:
+    """uji.modules, uji.keychain, uji.clipboard and uji.image.fit."""
+
+    def lua(value: Any) -> Any:
+        return host.lua.convert.to_lua(value, json_null=False)
 
     def modules(namespace: str, search_path: str) -> Any:
         return lua(list_modules(namespace, search_path))
@@ -104,16 +127,6 @@ def install(host: LuaHost, packs: Packs, cwd: str, quit_: Callable[[], None]) ->
             return None, str(e)
 
     return {
-        "os_values": os_values,
-        "os_argv": os_argv,
-        "os_roots": os_roots,
-        "os_env": os_env,
-        "os_cwd": os_cwd,
-        "os_home": os_home,
-        "os_now": os_now,
-        "os_clock": os_clock,
-        "os_expand": os_expand,
-        "os_exit": os_exit,
         "modules": modules,
         "keychain": keychain,
         "clipboard_get": clipboard_get,

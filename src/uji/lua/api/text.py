@@ -19,31 +19,75 @@ if TYPE_CHECKING:
     from uji.lua.host import LuaHost
 
 
+# The functions that need no Lua state: strings and bytes in, strings and bytes out.
+
+
+def regex_new(pattern: str) -> Any:
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        return None, f"invalid regex {pattern!r}: {e}"
+
+
+def glob_new(pattern: str, separator: bool) -> Any:
+    from uji.tools.policy import glob_to_regex
+
+    try:
+        return re.compile(glob_to_regex(pattern, separator))
+    except (re.error, ValueError) as e:
+        return None, f"invalid glob {pattern!r}: {e}"
+
+
+def matcher_find(matcher: re.Pattern[str], text: str, anchored: bool) -> Any:
+    m = matcher.fullmatch(text) if anchored else matcher.search(text)
+    if m is None:
+        return None
+    # Byte positions, from 1, the end included: what string.sub takes.
+    start = len(text[: m.start()].encode()) + 1
+    return start, start + len(m.group(0).encode()) - 1
+
+
+def width(text: str) -> int:
+    return columns(text)
+
+
+def base64_encode(hex_data: str, url: bool, pad: bool) -> str:
+    import base64
+
+    data = bytes.fromhex(hex_data)
+    out = (base64.urlsafe_b64encode if url else base64.b64encode)(data).decode("ascii")
+    return out if pad else out.rstrip("=")
+
+
+def base64_decode(text: str, url: bool) -> Any:
+    import base64
+    import binascii
+
+    body = re.sub(r"\s+", "", text)
+    body += "=" * (-len(body) % 4)
+    try:
+        if url:
+            return base64.urlsafe_b64decode(body.encode("ascii"))
+        return base64.b64decode(body.encode("ascii"), validate=True)
+    except (binascii.Error, ValueError, UnicodeEncodeError) as e:
+        return None, f"invalid base64: {e}"
+
+
+def sha256(hex_data: str) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(bytes.fromhex(hex_data)).digest()
+
+
+def random_bytes(n: float) -> bytes:
+    import secrets
+
+    return secrets.token_bytes(int(n))
+
+
 def install(host: LuaHost) -> dict[str, Any]:
     def lua(value: Any) -> Any:
         return host.lua.convert.to_lua(value, json_null=False)
-
-    def regex_new(pattern: str) -> Any:
-        try:
-            return re.compile(pattern)
-        except re.error as e:
-            return None, f"invalid regex {pattern!r}: {e}"
-
-    def glob_new(pattern: str, separator: bool) -> Any:
-        from uji.tools.policy import glob_to_regex
-
-        try:
-            return re.compile(glob_to_regex(pattern, separator))
-        except (re.error, ValueError) as e:
-            return None, f"invalid glob {pattern!r}: {e}"
-
-    def matcher_find(matcher: re.Pattern[str], text: str, anchored: bool) -> Any:
-        m = matcher.fullmatch(text) if anchored else matcher.search(text)
-        if m is None:
-            return None
-        # Byte positions, from 1, the end included: what string.sub takes.
-        start = len(text[: m.start()].encode()) + 1
-        return start, start + len(m.group(0).encode()) - 1
 
     def fuzzy(query: str, items: Any) -> Any:
         texts = [str(v) for v in host.lua.convert.to_python(items)]
@@ -51,29 +95,6 @@ def install(host: LuaHost) -> dict[str, Any]:
 
     def markdown(source: str) -> Any:
         return lua(markdown_events(source))
-
-    def width(text: str) -> int:
-        return columns(text)
-
-    def base64_encode(hex_data: str, url: bool, pad: bool) -> str:
-        import base64
-
-        data = bytes.fromhex(hex_data)
-        out = (base64.urlsafe_b64encode if url else base64.b64encode)(data).decode("ascii")
-        return out if pad else out.rstrip("=")
-
-    def base64_decode(text: str, url: bool) -> Any:
-        import base64
-        import binascii
-
-        body = re.sub(r"\s+", "", text)
-        body += "=" * (-len(body) % 4)
-        try:
-            if url:
-                return base64.urlsafe_b64decode(body.encode("ascii"))
-            return base64.b64decode(body.encode("ascii"), validate=True)
-        except (binascii.Error, ValueError, UnicodeEncodeError) as e:
-            return None, f"invalid base64: {e}"
 
     def toml_encode(value: Any) -> str:
         import tomli_w
@@ -94,16 +115,6 @@ def install(host: LuaHost) -> dict[str, Any]:
         except tomllib.TOMLDecodeError as e:
             raise ApiError(f"uji.toml.decode: invalid TOML: {e}") from None
         return lua(_plain(data))
-
-    def sha256(hex_data: str) -> bytes:
-        import hashlib
-
-        return hashlib.sha256(bytes.fromhex(hex_data)).digest()
-
-    def random_bytes(n: float) -> bytes:
-        import secrets
-
-        return secrets.token_bytes(int(n))
 
     def diff(old: str, new: str, path: str | None) -> Any:
         return lua({"path": path, "changes": diff_hunks(old, new)})

@@ -22,45 +22,68 @@ if TYPE_CHECKING:
 
 
 def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
+    return {
+        **_registry_api(host, gate),
+        **_policy_api(host, gate),
+        **_handle_api(host, gate),
+        **process_api(host),
+    }
+
+
+def _display(rt: Runtime, display: Any) -> tuple[str | None, str | None, Any]:
+    """A `uji.tool.add` spec's `display`: (verb, question, preview), checked."""
+    if display is None:
+        return None, None, None
+    # `label` is the newer docs' name for `verb` (uji.tool.txt's).
+    verb, question, preview = display.verb or display.label, display.question, display.preview
+    if verb is not None and not isinstance(verb, str):
+        raise ApiError("uji.tool.add: `display.verb` (or `display.label`) must be a string")
+    if question is not None and not isinstance(question, str):
+        raise ApiError("uji.tool.add: `display.question` must be a string")
+    if preview is not None and rt.type(preview) != "function":
+        raise ApiError("uji.tool.add: `display.preview` must be a function(args) returning a uji.diff")
+    return verb, question, preview
+
+
+def _checked_spec(rt: Runtime, spec: Any) -> dict[str, Any]:
+    """The rest of a `uji.tool.add` spec checked; its `parameters` as Python."""
+    if spec.resolve is not None and rt.type(spec.resolve) != "function":
+        raise ApiError("uji.tool.add: `resolve` must be a function(args) returning args, or nil and an error")
+    if spec.path is not None and not isinstance(spec.path, bool):
+        raise ApiError("uji.tool.add: `path` must be a boolean")
+    params = rt.convert.to_python(spec.parameters) if spec.parameters is not None else {}
+    if not isinstance(params, dict):
+        raise ApiError("uji.tool.add: `parameters` must be a JSON Schema object")
+    return params
+
+
+def _offered_name(host: LuaHost, gate: Gate, name: str, origin: str | None) -> str:
+    """The name the model is offered for a tool added as `name`, said when it differs."""
+    offered = provider_name(name)
+    if offered != name:  # providers refuse the whole request over one such name
+        where = f" ({origin})" if origin else ""
+        taken = " (it replaces the tool of that name)" if gate.registry.get(offered) else ""
+        host.notice(
+            f"uji.tool.add: {name!r} is offered to the model as {offered!r}{taken}: providers accept"
+            f" only letters, digits, _ and - in a tool's name, at most 64 of them{where}"
+        )
+    return offered
+
+
+def _registry_api(host: LuaHost, gate: Gate) -> dict[str, Any]:
+    """uji.tool.add/remove/list/disable/enable: the tools the gate's registry holds."""
+
     def tool_add(name: str, spec: Any, origin: str | None) -> None:
         rt = host.lua
-        display = spec.display
-        verb = question = preview = None
-        if display is not None:
-            # `label` is the newer docs' name for `verb` (uji.tool.txt's).
-            verb, question, preview = display.verb or display.label, display.question, display.preview
-            if verb is not None and not isinstance(verb, str):
-                raise ApiError("uji.tool.add: `display.verb` (or `display.label`) must be a string")
-            if question is not None and not isinstance(question, str):
-                raise ApiError("uji.tool.add: `display.question` must be a string")
-            if preview is not None and rt.type(preview) != "function":
-                raise ApiError(
-                    "uji.tool.add: `display.preview` must be a function(args) returning a uji.diff"
-                )
-        if spec.resolve is not None and rt.type(spec.resolve) != "function":
-            raise ApiError(
-                "uji.tool.add: `resolve` must be a function(args) returning args, or nil and an error"
-            )
-        if spec.path is not None and not isinstance(spec.path, bool):
-            raise ApiError("uji.tool.add: `path` must be a boolean")
-        subject = spec.subject
-        params = rt.convert.to_python(spec.parameters) if spec.parameters is not None else {}
-        if not isinstance(params, dict):
-            raise ApiError("uji.tool.add: `parameters` must be a JSON Schema object")
-        offered = provider_name(name)
-        if offered != name:  # providers refuse the whole request over one such name
-            where = f" ({origin})" if origin else ""
-            taken = " (it replaces the tool of that name)" if gate.registry.get(offered) else ""
-            host.notice(
-                f"uji.tool.add: {name!r} is offered to the model as {offered!r}{taken}: providers accept"
-                f" only letters, digits, _ and - in a tool's name, at most 64 of them{where}"
-            )
+        verb, question, preview = _display(rt, spec.display)
+        params = _checked_spec(rt, spec)
+        offered = _offered_name(host, gate, name, origin)
         gate.registry.add(
             LuaTool(
                 rt,
                 offered,
                 spec.run,
-                subject=subject,
+                subject=spec.subject,
                 description=spec.description or "",
                 parameters=normalize_schema(params) if params else {},
                 policy=spec.policy,
@@ -86,6 +109,18 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
 
     def tool_enable(names: Any) -> None:
         gate.registry.enable(list(names.values()))
+
+    return {
+        "tool_add": tool_add,
+        "tool_remove": tool_remove,
+        "tool_list": tool_list,
+        "tool_disable": tool_disable,
+        "tool_enable": tool_enable,
+    }
+
+
+def _policy_api(host: LuaHost, gate: Gate) -> dict[str, Any]:
+    """uji.tool.policy/write_flags/allow/confine/roots/...: what the gate decides with."""
 
     def tool_policy(rules: Any, name: str, origin: str | None) -> None:
         data = host.lua.convert.to_python(rules)
@@ -143,6 +178,22 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
             gate.inherit_keys = [str(v) for v in keep.values()]
         now = gate.inherit_keys
         return host.lua.convert.to_lua(list(now)) if isinstance(now, list) else now
+
+    return {
+        "tool_policy": tool_policy,
+        "tool_write_flags": tool_write_flags,
+        "tool_allow": tool_allow,
+        "tool_confine": tool_confine,
+        "tool_roots": tool_roots,
+        "tool_on_ask": tool_on_ask,
+        "tool_available": tool_available,
+        "tool_read_roots": tool_read_roots,
+        "tool_inherit_keys": tool_inherit_keys,
+    }
+
+
+def _handle_api(host: LuaHost, gate: Gate) -> dict[str, Any]:
+    """uji.tool.get: a handle on a registered tool, whose run and start call it."""
 
     def tool_get(name: str) -> Any:
         """The tool now registered under `name` (kept by the handle, so a wrapper that
@@ -202,26 +253,7 @@ def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
 
     watching: list[bool] = []
 
-    return {
-        "tool_get": tool_get,
-        "tool_run": tool_run,
-        "tool_start": tool_start,
-        **process_api(host),
-        "tool_add": tool_add,
-        "tool_remove": tool_remove,
-        "tool_list": tool_list,
-        "tool_disable": tool_disable,
-        "tool_enable": tool_enable,
-        "tool_policy": tool_policy,
-        "tool_write_flags": tool_write_flags,
-        "tool_allow": tool_allow,
-        "tool_confine": tool_confine,
-        "tool_roots": tool_roots,
-        "tool_on_ask": tool_on_ask,
-        "tool_available": tool_available,
-        "tool_read_roots": tool_read_roots,
-        "tool_inherit_keys": tool_inherit_keys,
-    }
+    return {"tool_get": tool_get, "tool_run": tool_run, "tool_start": tool_start}
 
 
 # How long a Lua tool that returned nothing may wait for ctx.done, unless its spec says
