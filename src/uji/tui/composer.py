@@ -28,7 +28,8 @@ def _quick_wrapping() -> None:
     wrapping, and asked the document's height, a sum over every line, for each row drawn.
     A line of ASCII without tabs no longer than the width has no breaks and one section;
     the height is the count of wrapped rows Textual keeps anyway. Other lines go to
-    Textual's own functions; a Textual without these names is left as it is."""
+    Textual's own functions; a Textual without these names is left as it is (and
+    tests/test_composer_patch.py fails, as it does when their shapes change)."""
     from textual.document import _wrapped_document as wrapped
 
     wrap_offsets: Callable[..., list[int]] | None = getattr(wrapped, "compute_wrap_offsets", None)
