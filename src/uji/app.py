@@ -40,7 +40,7 @@ from uji.wires.registry import Wires
 if TYPE_CHECKING:
     from uji.agent.checkpointing import TurnCheckpoints
     from uji.agent.services import TurnServices
-    from uji.lua.runtime import Runtime
+    from uji.lua.runtime import Api, Runtime
     from uji.store.sessions import Store
     from uji.trust import ProjectTrust
     from uji.ui.port import Ui
@@ -144,7 +144,7 @@ class App:
         from uji.lua.api import mcp as mcp_api
 
         host = self.host
-        api: dict[str, Any] = {}
+        api: Api = {}
         api.update(core.install(host))
         api.update(tool.install(host, self.gate))
         api.update(mode.install(host, self.gate))

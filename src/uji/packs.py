@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import re
+from typing import Literal
 
 from uji.paths import Paths
 from uji.record import Struct
@@ -28,11 +29,15 @@ class PackError(Exception):
     pass
 
 
+RefKind = Literal["tag", "branch", "commit"]  # what a pack's `ref` names
+REF_KINDS: tuple[RefKind, ...] = ("tag", "branch", "commit")
+
+
 class PackSpec(Struct):
     name: str
     url: str | None  # None for a {dir = ...} pack, which is never cloned
     ref: str | None = None  # a tag, branch or commit
-    ref_kind: str | None = None  # "tag", "branch" or "commit"
+    ref_kind: RefKind | None = None
     dir: str | None = None
 
 
@@ -43,7 +48,7 @@ def spec_from(raw: object, index: int) -> PackSpec:
     url: str | None = None
     directory: str | None = None
     ref: str | None = None
-    kind: str | None = None
+    kind: RefKind | None = None
     name: object = None
     if isinstance(raw, str):
         url = raw
@@ -52,7 +57,7 @@ def spec_from(raw: object, index: int) -> PackSpec:
         url = raw.get("url", first)
         directory = raw.get("dir")
         name = raw.get("name")
-        for k in ("tag", "branch", "commit"):
+        for k in REF_KINDS:
             if raw.get(k) is not None:
                 if ref is not None:
                     raise PackError(f"{where}: give one of tag, branch or commit")

@@ -55,7 +55,7 @@ class Answer(Struct):
     allow: bool
     by: Answerer
     reason: str | None = None  # why it was denied (the model sees it)
-    remember: str | None = None  # session | always: remember Question.remember
+    remember: str | None = None  # session | always (uji.tools.remembered.Scope): remember Question.remember
 
 
 Approver = Callable[[Question], Awaitable[Answer]]

@@ -14,6 +14,9 @@ from uji.record import Record, Struct
 if TYPE_CHECKING:
     from uji.wires.base import Cache
 
+# Where a context provider's text went: the system prompt, or a hidden message of the turn.
+Placement = Literal["system", "turn"]
+
 # Calls a handler the config gave (a Lua or Python function) and returns its first result.
 CallFunction = Callable[..., Awaitable[Any]]
 
@@ -24,7 +27,7 @@ class ContextProvider(Struct):
     priority: float
     seq: int
     tokens: int = 0  # what it gave at its last call
-    at: str | None = None  # where that went: "system" (the prompt) or "turn" (a hidden message)
+    at: Placement | None = None  # where that went
 
 
 # The parts of a request: the system prompt's (base, instruction files, context providers,
@@ -39,7 +42,7 @@ class Part(Record):
     kind: PartKind
     tokens: int
     path: str | None = None  # an instruction file's
-    at: str | None = None  # a context provider's: system or turn
+    at: Placement | None = None  # a context provider's
     count: int | None = None  # how many: tools, messages, images, messages a summary folded
 
 

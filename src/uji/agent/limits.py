@@ -18,11 +18,11 @@ that budget, for this turn, by its configured amount again.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
+from uji.events.stream import LimitName
 from uji.record import Record, Struct, field
 
-LimitName = Literal["max_steps", "max_cost", "max_tokens", "max_minutes"]
 LIMITS: tuple[LimitName, ...] = ("max_steps", "max_cost", "max_tokens", "max_minutes")
 DEFAULT_MAX_STEPS = 100
 

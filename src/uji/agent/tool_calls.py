@@ -30,6 +30,7 @@ from uji.events.stream import (
 from uji.record import replace
 from uji.tools.base import TaskRow, ToolContext, ToolResult
 from uji.tools.decision import HookVerdict, read_hook
+from uji.tools.remembered import Scope, is_scope
 from uji.tools.secrets import Redactor
 from uji.tools.validate import check_arguments
 from uji.wires.base import ToolCall, Usage
@@ -282,7 +283,7 @@ class ToolCaller:
             out.extra["preview"] = preview  # what the question showed: the diff of an edit
         if by_hook:
             out.extra["asked_by"] = "hook"
-        if answer.allow and answer.remember and remember:
+        if answer.allow and is_scope(answer.remember) and remember:
             self._remember(tool.name, remember, answer.remember)
             out.extra["remember"] = answer.remember
         return out
@@ -304,7 +305,7 @@ class ToolCaller:
             return False
         return answer.allow and answer.by == "user"
 
-    def _remember(self, tool: str, subject: str, scope: str) -> None:
+    def _remember(self, tool: str, subject: str, scope: Scope) -> None:
         problem = self.gate.remember(tool, subject, scope)
         if problem:
             self.notice(problem)

@@ -164,11 +164,15 @@ class Tasks(Record):
     tasks: tuple[TaskRow, ...]
 
 
+# A turn's budgets (`uji.session.configure`; uji.agent.limits keeps them).
+LimitName = Literal["max_steps", "max_cost", "max_tokens", "max_minutes"]
+
+
 class BudgetReached(Record):
     """A turn reached one of its budgets (`uji.session.configure`); it goes on only if
     the user says so."""
 
-    limit: str  # max_steps, max_cost, max_tokens or max_minutes
+    limit: LimitName
     value: float  # the budget for this turn
     used: float  # steps, dollars, tokens or minutes used in this turn
     text: str  # one line saying so

@@ -4,7 +4,7 @@ with its arguments, result and diff (a call is paired with its tool message by i
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from uji.record import Record
 
@@ -41,10 +41,15 @@ class Call(Record):
         return value if isinstance(value, dict) else {"raw": self.arguments}
 
 
+# The saved messages a Note stands for.
+NoteKind = Literal["shell", "error", "compaction", "context", "file", "system"]
+TEXT_NOTES: dict[str, NoteKind] = {"error": "error", "context": "context", "system": "system"}
+
+
 class Note(Record):
     """What is neither prompt, answer nor call: a `!` command, an error, a summary."""
 
-    kind: str  # shell, error, compaction, context, file, system
+    kind: NoteKind
     text: str
 
 
@@ -89,6 +94,6 @@ def entries(messages: list[dict[str, Any]]) -> list[Entry]:
             out.append(Note("compaction", str(m.get("summary", ""))))
         elif kind == "file":
             out.append(Note("file", str(m.get("path", ""))))
-        elif kind in ("error", "context", "system"):
-            out.append(Note(str(kind), str(m.get("text", ""))))
+        elif kind in TEXT_NOTES:
+            out.append(Note(TEXT_NOTES[kind], str(m.get("text", ""))))
     return out

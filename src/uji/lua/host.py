@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from uji.events import Handler
-    from uji.lua.runtime import Runtime
+    from uji.lua.runtime import Api, Runtime
     from uji.paths import Paths
 
 DEFAULTS_MODULE = "uji.builtin.defaults"
 # Makes the host functions behind the `uji` table (called once, with the runtime).
-InstallApi = Callable[[], dict[str, Any]]
+InstallApi = Callable[[], "Api"]
 
 
 class LuaHost:

@@ -20,6 +20,10 @@ RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
 MISSING = "missing.lua"  # loaded last: uji.* names this uji lacks
 
 
+# The host functions an `install` (uji.lua.api) gives the `uji` table, by name.
+Api = dict[str, Callable[..., Any]]
+
+
 class LuaError(Exception):
     """A Lua error, with the `file:line:` position Lua gave it."""
 
@@ -61,7 +65,7 @@ def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
 
 
 class Runtime:
-    def __init__(self, host: dict[str, Callable[..., Any]], package_path: list[str]) -> None:
+    def __init__(self, host: Api, package_path: list[str]) -> None:
         lupa = _load_lupa()
         self.lua = lupa.LuaRuntime(
             unpack_returned_tuples=True,

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from uji.sandbox import SandboxPolicy, SandboxSettings, SandboxStatus
     from uji.tools.confine import Sandbox
     from uji.tools.decision import BeforeTool
+    from uji.tools.remembered import Scope
     from uji.tools.secrets import Redactor
     from uji.tools.verdict import Verdict
 
@@ -253,7 +254,7 @@ class Gate:
 
         return child_env(self._key_variables(), self.inherit_keys)
 
-    def remember(self, tool: str, subject: str, scope: str) -> str | None:
+    def remember(self, tool: str, subject: str, scope: Scope) -> str | None:
         """Remember an "allow for the session" / "always allow" answer; returns a problem
         to tell the user (rules.lua could not be written), if any."""
         from uji.tools.remembered import remember

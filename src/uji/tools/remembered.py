@@ -17,13 +17,22 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator
+from typing import Literal, TypeGuard
 
 from uji.record import Struct
 from uji.tools.verdict import Decision, Verdict
 
-SESSION = "session"
-ALWAYS = "always"
-SCOPES = (SESSION, ALWAYS)
+# What an "allow" answer remembers: for this session, or always (rules.lua).
+Scope = Literal["session", "always"]
+SESSION: Scope = "session"
+ALWAYS: Scope = "always"
+SCOPES: tuple[Scope, ...] = (SESSION, ALWAYS)
+
+
+def is_scope(value: object) -> TypeGuard[Scope]:
+    return value in SCOPES
+
+
 # The remembered subject of a tool allowed whatever its arguments (Tool.remembers_tool).
 ANY_SUBJECT = "*"
 RULES_HEADER = (
@@ -38,7 +47,7 @@ RECALLABLE = frozenset(("rule", "tool-default", "declared", "default", "fallback
 class RememberedAllow(Struct):
     tool: str
     subject: str
-    scope: str  # session | always
+    scope: Scope
     origin: str | None = None  # "rules.lua:3", or the file:line of a uji.tool.allow call
 
     def where(self) -> str:
@@ -62,7 +71,7 @@ class RememberedRules:
         finally:
             self.paused = was
 
-    def add(self, tool: str, subject: str, scope: str, origin: str | None = None) -> bool:
+    def add(self, tool: str, subject: str, scope: Scope, origin: str | None = None) -> bool:
         """Remember one exact subject; False when it already was (in either layer)."""
         if scope not in SCOPES:
             raise ValueError(f"scope must be session or always, got {scope!r}")
@@ -77,7 +86,7 @@ class RememberedRules:
                 return rule
         return None
 
-    def forget(self, scope: str) -> None:
+    def forget(self, scope: Scope) -> None:
         self.rules = [r for r in self.rules if r.scope != scope]
 
     @staticmethod
@@ -161,7 +170,7 @@ def _ends_with_newline(path: str, size: int) -> bool:
         return f.read(1) == b"\n"
 
 
-def remember(rules: RememberedRules, rules_path: str, tool: str, subject: str, scope: str) -> str | None:
+def remember(rules: RememberedRules, rules_path: str, tool: str, subject: str, scope: Scope) -> str | None:
     """Remember an answer: in memory, and for "always" also in rules.lua. Returns a
     notice for the user when the rule could not be saved (it then holds for the session)."""
     saved = any(r.scope == ALWAYS and r.tool == tool and r.subject == subject for r in rules.rules)

@@ -38,7 +38,7 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji.record import Record, Struct
 
@@ -203,12 +203,15 @@ class Word(Struct):
     why: str | None = None  # what bash expands in it after parsing
 
 
+SegKind = Literal["plain", "quoted", "expansion"]
+
+
 class _Seg(Record):
     """A run of one word's characters: unquoted text, quoted (or escaped) text, or an
     expansion, with its likely value (`Word.alt`)."""
 
     text: str
-    kind: str  # plain | quoted | expansion
+    kind: SegKind
     alt: str
     why: str | None = None
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji.record import Struct, field
 
@@ -321,7 +321,7 @@ class ResponsesStream:
         self.reasoning_items: dict[Any, dict[str, Any]] = {}  # by output_index
         self.usage: Usage | None = None
         self.phase: str | None = None  # of the last message item that had one
-        self.status: str | None = None  # completed | incomplete
+        self.status: Literal["completed", "incomplete"] | None = None
         self.incomplete_reason = ""
 
     def feed(self, obj: dict[str, Any]) -> None:

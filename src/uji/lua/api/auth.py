@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from uji.lua.runtime import ApiError
+from uji.lua.runtime import Api, ApiError
 from uji.providers.auth import AuthError, authenticated, save_key
 
 if TYPE_CHECKING:
     from uji.providers.catalog import Catalog, Provider
 
 
-def install(catalog: Catalog, auth_file: str) -> dict[str, Any]:
+def install(catalog: Catalog, auth_file: str) -> Api:
     def known(fname: str, provider_id: str) -> Provider:
         provider = catalog.get(provider_id)
         if provider is None:

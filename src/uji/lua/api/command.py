@@ -8,9 +8,10 @@ from uji.commands import SCREEN_COMMANDS, Command, Commands
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
+    from uji.lua.runtime import Api
 
 
-def install(host: LuaHost, commands: Commands) -> dict[str, Any]:
+def install(host: LuaHost, commands: Commands) -> Api:
     def command_add(name: str, handler: Any, desc: str | None, origin: str | None) -> None:
         commands.add(Command(name, handler, desc or "", origin))
 

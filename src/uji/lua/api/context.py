@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError
+from uji.lua.runtime import Api, ApiError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,7 +42,7 @@ def instruction_names(value: Any) -> tuple[str, ...] | None:
 
 def install(
     host: LuaHost, context: PromptContext, gate: Gate, agent: Callable[[], Agent | None] | None = None
-) -> dict[str, Any]:
+) -> Api:
     def context_add(name: str, fn: Any, priority: float) -> None:
         context.add(name, fn, priority)
 

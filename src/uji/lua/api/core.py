@@ -7,13 +7,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.convert import ConvertError
-from uji.lua.runtime import ApiError
+from uji.lua.runtime import Api, ApiError
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
 
 
-def install(host: LuaHost) -> dict[str, Any]:
+def install(host: LuaHost) -> Api:
     def notify(text: str) -> None:
         host.notice(text)
 

@@ -11,13 +11,13 @@ import os
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError
+from uji.lua.runtime import Api, ApiError
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
 
 
-def install(host: LuaHost) -> dict[str, Any]:
+def install(host: LuaHost) -> Api:
     opened: set[sqlite3.Connection] = set()
 
     def close_all() -> None:

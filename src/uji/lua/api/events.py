@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import Pending
+from uji.lua.runtime import Api, Pending
 
 if TYPE_CHECKING:
     from uji.events import Events
     from uji.lua.host import LuaHost
 
 
-def install(host: LuaHost, events: Events) -> dict[str, Any]:
+def install(host: LuaHost, events: Events) -> Api:
     def on(event: str, handler: Any, priority: float, name: str | None, origin: str | None) -> str:
         return events.on(event, handler, priority, name, origin)
 

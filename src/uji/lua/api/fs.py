@@ -19,7 +19,7 @@ import stat
 from collections.abc import Awaitable, Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from uji.lua.runtime import ApiError, Pending
+from uji.lua.runtime import Api, ApiError, Pending
 from uji.tools.confine import OutsideRoots, Sandbox, expand_user
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class Anchor:
         return value if value is None else self._identity(value)
 
 
-def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
+def install(host: LuaHost, gate: Gate) -> Api:
     def in_thread(work: Callable[..., Any], *args: Any) -> Pending:
         sandbox = gate.sandbox()  # taken now: the cwd, roots and confinement of the call
 

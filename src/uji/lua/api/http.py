@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.api.fs import Anchor, later
-from uji.lua.runtime import ApiError, LuaError, Pending
+from uji.lua.runtime import Api, ApiError, LuaError, Pending
 from uji.record import Record
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class Request(Record):
     on_line: Any  # a Lua function, or None
 
 
-def install(host: LuaHost, http: Http) -> dict[str, Any]:
+def install(host: LuaHost, http: Http) -> Api:
     keep = Anchor()
 
     def http_request(

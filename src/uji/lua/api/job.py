@@ -24,10 +24,10 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji.lua.api.fs import Anchor
-from uji.lua.runtime import LuaError
+from uji.lua.runtime import Api, LuaError
 from uji.procs import PipeReader, kill_group
 from uji.sandbox import FLOOR_ENV
 from uji.sandbox import current as current_sandbox
@@ -51,7 +51,7 @@ SPAWN_FAILED = -1
 INTERRUPT_GRACE = 3.0
 
 
-def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
+def install(host: LuaHost, gate: Gate) -> Api:
     live: set[Job] = set()
     keep = Anchor()
 
@@ -198,7 +198,7 @@ class Job:
         self._timeout = timeout
         self._calls = calls
         self._proc: Child | None = None
-        self._reason: str | None = None  # "timeout" or "stopped", once decided
+        self._reason: Literal["timeout", "stopped"] | None = None  # once decided
         self._input: list[bytes] = []  # sent before the process was up
         self._stdin_closed = False
         self._ended = False

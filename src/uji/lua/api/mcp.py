@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError
+from uji.lua.runtime import Api, ApiError
 from uji.mcp.config import ServerConfig
 from uji.tools.confine import expand_user
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from uji.mcp import McpServers
 
 
-def install(host: LuaHost, servers: McpServers, cwd: str) -> dict[str, Any]:
+def install(host: LuaHost, servers: McpServers, cwd: str) -> Api:
     def mcp_add(name: str, spec: Any) -> None:
         data = host.lua.convert.to_python(spec)
         if not isinstance(data, dict):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from uji.lua.api.fs import later
 from uji.lua.api.http import DEFAULT_IDLE, HttpError, _build, _failure_text, _headers
-from uji.lua.runtime import ApiError, Pending
+from uji.lua.runtime import Api, ApiError, Pending
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
@@ -82,7 +82,7 @@ class Server:
         self.port = 0
 
 
-def install(host: LuaHost, http: Http) -> dict[str, Any]:
+def install(host: LuaHost, http: Http) -> Api:
     servers: set[Server] = set()
     streams: set[Stream] = set()
 
@@ -97,7 +97,7 @@ def install(host: LuaHost, http: Http) -> dict[str, Any]:
     return {**_open_api(host, http, streams), **_listen_api(servers), **_conn_api()}
 
 
-def _open_api(host: LuaHost, http: Http, streams: set[Stream]) -> dict[str, Any]:
+def _open_api(host: LuaHost, http: Http, streams: set[Stream]) -> Api:
     """uji.net.open: a streamed HTTP response, read a line or a chunk at a time."""
 
     def lua(value: Any) -> Any:
@@ -156,7 +156,7 @@ def _open_api(host: LuaHost, http: Http, streams: set[Stream]) -> dict[str, Any]
     }
 
 
-def _listen_api(servers: set[Server]) -> dict[str, Any]:
+def _listen_api(servers: set[Server]) -> Api:
     """uji.net.listen: a TCP server on 127.0.0.1 and the connections it accepts."""
 
     def net_listen(port: float) -> Pending:
@@ -195,7 +195,7 @@ def _listen_api(servers: set[Server]) -> dict[str, Any]:
     }
 
 
-def _conn_api() -> dict[str, Any]:
+def _conn_api() -> Api:
     """An accepted connection: read a line or some bytes, write, close."""
 
     def conn_line(conn: Conn) -> Pending:

@@ -15,7 +15,7 @@ import signal
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.api.fs import later
-from uji.lua.runtime import ApiError, Pending
+from uji.lua.runtime import Api, ApiError, Pending
 from uji.procs import kill_group
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class Proc:
                 self.proc.kill()
 
 
-def install(host: LuaHost) -> dict[str, Any]:
+def install(host: LuaHost) -> Api:
     living: set[Proc] = set()
 
     def kill_all() -> None:

@@ -7,14 +7,14 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import Pending
+from uji.lua.runtime import Api, Pending
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
     from uji.trust import ProjectTrust
 
 
-def install(host: LuaHost, trust: Callable[[], ProjectTrust]) -> dict[str, Any]:
+def install(host: LuaHost, trust: Callable[[], ProjectTrust]) -> Api:
     def files_of(files: Any) -> list[str]:
         root = trust().root
         return [os.path.join(root, str(f)) for f in host.lua.convert.to_python(files) or []]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError, Pending
+from uji.lua.runtime import Api, ApiError, Pending
 from uji.providers.catalog import EFFORTS, CatalogError
 
 if TYPE_CHECKING:
@@ -13,11 +13,11 @@ if TYPE_CHECKING:
     from uji.wires.registry import Wires
 
 
-def install(host: LuaHost, models: ModelSelection, wires: Wires) -> dict[str, Any]:
+def install(host: LuaHost, models: ModelSelection, wires: Wires) -> Api:
     return {**_wire_api(host, wires), **_provider_api(host, models), **_model_api(host, models)}
 
 
-def _wire_api(host: LuaHost, wires: Wires) -> dict[str, Any]:
+def _wire_api(host: LuaHost, wires: Wires) -> Api:
     """uji.wire: add, remove, list."""
 
     def wire_add(name: str, stream: Any) -> None:
@@ -38,7 +38,7 @@ def _wire_api(host: LuaHost, wires: Wires) -> dict[str, Any]:
     }
 
 
-def _provider_api(host: LuaHost, models: ModelSelection) -> dict[str, Any]:
+def _provider_api(host: LuaHost, models: ModelSelection) -> Api:
     """uji.provider: add, get, load, remove, list."""
 
     def provider_add(spec: Any, models_fn: Any = None) -> None:
@@ -84,7 +84,7 @@ def _provider_api(host: LuaHost, models: ModelSelection) -> dict[str, Any]:
     }
 
 
-def _model_api(host: LuaHost, models: ModelSelection) -> dict[str, Any]:
+def _model_api(host: LuaHost, models: ModelSelection) -> Api:
     """uji.model: use, current, efforts."""
 
     def model_use(spec: Any) -> None:

@@ -6,7 +6,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError, Pending
+from uji.lua.runtime import Api, ApiError, Pending
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,9 +24,7 @@ def short_directory(path: str) -> str:
     return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
 
 
-def install(
-    host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: str, limits: Limits
-) -> dict[str, Any]:
+def install(host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: str, limits: Limits) -> Api:
     return {
         **_open_session_api(host, frontend, store, cwd, limits),
         **_steering_api(host, frontend),
@@ -43,7 +41,7 @@ def _converter(host: LuaHost) -> Callable[[Any], Any]:
 
 def _open_session_api(
     host: LuaHost, frontend: Frontend, store: Callable[[], Store], cwd: str, limits: Limits
-) -> dict[str, Any]:
+) -> Api:
     """What the open session is: its id and title, messages, usage, limits, context, queue, state."""
     to_lua = _converter(host)
 
@@ -139,7 +137,7 @@ def _open_session_api(
     }
 
 
-def _steering_api(host: LuaHost, frontend: Frontend) -> dict[str, Any]:
+def _steering_api(host: LuaHost, frontend: Frontend) -> Api:
     """What the open session is told: a message to submit, an interrupt, a compaction, a rewind."""
     to_lua = _converter(host)
 
@@ -203,7 +201,7 @@ def _steering_api(host: LuaHost, frontend: Frontend) -> dict[str, Any]:
     }
 
 
-def _sessions_api(host: LuaHost, frontend: Frontend, store: Callable[[], Store]) -> dict[str, Any]:
+def _sessions_api(host: LuaHost, frontend: Frontend, store: Callable[[], Store]) -> Api:
     """The saved sessions: listed, deleted."""
     to_lua = _converter(host)
 

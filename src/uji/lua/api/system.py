@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.api.fs import later
-from uji.lua.runtime import ApiError, Pending
+from uji.lua.runtime import Api, ApiError, Pending
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
@@ -27,11 +27,11 @@ KEYCHAIN_SECONDS = 10.0
 NO_KEYCHAIN = "no system keychain here (needs `security` on macOS or `secret-tool` from libsecret)"
 
 
-def install(host: LuaHost, packs: Packs, cwd: str, quit_: Callable[[], None]) -> dict[str, Any]:
+def install(host: LuaHost, packs: Packs, cwd: str, quit_: Callable[[], None]) -> Api:
     return {**_os_api(packs, cwd, quit_), **_desktop_api(host)}
 
 
-def _os_api(packs: Packs, cwd: str, quit_: Callable[[], None]) -> dict[str, Any]:
+def _os_api(packs: Packs, cwd: str, quit_: Callable[[], None]) -> Api:
     """uji.os: the machine and the run."""
 
     # These run while the runtime loads (before it can convert tables): several results
@@ -84,7 +84,7 @@ def _os_api(packs: Packs, cwd: str, quit_: Callable[[], None]) -> dict[str, Any]
     }
 
 
-def _desktop_api(host: LuaHost) -> dict[str, Any]:
+def _desktop_api(host: LuaHost) -> Api:
     """uji.modules, uji.keychain, uji.clipboard and uji.image.fit."""
 
     def lua(value: Any) -> Any:

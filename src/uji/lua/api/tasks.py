@@ -13,13 +13,13 @@ import math
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import Pending
+from uji.lua.runtime import Api, Pending
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
 
 
-def install(host: LuaHost) -> dict[str, Any]:
+def install(host: LuaHost) -> Api:
     def task_spawn(fn: Any) -> asyncio.Task[Any]:
         # Starts when the current Lua code waits (create_task runs it on the next turn
         # of the loop); its errors become notices.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError
+from uji.lua.runtime import Api, ApiError
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
@@ -85,7 +85,7 @@ def random_bytes(n: float) -> bytes:
     return secrets.token_bytes(int(n))
 
 
-def install(host: LuaHost) -> dict[str, Any]:
+def install(host: LuaHost) -> Api:
     def lua(value: Any) -> Any:
         return host.lua.convert.to_lua(value, json_null=False)
 

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.runtime import ApiError, LuaError, Pending
+from uji.lua.runtime import Api, ApiError, LuaError, Pending
 from uji.tools.base import TaskRow, Tool, ToolContext, ToolResult
 from uji.tools.registry import normalize_schema, provider_name
 from uji.tools.results import from_value
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from uji.tools.verdict import Decision
 
 
-def install(host: LuaHost, gate: Gate) -> dict[str, Any]:
+def install(host: LuaHost, gate: Gate) -> Api:
     return {
         **_registry_api(host, gate),
         **_policy_api(host, gate),
@@ -70,7 +70,7 @@ def _offered_name(host: LuaHost, gate: Gate, name: str, origin: str | None) -> s
     return offered
 
 
-def _registry_api(host: LuaHost, gate: Gate) -> dict[str, Any]:
+def _registry_api(host: LuaHost, gate: Gate) -> Api:
     """uji.tool.add/remove/list/disable/enable: the tools the gate's registry holds."""
 
     def tool_add(name: str, spec: Any, origin: str | None) -> None:
@@ -119,7 +119,7 @@ def _registry_api(host: LuaHost, gate: Gate) -> dict[str, Any]:
     }
 
 
-def _policy_api(host: LuaHost, gate: Gate) -> dict[str, Any]:
+def _policy_api(host: LuaHost, gate: Gate) -> Api:
     """uji.tool.policy/write_flags/allow/confine/roots/...: what the gate decides with."""
 
     def tool_policy(rules: Any, name: str, origin: str | None) -> None:
@@ -192,7 +192,7 @@ def _policy_api(host: LuaHost, gate: Gate) -> dict[str, Any]:
     }
 
 
-def _handle_api(host: LuaHost, gate: Gate) -> dict[str, Any]:
+def _handle_api(host: LuaHost, gate: Gate) -> Api:
     """uji.tool.get: a handle on a registered tool, whose run and start call it."""
 
     def tool_get(name: str) -> Any:
@@ -497,7 +497,7 @@ def _result_table(result: ToolResult) -> dict[str, Any]:
     return out
 
 
-def process_api(host: LuaHost) -> dict[str, Any]:
+def process_api(host: LuaHost) -> Api:
     """The methods of what `start` returns (a uji.Process)."""
 
     def process_wait(p: Process, seconds: float | None, ctx: Any) -> Pending:
