@@ -499,6 +499,48 @@ def _unescaped(text: str, token: str) -> bool:
         i = j + 1
 
 
+def _command_words(node: Node, src: bytes) -> tuple[list[Word], str | None]:
+    """A command node's words as the shell splits them, and the risk of an assignment
+    before them (None: none)."""
+    risk: str | None = None
+    pieces: list[Node] = []
+    redirects = list(node.children)
+    parent = node.parent
+    if (
+        parent is not None
+        and parent.type == "redirected_statement"
+        and parent.child_by_field_name("body") == node
+    ):
+        redirects += parent.children
+    descriptors = _descriptor_ends(redirects)
+    for child in node.children:
+        ctype = child.type
+        if ctype == "variable_assignment":
+            risk = risk or _risky_assignment(child)
+        elif ctype == "command_name":
+            pieces.extend(c for c in child.named_children[:1] if not _is_descriptor(c, descriptors))
+        elif ctype == "$" or (
+            child.is_named and not ctype.endswith("_redirect") and not _is_descriptor(child, descriptors)
+        ):
+            pieces.append(child)  # (a `$` token: the grammar's reading of `-r$"f"`)
+    for child in redirects:
+        if child.type == "file_redirect":
+            # The grammar puts words after a redirect's target into the redirect; the
+            # shell gives them to the command (`true &>/dev/null rm -rf x`).
+            pieces.extend(child.children_by_field_name("destination")[1:])
+    pieces.sort(key=lambda n: n.start_byte)
+    groups: list[list[Node]] = []
+    last_end = -1
+    for piece in pieces:
+        gap = src[last_end : piece.start_byte]
+        if groups and (not gap or _is_continuation(gap)):
+            groups[-1].append(piece)  # `r\⏎m` is one word to the shell, so is `-r$"f"`
+        else:
+            groups.append([piece])
+        last_end = piece.end_byte
+    return [w for g in groups for w in _words(g)], risk
+
+
 class _Walker:
     def __init__(self) -> None:
         self.parts: list[Part] = []
@@ -568,39 +610,41 @@ class _Walker:
             if depth > MAX_DEPTH:
                 self.add(_snippet(src, node), False, "nested too deeply")
                 continue
-            kind = node.type
-            evaluates = _evaluates(node)
-            if evaluates:
-                self.add(_short(evaluates[0]), False, evaluates[1])
-            if kind == "redirected_statement":
-                body = node.child_by_field_name("body")
-                if body is not None and body.type == "command":
-                    stdin_scripts[body.id] = _stdin_scripts(node)
-            elif kind in _COMMAND_NODES:
-                self.command_node(node, src, nesting, stdin_scripts.get(node.id, []))
-            elif kind == "variable_assignment" and node.parent is not None:
-                if node.parent.type not in ("command", "declaration_command"):
-                    risk = _risky_assignment(node)
-                    if risk:
-                        self.add(_collapse(_text(node)), False, risk)
-            elif (
-                kind == "file_redirect"
-                and not _is_bash()
-                and any(c.type in ("&>", "&>>") for c in node.children)
-            ):
-                # Without bash, sh reads `&>` as `&` then `>`: what runs is not what was parsed.
-                self.add(_collapse(_text(node.parent or node)), False, "`&>` means something else to sh")
-            elif kind == "heredoc_redirect":
-                start = node.child_by_field_name("start") or _first_of(node, "heredoc_start")
-                if start is not None and re.search(r"['\"\\]", _text(start)):
-                    # A quoted delimiter: the body is data, nothing in it runs.
-                    stack.extend((c, depth + 1) for c in reversed(node.children) if c.type != "heredoc_body")
-                    continue
-            if node.child_count == 0:
-                if node.is_named and kind not in _DATA_LEAVES:
-                    self.leaf(node, nesting)
-                continue
-            stack.extend((c, depth + 1) for c in reversed(node.children))
+            children = self.visit(node, src, nesting, stdin_scripts)
+            stack.extend((c, depth + 1) for c in reversed(children))
+
+    def visit(self, node: Node, src: bytes, nesting: int, stdin_scripts: dict[int, list[str]]) -> list[Node]:
+        """One node of the tree: the parts it makes, then the children to walk into."""
+        kind = node.type
+        evaluates = _evaluates(node)
+        if evaluates:
+            self.add(_short(evaluates[0]), False, evaluates[1])
+        if kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            if body is not None and body.type == "command":
+                stdin_scripts[body.id] = _stdin_scripts(node)
+        elif kind in _COMMAND_NODES:
+            self.command_node(node, src, nesting, stdin_scripts.get(node.id, []))
+        elif kind == "variable_assignment" and node.parent is not None:
+            if node.parent.type not in ("command", "declaration_command"):
+                risk = _risky_assignment(node)
+                if risk:
+                    self.add(_collapse(_text(node)), False, risk)
+        elif (
+            kind == "file_redirect" and not _is_bash() and any(c.type in ("&>", "&>>") for c in node.children)
+        ):
+            # Without bash, sh reads `&>` as `&` then `>`: what runs is not what was parsed.
+            self.add(_collapse(_text(node.parent or node)), False, "`&>` means something else to sh")
+        elif kind == "heredoc_redirect":
+            start = node.child_by_field_name("start") or _first_of(node, "heredoc_start")
+            if start is not None and re.search(r"['\"\\]", _text(start)):
+                # A quoted delimiter: the body is data, nothing in it runs.
+                return [c for c in node.children if c.type != "heredoc_body"]
+        if node.child_count == 0:
+            if node.is_named and kind not in _DATA_LEAVES:
+                self.leaf(node, nesting)
+            return []
+        return list(node.children)
 
     def leaf(self, node: Node, nesting: int) -> None:
         """A safety net: backticks or `$(` the grammar left inside a word still run."""
@@ -626,66 +670,31 @@ class _Walker:
             self.add(_collapse(_text(node)), why is None, why)
             return
         if kind in ("declaration_command", "unset_command"):
-            names = [
-                _assignment(c) if c.type == "variable_assignment" else _word([c]).text
-                for c in _word_nodes(node)
-            ]
-            keyword = node.children[0].type if node.children else kind
-            risks = [
-                r
-                for c in node.named_children
-                if c.type == "variable_assignment" and (r := _risky_assignment(c))
-            ]
-            risks.append(_names_risk(keyword, names) or "")
-            risks = [r for r in risks if r]
-            if risks:
-                self.add(" ".join([keyword, *names]), False, risks[0])
-            else:
-                self.add(" ".join([keyword, *names]))
+            self.declaration(node, kind)
             return
-        risk: str | None = None
         stdin = [*stdin, *_stdin_scripts(node)]
-        pieces: list[Node] = []
-        redirects = list(node.children)
-        parent = node.parent
-        if (
-            parent is not None
-            and parent.type == "redirected_statement"
-            and parent.child_by_field_name("body") == node
-        ):
-            redirects += parent.children
-        descriptors = _descriptor_ends(redirects)
-        for child in node.children:
-            ctype = child.type
-            if ctype == "variable_assignment":
-                risk = risk or _risky_assignment(child)
-            elif ctype == "command_name":
-                pieces.extend(c for c in child.named_children[:1] if not _is_descriptor(c, descriptors))
-            elif ctype == "$" or (
-                child.is_named and not ctype.endswith("_redirect") and not _is_descriptor(child, descriptors)
-            ):
-                pieces.append(child)  # (a `$` token: the grammar's reading of `-r$"f"`)
-        for child in redirects:
-            if child.type == "file_redirect":
-                # The grammar puts words after a redirect's target into the redirect; the
-                # shell gives them to the command (`true &>/dev/null rm -rf x`).
-                pieces.extend(child.children_by_field_name("destination")[1:])
-        pieces.sort(key=lambda n: n.start_byte)
-        groups: list[list[Node]] = []
-        last_end = -1
-        for piece in pieces:
-            gap = src[last_end : piece.start_byte]
-            if groups and (not gap or _is_continuation(gap)):
-                groups[-1].append(piece)  # `r\⏎m` is one word to the shell, so is `-r$"f"`
-            else:
-                groups.append([piece])
-            last_end = piece.end_byte
-        words = [w for g in groups for w in _words(g)]
+        words, risk = _command_words(node, src)
         if not words:
             if risk:
                 self.add(_collapse(_text(node)), False, risk)
             return
         self.simple(words, nesting, stdin, risk)
+
+    def declaration(self, node: Node, kind: str) -> None:
+        """`declare`/`export`/`local`/`readonly`/`unset` and the names they set."""
+        names = [
+            _assignment(c) if c.type == "variable_assignment" else _word([c]).text for c in _word_nodes(node)
+        ]
+        keyword = node.children[0].type if node.children else kind
+        risks = [
+            r for c in node.named_children if c.type == "variable_assignment" and (r := _risky_assignment(c))
+        ]
+        risks.append(_names_risk(keyword, names) or "")
+        risks = [r for r in risks if r]
+        if risks:
+            self.add(" ".join([keyword, *names]), False, risks[0])
+        else:
+            self.add(" ".join([keyword, *names]))
 
     def simple(self, words: list[Word], nesting: int, stdin: list[str], risk: str | None = None) -> None:
         """A simple command as words: its part, then what it wraps or runs."""
@@ -705,19 +714,36 @@ class _Walker:
         if why is None:
             why = next((w.why for w in args if not w.literal), None)
         fixed = why is None
-        if name in SHELLS:
-            reads_stdin = self.shell(args, nesting)
-            if reads_stdin:
-                fixed, why = False, why or "a shell reading commands from its input"
-                for script in stdin:
-                    self.line(script, nesting + 1)
-        elif head.text in ("eval", "trap") and args:
+        if head.text in ("eval", "trap") and args and name not in SHELLS:
             script_words = args if head.text == "eval" else args[:1]
             if all(w.literal for w in script_words):
                 self.add(text, fixed, why, forms, spelled)
                 self.line(" ".join(w.text for w in script_words), nesting + 1)
                 return
             self.guess(" ".join(w.text if w.literal else w.alt or "" for w in script_words), nesting)
+        else:
+            fixed, why = self.runs_more(head, name, args, nesting, stdin, fixed, why)
+        self.add(text, fixed, why, forms, spelled)
+        self.wrapped(name, args, nesting, stdin)
+
+    def runs_more(
+        self,
+        head: Word,
+        name: str,
+        args: list[Word],
+        nesting: int,
+        stdin: list[str],
+        fixed: bool,
+        why: str | None,
+    ) -> tuple[bool, str | None]:
+        """What a shell, exec, `.`/source or alias also runs (read, or guessed at), and
+        the command's own (fixed, why) after it."""
+        if name in SHELLS:
+            reads_stdin = self.shell(args, nesting)
+            if reads_stdin:
+                fixed, why = False, why or "a shell reading commands from its input"
+                for script in stdin:
+                    self.line(script, nesting + 1)
         elif name == "exec" and not [w for w in args if not w.text.startswith("-")]:
             fixed, why = False, why or "exec with no command replaces the shell"
         elif head.text in (".", "source") and args and args[0].text in _STDIN_FILES:
@@ -726,7 +752,10 @@ class _Walker:
         elif head.text == "alias":
             for w in args:  # what a later use of the alias would run, for deny rules
                 self.guess(w.text.partition("=")[2], nesting)
-        self.add(text, fixed, why, forms, spelled)
+        return fixed, why
+
+    def wrapped(self, name: str, args: list[Word], nesting: int, stdin: list[str]) -> None:
+        """The command a wrapper (`sudo`, `xargs`, `timeout`, ...) or `find -exec` runs."""
         if name in WRAPPERS:
             inner = WRAPPERS[name](args)
             if inner is not None:
