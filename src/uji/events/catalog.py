@@ -125,7 +125,7 @@ NOTIFICATIONS: tuple[Spec, ...] = (
         "budget_reached",
         s.BudgetReached,
         _f(
-            ("limit", "max_steps, max_cost, max_tokens or max_minutes"),
+            ("limit", "the budget reached"),
             ("value", "the budget for this turn"),
             ("used", "steps, dollars, tokens or minutes used in this turn"),
             ("text", "one line saying so"),

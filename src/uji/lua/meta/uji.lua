@@ -596,7 +596,7 @@
 ---A turn reached a budget (`uji.session.configure`); the user is asked whether it goes on (`uji run` stops).
 ---@class uji.event.budget_reached
 ---@field event "budget_reached"
----@field limit string max_steps, max_cost, max_tokens or max_minutes
+---@field limit "max_steps"|"max_cost"|"max_tokens"|"max_minutes" the budget reached
 ---@field value number the budget for this turn
 ---@field used number steps, dollars, tokens or minutes used in this turn
 ---@field text string one line saying so
