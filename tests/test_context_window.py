@@ -128,3 +128,28 @@ def test_lua_parts_count_the_conversation_and_its_images(home: Home) -> None:
     kinds = {str(r["kind"]): r for r in rows["after"]}
     assert kinds["conversation"]["count"] == 2
     assert kinds["images"]["count"] == 1
+
+
+def test_lua_parts_tell_what_compaction_folded(home: Home) -> None:
+    """After a compaction: a `compaction summary` row saying how many messages it folded,
+    and the conversation row for the rest, as the next request sends them."""
+    from tests.test_compaction import long_session, small
+
+    small(
+        home,
+        """
+        uji.on("turn_finished", function()
+          for _, p in ipairs(uji.context.parts()) do uji.notify("part " .. uji.json.encode(p)) end
+        end)
+        """,
+    )
+    sid = long_session(home)
+    assert home.fake is not None
+    home.fake.script(text("continuing"))
+    run = home.run("next step", "--session", sid)
+    assert run.rc == 0, run.stderr
+    parts = {p["kind"]: p for p in (json.loads(n[5:]) for n in run.notices if n.startswith("part "))}
+    sent = home.fake.turn_requests[-1].body["messages"]
+    kept = len(sent) - 3  # the system prompt, the summary and "next step" aside
+    assert parts["summary"]["name"] == "compaction summary" and parts["summary"]["count"] == 48 - kept
+    assert parts["conversation"]["count"] >= 2

@@ -314,7 +314,12 @@ class Agent:
             other = tokens(self._last_system) - known
             if other > len(prompt):  # more than the blank lines between the parts
                 prompt.append(Part("other prompt text", "other", other))
-        return window(prompt, self.history, self.calibration)
+        return window(
+            prompt,
+            self.history,
+            self.calibration,
+            lambda through: self.store.count(self.session_id, before=through + 1),
+        )
 
     def _anchor(self, answer: Answer) -> None:
         u = answer.usage

@@ -14,7 +14,7 @@ count plus the calibrated estimate of what was added since, and the parts add up
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from uji.agent.context import image_tokens, tokens
@@ -65,17 +65,22 @@ def request_tokens(system: str, tools: list[Any], messages: list[Message]) -> in
     return tokens(system) + tokens(json.dumps(tools)) + sum(message_tokens(m) for m in messages)
 
 
-def conversation_parts(history: list[dict[str, Any]]) -> list[Part]:
-    """The compaction summary (what it folded), the conversation's messages and their
-    images, as the next request sends them."""
+def conversation_parts(
+    history: list[dict[str, Any]], folded: Callable[[int], int] | None = None
+) -> list[Part]:
+    """The compaction summary (with `folded(through)`, how many messages it folded), the
+    conversation's messages and their images, as the next request sends them."""
     from uji.agent.messages import for_model, live
 
     compaction, _ = live(history)
     sent = for_model(history)
     parts: list[Part] = []
     if compaction is not None and sent:
-        folded = sum(1 for m in history if m.get("seq", 0) <= compaction.get("through", 0))
-        parts.append(Part("compaction summary", "summary", message_tokens(sent[0]), count=folded))
+        through = compaction.get("through", 0)
+        count = (
+            folded(through) if folded is not None else sum(1 for m in history if m.get("seq", 0) <= through)
+        )
+        parts.append(Part("compaction summary", "summary", message_tokens(sent[0]), count=count))
         sent = sent[1:]
     parts.append(
         Part(
@@ -95,11 +100,15 @@ def conversation_parts(history: list[dict[str, Any]]) -> list[Part]:
 
 
 def window(
-    prompt: list[Part], history: list[dict[str, Any]] | None, calibration: Calibration | None
+    prompt: list[Part],
+    history: list[dict[str, Any]] | None,
+    calibration: Calibration | None,
+    folded: Callable[[int], int] | None = None,
 ) -> Window:
     """The parts of the next request, calibrated, and their total; with no session open
-    (`history` None), the prompt's parts alone."""
-    parts = [*prompt, *(conversation_parts(history) if history is not None else [])]
+    (`history` None), the prompt's parts alone. `folded(through)`: how many messages the
+    session holds up to seq `through` (the history kept in memory starts after a fold)."""
+    parts = [*prompt, *(conversation_parts(history, folded) if history is not None else [])]
     ratio = calibration.ratio if calibration is not None else None
     scaled = tuple(
         Part(p.name, p.kind, round(p.tokens * (ratio or 1.0)), p.path, p.at, p.count) for p in parts
