@@ -1,12 +1,17 @@
 """An MCP server for the tests, written with the `mcp` SDK's server side.
 
-    python tests/mcp_server.py LOG [--http PORT | --sse PORT] [--delay SECONDS] [--banner] [--fail]
+    python tests/mcp_server.py LOG [--http PORT | --sse PORT] [--auth URL] [--delay SECONDS] [--banner] [--fail]
 
 Serves stdio (or streamable HTTP, or the legacy HTTP+SSE, on 127.0.0.1:PORT). `--banner`
 prints a line that is not JSON on stdout first; `--fail` writes two lines on stderr and
 exits with status 2. Every tool call appends one JSON line {"tool", "args"} to LOG before it does anything, so a test sees what reached it.
 `--delay` sleeps before serving (a slow server); `--odd-names` adds tools whose names
 providers refuse or that collide once made safe. Each start appends its pid to LOG.starts.
+`--confirm` adds `confirm`, which asks a question whose fields have defaults.
+`--auth URL` (with --http): every request needs a bearer token the authorization server at
+URL (tests/fakes/oauth_server.py) says is active with scope `mcp` (the SDK's resource-server
+side answers 401 and serves the protected resource metadata); the tool `secret` also needs
+scope `admin` (403 insufficient_scope, a step-up); `bearer` returns the token it came with.
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ def main() -> None:
     ap.add_argument(
         "--odd-names", action="store_true", help="add `fs.read` and `fs_read` (alike once made safe)"
     )
+    ap.add_argument("--auth", help="the authorization server's URL: tokens are required")
+    ap.add_argument("--confirm", action="store_true", help="add `confirm`, a question with defaults")
     ap.add_argument("--banner", action="store_true")
     ap.add_argument("--fail", action="store_true")
     opts = ap.parse_args()
@@ -61,7 +68,22 @@ def main() -> None:
         with open(opts.log, "a") as f:
             f.write(json.dumps({"tool": tool, "args": args, "pid": os.getpid()}) + "\n")
 
-    server = MCPServer("testserver")
+    if opts.auth:
+        from mcp.server.auth.settings import AuthSettings
+
+        resource = f"http://127.0.0.1:{opts.http}/mcp"
+        server = MCPServer(
+            "testserver",
+            token_verifier=Introspection(opts.auth),
+            auth=AuthSettings(
+                issuer_url=opts.auth,
+                resource_server_url=resource,
+                required_scopes=["mcp"],
+                validate_token_resource=False,
+            ),
+        )
+    else:
+        server = MCPServer("testserver")
 
     @server.tool(description="Says the text back.")
     def echo(text: str) -> str:
@@ -185,6 +207,36 @@ def main() -> None:
         await ctx.session.send_tool_list_changed()
         return "grown"
 
+    if opts.confirm:
+
+        @server.tool(description="Asks a question whose fields have defaults.")
+        async def confirm(ctx: Context) -> str:
+            from pydantic import BaseModel
+
+            class Choice(BaseModel):
+                mode: str = "safe"
+                count: int = 3
+
+            record("confirm", {})
+            answer = await ctx.elicit("Go ahead?", Choice)
+            data = answer.data.model_dump() if answer.action == "accept" else None
+            return f"{answer.action}: {json.dumps(data)}"
+
+    if opts.auth:
+
+        @server.tool(description="Needs the scope `admin` (a step-up).")
+        def secret() -> str:
+            record("secret", {})
+            return "the secret"
+
+        @server.tool(description="The bearer token the call came with.")
+        def bearer() -> str:
+            from mcp.server.auth.middleware.auth_context import get_access_token
+
+            record("bearer", {})
+            token = get_access_token()
+            return f"token: {token.token if token is not None else 'none'}"
+
     if opts.odd_names:
         for odd in ("fs.read", "fs_read"):
 
@@ -194,12 +246,86 @@ def main() -> None:
 
             server.add_tool(read, name=odd, description=f"The tool named {odd}.")
 
-    if opts.http:
+    if opts.http and opts.auth:
+        import uvicorn
+
+        app = step_up(server.streamable_http_app(), opts.auth, f"http://127.0.0.1:{opts.http}")
+        uvicorn.run(app, host="127.0.0.1", port=opts.http, log_level="warning")
+    elif opts.http:
         server.run("streamable-http", host="127.0.0.1", port=opts.http)
     elif opts.sse:
         server.run("sse", host="127.0.0.1", port=opts.sse)
     else:
         server.run()
+
+
+class Introspection:
+    """The SDK's TokenVerifier: asks the authorization server (RFC 7662) about each token."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    async def verify_token(self, token: str) -> Any:
+        import httpx2
+        from mcp.server.auth.provider import AccessToken
+
+        async with httpx2.AsyncClient() as http:
+            info = (await http.post(f"{self.url}/introspect", data={"token": token})).json()
+        if not info.get("active"):
+            return None
+        return AccessToken(token=token, client_id=info["client_id"], scopes=info["scope"].split())
+
+
+def step_up(app: Any, auth: str, base: str) -> Any:
+    """ASGI middleware: a `tools/call` of `secret` with a token lacking `admin` gets 403
+    insufficient_scope, asking for `mcp admin`."""
+
+    async def middleware(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        try:
+            call = json.loads(body)
+        except ValueError:
+            call = {}
+        params = call.get("params") if isinstance(call, dict) else None
+        if isinstance(params, dict) and call.get("method") == "tools/call" and params.get("name") == "secret":
+            headers = dict(scope["headers"])
+            token = headers.get(b"authorization", b"").decode().removeprefix("Bearer ")
+            found = await Introspection(auth).verify_token(token) if token else None
+            if found is not None and "admin" not in found.scopes:
+                challenge = (
+                    'Bearer error="insufficient_scope", scope="mcp admin", '
+                    f'resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"'
+                )
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 403,
+                        "headers": [(b"www-authenticate", challenge.encode()), (b"content-length", b"0")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b""})
+                return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await app(scope, replay, send)
+
+    return middleware
 
 
 if __name__ == "__main__":

@@ -252,7 +252,7 @@ class _Unauthorized(BaseHTTPRequestHandler):
         pass
 
 
-def test_a_server_that_wants_oauth_fails_with_a_clear_message(home: Home) -> None:
+def test_a_server_that_wants_oauth_fails_naming_the_login_command(home: Home) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Unauthorized)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -261,7 +261,10 @@ def test_a_server_that_wants_oauth_fails_with_a_clear_message(home: Home) -> Non
         run = home.run("go", "--on-ask", "allow", check=True)
     finally:
         server.shutdown()
-    assert any(n.startswith("MCP server locked failed:") and "OAuth" in n for n in run.notices), run.notices
+    assert any(
+        n.startswith("MCP server locked failed: needs authorization: run `uji mcp login locked`")
+        for n in run.notices
+    ), run.notices
 
 
 def sdk_imported(home: Home, *argv: str) -> tuple[bool, str]:
@@ -458,3 +461,25 @@ def test_progress_logging_roots_and_a_declined_question(home: Home) -> None:
     )
     log = (home.data / "diagnostics.log").read_text()
     assert "\tmcp\tt: info: a log line" in log
+
+
+def test_with_on_ask_allow_a_question_with_defaults_is_accepted_with_them(home: Home) -> None:
+    log = home.root / "calls.jsonl"
+    command = [sys.executable, str(SERVER), str(log), "--confirm"]
+    # The call itself is allowed by the policy either way; only --on-ask allow answers for the user.
+    home.init(
+        f"uji.mcp.add('t', {{ command = {lua_list(command)}, {WAIT} }})\n"
+        "uji.tool.policy({ t__confirm = { default = 'allow' } })"
+    )
+    home.fake.script(tool_call("t__confirm", {}), text("ok"))
+    home.run("go", "--on-ask", "allow", check=True)
+    home.fake.script(tool_call("t__confirm", {}), text("ok"))
+    home.run("go", check=True)
+    accepted, declined = tool_contents(home, 1), tool_contents(home, 3)
+    assert accepted == [
+        'accept: {"mode": "safe", "count": 3}\n[the server asked the user: \'Go ahead?\'; uji accepted '
+        'its defaults (--on-ask allow): {"mode": "safe", "count": 3}]'
+    ]
+    assert declined == [
+        "decline: null\n[the server asked the user: 'Go ahead?'; uji declined it, as nobody can answer here]"
+    ]

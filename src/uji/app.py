@@ -102,6 +102,7 @@ class App:
         self.mcp.diagnose = lambda text: self.diagnostics.add("mcp", text)
         self.mcp.roots = lambda: [self.cwd, *self.gate.roots]
         self.mcp.form = ui.form
+        self.mcp.on_ask = lambda: self.gate.on_ask
         self._trust: ProjectTrust | None = None
 
     @property

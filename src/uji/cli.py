@@ -29,6 +29,8 @@ commands:
   acp                 serve the Agent Client Protocol on stdio (for editors: Zed, JetBrains, ...)
   delete ID           delete a session and its child sessions
   lua-types           print the directory of the LuaLS definitions of `uji.*` (docs/lua-api.md)
+  mcp login NAME      sign in to MCP server NAME (OAuth, in the browser) and keep its token
+  mcp logout NAME     forget the token kept for MCP server NAME
 
 options (anywhere on the line, also as --opt=VALUE):
   -h, --help          show this help
@@ -231,6 +233,17 @@ def _parser() -> Any:
     export.add_argument("--format", choices=("md", "json", "html", "atif"), default="md")
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     command("acp", "serve the Agent Client Protocol on stdin/stdout, for editors")
+    mcp = command("mcp", "an HTTP MCP server's authorization (OAuth)")
+    mcp_actions = mcp.add_subparsers(
+        dest="mcp_command", required=True, metavar="login|logout", parser_class=Parser
+    )
+    for action, text in (
+        ("login", "sign in to the server (in the browser) and keep its token in <data>/mcp-auth.json"),
+        ("logout", "forget the token kept for the server"),
+    ):
+        mcp_actions.add_parser(action, help=text, description=text, parents=[shared]).add_argument(
+            "name", help="the server's name (uji.mcp.add)"
+        )
     command("lua-types", "print the directory of the LuaLS definitions of uji.* (for .luarc.json)")
     sandbox = command(
         "sandbox",
@@ -346,7 +359,7 @@ def _quick_run(args: list[str]) -> SimpleNamespace | None:
     return SimpleNamespace(**values)
 
 
-COMMANDS = ("new", "run", "resume", "list", "delete", "export", "acp", "lua-types")
+COMMANDS = ("new", "run", "resume", "list", "delete", "export", "acp", "lua-types", "mcp")
 
 
 def _habits(args: list[str]) -> tuple[list[str], str | None]:
@@ -532,6 +545,14 @@ def main(argv: list[str] | None = None) -> int:
         from uji.acp.server import serve
 
         return asyncio.run(serve(paths))
+    if command == "mcp":
+        from uji.mcp_cli import login_command, logout_command
+
+        if opts.mcp_command == "logout":
+            return logout_command(paths, opts.name)
+        import asyncio
+
+        return asyncio.run(login_command(paths, opts.name))
     if command == "sandbox":
         import asyncio
 

@@ -552,6 +552,46 @@ SHAPES: list[Shape] = [
                 "number",
                 "seconds a turn waits for it while it connects (default: uji.mcp.configure's, 10)",
             ),
+            (
+                "oauth?",
+                "uji.McpOAuth|false",
+                "how uji gets a `url` server's token (default: discovered; `uji mcp login NAME`); "
+                "false: none",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.McpOAuth",
+        "A `url` server's OAuth (`uji mcp login NAME`; the token is kept in <data>/mcp-auth.json, 0600).",
+        fields(
+            (
+                "grant?",
+                '"authorization_code"|"client_credentials"|"identity_assertion"',
+                "a user's sign-in in the browser (default), the client's own credentials, or an "
+                "enterprise IdP's ID token (SEP-990)",
+            ),
+            ("client_id?", "string", "a pre-registered client (default: dynamic registration)"),
+            ("client_secret?", "string"),
+            (
+                "token_endpoint_auth_method?",
+                '"none"|"client_secret_basic"|"client_secret_post"',
+                "how a pre-registered client authenticates",
+            ),
+            ("scope?", "string", "asked for besides what the server's challenge names"),
+            (
+                "client_metadata_url?",
+                "string",
+                "an https URL serving uji's client metadata, used where the server supports it",
+            ),
+            ("callback_port?", "integer", "the loopback redirect's port (default: any free one)"),
+            ("private_key?", "string", "PEM: client_credentials with private_key_jwt"),
+            ("signing_algorithm?", "string", 'for private_key (default "RS256")'),
+            ("issuer?", "string", "the authorization server the credentials belong to"),
+            (
+                "idp?",
+                "{token_endpoint: string, client_id: string, id_token: string}",
+                "identity_assertion: the IdP's token endpoint, uji's client id there, the user's ID token",
+            ),
         ),
     ),
     Shape(
@@ -579,6 +619,7 @@ SHAPES: list[Shape] = [
             ),
             ("tools?", "integer", "how many tools, when ready or idle"),
             ("why?", "string", "why it failed"),
+            ("needs_login?", "boolean", "it failed for want of `uji mcp login NAME`"),
         ),
     ),
     Shape(

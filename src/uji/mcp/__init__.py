@@ -21,6 +21,7 @@ from uji.mcp.config import ServerConfig, ToolInfo
 from uji.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
+    from uji.mcp.auth import Authorizer
     from uji.tools.registry import Registry
     from uji.trust import ProjectTrust
     from uji.ui.form import Form, FormAnswer
@@ -60,9 +61,12 @@ class Server:
         self.needs_login = False  # it last failed asking for authorization (OAuth)
         self.disabled = False  # /mcp disabled it for the session: not started, no tools offered
         self.declined: list[str] = []  # questions (elicitation) declined during the current call
+        # While `uji.mcp.auth.login` connects it: the browser and the loopback redirect. At any
+        # other time an authorization the user must give fails the server (needs_login).
+        self.authorizer: Authorizer | None = None
 
     def start(self) -> None:
-        self.state, self.why, self.session = "connecting", "", None
+        self.state, self.why, self.session, self.needs_login = "connecting", "", None, False
         self.settled = asyncio.Event()
         self.stop = asyncio.Event()
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
@@ -124,6 +128,8 @@ class Server:
             row["tools"] = len(self.tools)
         if self.why:
             row["why"] = self.why
+        if self.needs_login:
+            row["needs_login"] = True
         return row
 
     def label(self) -> str:
@@ -208,11 +214,15 @@ class McpServers:
         # A server whose tools are known from last time starts on their first call ("free
         # until used"); eager (the terminal UI, where /mcp shows each server's state): at once.
         self.eager = False
+        # Nothing starts until a turn waits for the servers (`uji mcp login`, which starts
+        # only the one it logs in to).
+        self.dormant = False
         self.diagnose: Callable[[str], None] = lambda text: None  # to <data>/diagnostics.log
         self.roots: Callable[[], list[str]] = lambda: []  # the directories a server may see
         # Shows a server's question (elicitation) as a form: the UI port's, None without a
         # screen (the question is then declined and the call's result says so).
         self.form: Callable[[Form, FormCheck], Awaitable[FormAnswer] | None] = lambda form, check: None
+        self.on_ask: Callable[[], str | None] = lambda: None  # `uji run --on-ask` (None: a person answers)
         self.project_state = ""  # what became of the project's .mcp.json, for /mcp
         self._project_task: asyncio.Task[None] | None = None  # the approval question
         self.held: asyncio.Event | None = None  # set by release(): servers may start connecting
@@ -247,6 +257,9 @@ class McpServers:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
+            self._pending.append(server)
+            return
+        if self.dormant:
             self._pending.append(server)
             return
         server.start()

@@ -8,6 +8,7 @@ import contextvars
 import json
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -16,20 +17,24 @@ from typing import Any
 import mcp.client.stdio as sdk_stdio
 import mcp_types
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.auth import OAuthFlowError
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from uji import __version__
+from uji.mcp import oauth
+from uji.mcp.auth import LoginError, NeedsLogin
 from uji.mcp.config import Connection, ToolInfo
-from uji.mcp.errors import describe
+from uji.mcp.errors import describe, leaves
 from uji.tools.base import ToolResult
 from uji.tools.results import keep_images
 
 LIST_PAGES = 50  # at most this many pages of tools/list
 REFRESH_WAIT = 10.0  # how long a call's result waits for a tools/list it caused
 STDERR_LINES = 5  # the last lines of a server's stderr that a failure shows
+AUTH_WAIT = 3.0  # how long a call that lost its connection waits to learn why
 CLIENT_INFO = mcp_types.Implementation(name="uji", version=__version__)
 
 # The SDK logs a server's non-JSON stdout line (a banner) with a traceback, which would land
@@ -69,23 +74,31 @@ class Failed(Exception):
 async def serve(server: Connection) -> None:
     """Connect, list the tools, then hold the connection until the server is stopped or
     its process exits (which is noticed at once: the next call starts it again)."""
-    refused: list[int] = []  # 401/403 answers: the server wants authorization
+    refused: list[tuple[int, str]] = []  # 401/403 answers, and what WWW-Authenticate said
 
     async def on_response(response: Any) -> None:
         if response.status_code in (401, 403):
-            refused.append(response.status_code)
+            challenge = response.headers.get("www-authenticate", "")
+            said = re.search(r'error_description="([^"]*)"', challenge) or re.search(
+                r'error="([^"]*)"', challenge
+            )
+            refused.append((response.status_code, said.group(1) if said else ""))
 
+    auth = oauth.provider(server) if server.config.url is not None else None
     spawned: list[Any] = []
     token = _spawned.set(spawned)
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
-            await _serve(server, on_response, errlog, spawned)
+            await _serve(server, auth, on_response, errlog, spawned)
         except Exception as e:
-            if refused:
-                raise NeedsAuth(refused[-1]) from e
-            exited = bool(spawned) and spawned[0].returncode is not None
-            raise Failed(
-                explain("exited before it was ready" if exited else describe(e), spawned, errlog)
+            raise refusal(server, e, auth, refused) or Failed(
+                explain(
+                    "exited before it was ready"
+                    if spawned and spawned[0].returncode is not None
+                    else describe(e),
+                    spawned,
+                    errlog,
+                )
             ) from e
         finally:
             _spawned.reset(token)
@@ -93,6 +106,28 @@ async def serve(server: Connection) -> None:
             why = explain("exited while idle", spawned, errlog)
             server.service.notice(f"MCP server {server.name} {why}; it starts again on its next call")
             server.died(why)
+
+
+def refusal(
+    server: Connection, e: BaseException, auth: Any, refused: list[tuple[int, str]]
+) -> Exception | None:
+    """What a failure that is about authorization says: the login to run, the OAuth step
+    that failed, or the server's refusal; None for any other failure."""
+    found = leaves(e)
+    for leaf in found:
+        if isinstance(leaf, (NeedsLogin, LoginError)):
+            return leaf
+    for leaf in found:
+        if isinstance(leaf, OAuthFlowError):
+            return Failed(f"authorization failed: {leaf}")
+    if not refused:
+        return None
+    status, said = refused[-1]
+    if auth is None and server.config.oauth.enabled and status == 401:
+        return NeedsLogin(server.name)
+    if auth is None and status == 401:
+        return Failed("HTTP 401: the server asks for authorization, and its spec says `oauth = false`")
+    return Failed(f"HTTP {status}: the server refused uji's authorization{f' ({said})' if said else ''}")
 
 
 def explain(why: str, spawned: list[Any], errlog: Any) -> str:
@@ -115,24 +150,15 @@ def stderr_tail(errlog: Any) -> list[str]:
     return [line[:300] for line in lines[-STDERR_LINES:]]
 
 
-class NeedsAuth(Exception):
-    explained = True
-    needs_login = True  # /mcp shows the server as needing a login
-
-    def __init__(self, status: int) -> None:
-        super().__init__(
-            f"HTTP {status}: the server asks for authorization (OAuth), which uji does not do yet; "
-            "give a token in `headers` instead"
-        )
-
-
-async def _serve(server: Connection, on_response: Any, errlog: Any, spawned: list[Any]) -> None:
+async def _serve(server: Connection, auth: Any, on_response: Any, errlog: Any, spawned: list[Any]) -> None:
     cfg = server.config
     async with AsyncExitStack() as stack:
         if cfg.url is not None and cfg.transport == "sse":  # the legacy HTTP+SSE transport
-            read, write = await stack.enter_async_context(sse_client(cfg.url, headers=dict(cfg.headers)))
+            read, write = await stack.enter_async_context(
+                sse_client(cfg.url, headers=dict(cfg.headers), auth=auth)
+            )
         elif cfg.url is not None:
-            http = create_mcp_http_client(headers=dict(cfg.headers))
+            http = create_mcp_http_client(headers=dict(cfg.headers), auth=auth)
             http.event_hooks["response"].append(on_response)
             await stack.enter_async_context(http)
             read, write = await stack.enter_async_context(streamable_http_client(cfg.url, http_client=http))
@@ -227,8 +253,16 @@ async def elicit(server: Connection, params: mcp_types.ElicitRequestParams) -> m
         schema = dict(params.requested_schema)
         form = questions.form(server.name, message, schema)
     shown = server.service.form(form, lambda values: questions.check(schema, values))
-    if shown is None:
-        server.declined.append(message)
+    if shown is None:  # nobody at the screen
+        # Under `uji run --on-ask allow` (every question answered yes), a form whose fields all
+        # have defaults, or are optional, is accepted with the defaults (SEP-1034).
+        content = defaults(schema) if server.service.on_ask() == "allow" and schema else None
+        if content is not None:
+            server.declined.append(
+                f"{message!r}; uji accepted its defaults (--on-ask allow): {json.dumps(content)}"
+            )
+            return mcp_types.ElicitResult(action="accept", content=content)
+        server.declined.append(f"{message!r}; uji declined it, as nobody can answer here")
         return mcp_types.ElicitResult(action="decline")
     answer = await shown
     if answer.action != "accept":
@@ -239,6 +273,16 @@ async def elicit(server: Connection, params: mcp_types.ElicitRequestParams) -> m
         await asyncio.to_thread(webbrowser.open, form.url)
         return mcp_types.ElicitResult(action="accept")
     return mcp_types.ElicitResult(action="accept", content=dict(answer.values))
+
+
+def defaults(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """Each field's default; None when a required field has none."""
+    fields = schema.get("properties")
+    if not isinstance(fields, dict):
+        return None
+    content = {k: f["default"] for k, f in fields.items() if isinstance(f, dict) and "default" in f}
+    required = schema.get("required") or []
+    return content if all(name in content for name in required) else None
 
 
 async def list_tools(session: ClientSession) -> list[ToolInfo]:
@@ -282,6 +326,11 @@ async def call_tool(
             await asyncio.wait(set(server.refreshing), timeout=REFRESH_WAIT)
     except MCPError as e:
         if e.error.code == mcp_types.CONNECTION_CLOSED:
+            task = server.task
+            if task is not None and not task.done():  # why it closed: the connection's task says
+                await asyncio.wait({task}, timeout=AUTH_WAIT)
+            if server.needs_login:  # a step-up (403 insufficient_scope) the user must give
+                return ToolResult(f"error: MCP server {server.name} {server.why}")
             if server.config.url is not None:
                 server.died("the connection closed during a call")
                 return ToolResult(
@@ -294,8 +343,8 @@ async def call_tool(
             )
         return ToolResult(f"error: {e.error.message}")
     out = as_result(result)
-    for message in server.declined:
-        note = f"[the server asked the user: {message!r}; uji declined it, as nobody can answer here]"
+    for said in server.declined:
+        note = f"[the server asked the user: {said}]"
         out = ToolResult(f"{out.text}\n{note}" if out.text else note, out.images)
     return out
 

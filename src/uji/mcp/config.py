@@ -8,13 +8,38 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from uji.record import Struct, field
+from uji.record import Record, Struct, field
 
 if TYPE_CHECKING:
     from uji.ui.form import Form, FormAnswer
     from uji.ui.port import FormCheck
 
 Transport = Literal["http", "sse"]
+
+# authorization_code: the user signs in in the browser (`uji mcp login`); client_credentials:
+# the client's own id and secret (or private key), no user; identity_assertion: an enterprise
+# IdP's ID token exchanged for an ID-JAG (SEP-990), no browser either.
+Grant = Literal["authorization_code", "client_credentials", "identity_assertion"]
+GRANTS: tuple[Grant, ...] = ("authorization_code", "client_credentials", "identity_assertion")
+
+
+class OAuthConfig(Record):
+    """A server's `oauth` table (uji.mcp.add); the defaults discover everything."""
+
+    enabled: bool = True  # `oauth = false`: a 401 is the server's last word
+    grant: Grant = "authorization_code"
+    client_id: str | None = None  # pre-registered (else dynamic registration or client_metadata_url)
+    client_secret: str | None = None
+    token_endpoint_auth_method: str | None = None  # how a pre-registered client authenticates
+    scope: str | None = None  # asked for when the server's challenge names none
+    client_metadata_url: str | None = None  # an https URL serving uji's client metadata (CIMD)
+    callback_port: int | None = None  # the loopback redirect's port (default: any free one)
+    private_key: str | None = None  # PEM: client_credentials with private_key_jwt
+    signing_algorithm: str = "RS256"
+    issuer: str | None = None  # the authorization server the credentials belong to
+    idp_token_endpoint: str | None = None  # identity_assertion: the IdP's token endpoint,
+    idp_client_id: str | None = None  # uji's client id there,
+    id_token: str | None = None  # and the user's ID token it exchanges
 
 
 class ServerConfig(Struct):
@@ -26,6 +51,7 @@ class ServerConfig(Struct):
     headers: dict[str, str] = field(default_factory=dict)
     trust_read_only: bool = False  # tools the server marks readOnlyHint default to "allow"
     wait: float | None = None  # how long a turn waits for it while it connects (None: configure's)
+    oauth: OAuthConfig = field(default_factory=OAuthConfig)  # for a url (uji.mcp.auth)
 
 
 class ToolInfo(Struct):
@@ -44,6 +70,8 @@ class Service(Protocol):
     diagnose: Callable[[str], None]
     roots: Callable[[], list[str]]
     form: Callable[[Form, FormCheck], Awaitable[FormAnswer] | None]
+    on_ask: Callable[[], str | None]
+    data_dir: str | None
 
 
 class Connection(Protocol):
@@ -58,6 +86,10 @@ class Connection(Protocol):
     refreshing: set[asyncio.Task[None]]
     log: list[str]
     declined: list[str]
+    why: str
+    needs_login: bool
+    task: asyncio.Task[None] | None
+    authorizer: Any  # uji.mcp.auth.Authorizer while `uji.mcp.auth.login` connects it
 
     @property
     def service(self) -> Service: ...

@@ -10,9 +10,11 @@ def leaves(e: BaseException) -> list[BaseException]:
 
 
 def describe(e: BaseException) -> str:
-    leaf = leaves(e)[0]
-    if getattr(leaf, "explained", False):  # uji.mcp.client's own: already said in full
-        return str(leaf)
+    found = leaves(e)
+    explained = [leaf for leaf in found if getattr(leaf, "explained", False)]
+    if explained:  # uji.mcp's own (client, auth): already said in full
+        return str(explained[0])
+    leaf = found[0]
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename}"
     if isinstance(leaf, ImportError):

@@ -1,8 +1,9 @@
 """Keys stay secret (SPEC §2): what counts as a secret, cutting it out of tool results, and
 the environment commands run with.
 
-The known secrets are the value of every provider's `auth_env` variable that is set, and
-every key saved in `<data>/auth.toml`. A tool result has them replaced by
+The known secrets are the value of every provider's `auth_env` variable that is set, every
+key saved in `<data>/auth.toml`, and the MCP servers' OAuth tokens and client secrets kept
+beside it in `<data>/mcp-auth.json` (uji.mcp_tokens). A tool result has them replaced by
 `[redacted NAME]` once, in the tool-call path, before it reaches the model, the database,
 the events, the screen or an `after_tool` hook. `run_command` output is redacted as it
 streams, so the overflow file and the progress line never hold a key either.
@@ -154,6 +155,10 @@ def known_secrets(key_variables: Iterable[str], auth_file: str) -> Redactor:
         if value:
             found.setdefault(value, var)
     for value, label in _saved(auth_file).items():
+        found.setdefault(value, label)
+    from uji import mcp_tokens as tokens
+
+    for value, label in tokens.secrets(os.path.dirname(auth_file) or ".").items():
         found.setdefault(value, label)
     return Redactor({s: f"[redacted {label}]" for s, label in found.items() if len(s) >= MIN_SECRET})
 

@@ -13,6 +13,7 @@ from uji.tools.confine import expand_user
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
     from uji.mcp import McpServers
+    from uji.mcp.config import OAuthConfig
 
 
 def install(host: LuaHost, servers: McpServers, cwd: str) -> Api:
@@ -30,6 +31,7 @@ def install(host: LuaHost, servers: McpServers, cwd: str) -> Api:
             headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
             trust_read_only=bool(data.get("trust_read_only")),
             wait=float(data["wait"]) if data.get("wait") is not None else None,
+            oauth=oauth_config(data.get("oauth")),
         )
         servers.add(name, config)
 
@@ -51,3 +53,34 @@ def install(host: LuaHost, servers: McpServers, cwd: str) -> Api:
         "mcp_list": mcp_list,
         "mcp_configure": mcp_configure,
     }
+
+
+def oauth_config(spec: Any) -> OAuthConfig:
+    """A server's `oauth` (checked in mcp.lua): false turns OAuth off, a table configures it."""
+    from uji.mcp.config import GRANTS, OAuthConfig  # here: a run with no server has no use for it
+
+    if spec is False:
+        return OAuthConfig(enabled=False)
+    if not isinstance(spec, dict):
+        return OAuthConfig()
+
+    def text(value: Any) -> str | None:
+        return str(value) if value is not None else None
+
+    idp = spec.get("idp") or {}
+    grant = spec.get("grant") or "authorization_code"
+    return OAuthConfig(
+        grant=grant if grant in GRANTS else "authorization_code",
+        client_id=text(spec.get("client_id")),
+        client_secret=text(spec.get("client_secret")),
+        token_endpoint_auth_method=text(spec.get("token_endpoint_auth_method")),
+        scope=text(spec.get("scope")),
+        client_metadata_url=text(spec.get("client_metadata_url")),
+        callback_port=int(spec["callback_port"]) if spec.get("callback_port") is not None else None,
+        private_key=text(spec.get("private_key")),
+        signing_algorithm=str(spec.get("signing_algorithm") or "RS256"),
+        issuer=text(spec.get("issuer")),
+        idp_token_endpoint=text(idp.get("token_endpoint")),
+        idp_client_id=text(idp.get("client_id")),
+        id_token=text(idp.get("id_token")),
+    )

@@ -224,6 +224,21 @@
 ---@field transport? "http"|"sse" for a `url`: streamable HTTP (default) or "sse", the legacy HTTP+SSE
 ---@field trust_read_only? boolean tools the server marks read-only default to allow, not ask
 ---@field wait? number seconds a turn waits for it while it connects (default: uji.mcp.configure's, 10)
+---@field oauth? uji.McpOAuth|false how uji gets a `url` server's token (default: discovered; `uji mcp login NAME`); false: none
+
+---A `url` server's OAuth (`uji mcp login NAME`; the token is kept in <data>/mcp-auth.json, 0600).
+---@class uji.McpOAuth
+---@field grant? "authorization_code"|"client_credentials"|"identity_assertion" a user's sign-in in the browser (default), the client's own credentials, or an enterprise IdP's ID token (SEP-990)
+---@field client_id? string a pre-registered client (default: dynamic registration)
+---@field client_secret? string
+---@field token_endpoint_auth_method? "none"|"client_secret_basic"|"client_secret_post" how a pre-registered client authenticates
+---@field scope? string asked for besides what the server's challenge names
+---@field client_metadata_url? string an https URL serving uji's client metadata, used where the server supports it
+---@field callback_port? integer the loopback redirect's port (default: any free one)
+---@field private_key? string PEM: client_credentials with private_key_jwt
+---@field signing_algorithm? string for private_key (default "RS256")
+---@field issuer? string the authorization server the credentials belong to
+---@field idp? {token_endpoint: string, client_id: string, id_token: string} identity_assertion: the IdP's token endpoint, uji's client id there, the user's ID token
 
 ---What `uji.project.trust` takes; the decision is kept per project, kind and file content.
 ---@class uji.TrustSpec
@@ -237,6 +252,7 @@
 ---@field state "idle"|"connecting"|"ready"|"failed"|"stopped" idle: its tools are known from its last start; it starts on their first call
 ---@field tools? integer how many tools, when ready or idle
 ---@field why? string why it failed
+---@field needs_login? boolean it failed for want of `uji mcp login NAME`
 
 ---A running background process; `job.send(x)` and `job:send(x)` both work.
 ---@class uji.Job

@@ -10,6 +10,46 @@ local function strings_map(t, what)
   end
 end
 
+local GRANTS = { authorization_code = true, client_credentials = true, identity_assertion = true }
+local AUTH_METHODS = { none = true, client_secret_basic = true, client_secret_post = true }
+local OAUTH_KEYS = {
+  grant = "string", client_id = "string", client_secret = "string", token_endpoint_auth_method = "string",
+  scope = "string", client_metadata_url = "string", callback_port = "number", private_key = "string",
+  signing_algorithm = "string", issuer = "string", idp = "table",
+}
+
+-- `oauth`: false (a 401 is final), or how uji gets its token (uji.mcp.auth); nil: discovered.
+local function check_oauth(o, url)
+  if o == nil or o == false then return end
+  check(type(o) == "table", "uji.mcp.add: `oauth` must be a table, or false")
+  check(url ~= nil, "uji.mcp.add: `oauth` is for a `url` server")
+  for k, v in pairs(o) do
+    local kind = OAUTH_KEYS[k]
+    check(kind ~= nil, "uji.mcp.add: unknown `oauth` field `" .. tostring(k) .. "`")
+    check(type(v) == kind, "uji.mcp.add: `oauth." .. k .. "` must be a " .. kind)
+  end
+  local grant = o.grant or "authorization_code"
+  check(GRANTS[grant], 'uji.mcp.add: `oauth.grant` must be "authorization_code", "client_credentials" or "identity_assertion"')
+  check(o.token_endpoint_auth_method == nil or AUTH_METHODS[o.token_endpoint_auth_method],
+    'uji.mcp.add: `oauth.token_endpoint_auth_method` must be "none", "client_secret_basic" or "client_secret_post"')
+  local port = o.callback_port
+  check(port == nil or (port == math.floor(port) and port > 0 and port < 65536),
+    "uji.mcp.add: `oauth.callback_port` must be a port number")
+  check(o.client_metadata_url == nil or o.client_metadata_url:match("^https://[^/]+/.") ~= nil,
+    "uji.mcp.add: `oauth.client_metadata_url` must be an https:// URL with a path")
+  if grant == "client_credentials" then
+    check(o.client_id ~= nil and (o.client_secret ~= nil or o.private_key ~= nil),
+      "uji.mcp.add: `oauth.grant = \"client_credentials\"` needs `client_id` and `client_secret` or `private_key`")
+  elseif grant == "identity_assertion" then
+    local idp = o.idp or {}
+    check(o.client_id ~= nil and o.client_secret ~= nil and o.issuer ~= nil,
+      "uji.mcp.add: `oauth.grant = \"identity_assertion\"` needs `client_id`, `client_secret` and `issuer`")
+    for _, k in ipairs({ "token_endpoint", "client_id", "id_token" }) do
+      check(type(idp[k]) == "string", "uji.mcp.add: `oauth.idp." .. k .. "` must be a string (identity_assertion)")
+    end
+  end
+end
+
 uji.mcp = {
   add = function(name, spec)
     check(type(name) == "string" and name:match("^[%w_-]+$") ~= nil,
@@ -37,6 +77,7 @@ uji.mcp = {
     local w = spec.wait
     check(w == nil or (type(w) == "number" and w >= 0 and w < math.huge),
       "uji.mcp.add: `wait` must be a number of seconds, 0 or more")
+    check_oauth(spec.oauth, spec.url)
     call(host.mcp_add, name, clean(spec))
   end,
   remove = function(name)
