@@ -101,3 +101,22 @@ async def test_allow_for_the_session_allows_an_mcp_tool_whatever_its_arguments(
         {"text": "two"},
     ]
     assert [r.subject for r in uji.gate.policy.remembered.rules] == ["*"]
+
+
+async def test_a_turn_that_goes_on_without_a_servers_tools_says_which_and_why_on_the_screen(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    command = [sys.executable, str(SERVER), str(tmp_path / "calls.jsonl"), "--delay", "600"]
+    lua = f"""
+    uji.mcp.add("slow", {{ command = {lua_list(command)} }})
+    uji.mcp.configure({{ wait = 0 }})
+    """
+    fake.script(text("ok"))
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await until(pilot, lambda: len(fake.turn_requests) == 1, timeout=120, what="the request")
+        await idle(pilot)
+        await shows(pilot, "MCP server slow is still connecting after 0s: this turn goes on without")
+    assert not [n for n in fake.turn_requests[0].body.get("tools", []) if "slow__" in json.dumps(n)]

@@ -103,6 +103,8 @@ class App:
         self.mcp.roots = lambda: [self.cwd, *self.gate.roots]
         self.mcp.form = ui.form
         self.mcp.on_ask = lambda: self.gate.on_ask
+        self.mcp.commands = self.commands  # a server's prompts: /mcp__server__prompt
+        self.mcp.submit = self._submit
         self._trust: ProjectTrust | None = None
 
     @property
@@ -231,12 +233,18 @@ class App:
             limits=self.limits,
             ask_continue=self._ask_continue,
             checkpoints=self.checkpoints,
+            resources=self.mcp.mentioned,
         )
 
     async def _ask_continue(self, title: str, go_on: str) -> bool:
         """At a budget: the frontend's question; no screen (None) stops the turn."""
         answer = self.ui.select(title, [go_on, "Stop the turn"], 0)
         return answer is not None and await answer == 0
+
+    def _submit(self, text: str) -> None:
+        """A message sent as if typed (an MCP prompt's command): the frontend's."""
+        if self.frontend.on_submit is not None:
+            self.frontend.on_submit(text)
 
     def set_notice_sink(self, sink: Notice) -> None:
         self.notice.set_sink(sink)

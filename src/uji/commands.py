@@ -30,6 +30,10 @@ SCREEN_COMMANDS = (
 )
 
 
+class CommandError(Exception):
+    """A command that could not run as asked (a Python one's): the message says why."""
+
+
 class Command(Struct):
     name: str
     handler: Any  # a Lua function (args_text) or an async Python function (args_text)

@@ -506,8 +506,13 @@ async def _run_prompt(
 
     submitted: list[str] = []
     app.frontend.on_submit = lambda text: agent.enqueue(text) if agent.running else submitted.append(text)
+    from uji.commands import CommandError
+
     parsed = parse(prompt)
     command = app.commands.get(parsed[0]) if parsed else None
+    if command is None and parsed and parsed[0].startswith("mcp__"):
+        await app.mcp.wait_ready()  # an MCP prompt's command, its server still connecting
+        command = app.commands.get(parsed[0])
     if command is None:
         submitted.append(prompt)
     else:
@@ -516,7 +521,7 @@ async def _run_prompt(
                 await app.lua.call(command.handler, parsed[1] if parsed else "")
             else:
                 await command.handler(parsed[1] if parsed else "")
-        except LuaError as e:
+        except (LuaError, CommandError) as e:
             return TurnResult(error=f"/{command.name}: {e}")
         if not submitted:
             return TurnResult(text="")

@@ -45,6 +45,7 @@ from uji.wires.base import STALL_SECONDS, Answer, Failure, ToolCall, Usage, Wire
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from uji.agent.mentioned import Mentioned
     from uji.agent.services import TurnServices
 
 # What a provider answers when a model cannot take images (reference internals §4).
@@ -64,6 +65,7 @@ class TurnResult(Struct):
     usage: Usage = field(default_factory=Usage)
     cost: float | None = None  # dollars, when the model's prices are known
     budget: str | None = None  # the budget that stopped the turn (max_steps, ...)
+    unsent: bool = False  # refused before anything was sent or saved (a resource it names)
 
 
 class TurnOptions(Struct):
@@ -188,17 +190,35 @@ class Agent:
         message: dict[str, Any] = {"type": "user", "text": item["text"]}
         if item.get("images"):
             message["images"] = item["images"]
+        from uji.agent.mentioned import MentionFailed
+
+        try:
+            mentioned = await self._resources(item["text"])
+        except MentionFailed as e:
+            self.notice(f"{e}; the queued message was not sent")
+            return False
         self._emit(MessageSubmitted(item["text"]))
         self.save(message)
-        await self._attach(item["text"])
+        await self._attach(item["text"], mentioned)
         return True
 
-    async def _attach(self, text: str) -> None:
-        """The files the message mentions (`@path`), each saved as a `file` row after it."""
+    async def _resources(self, text: str) -> list[Mentioned]:
+        """The MCP resources the message mentions (`@server:uri`), read before it is sent."""
+        if "@" not in text or self.services.resources is None:
+            return []
+        return await self.services.resources(text)
+
+    async def _attach(self, text: str, mentioned: list[Mentioned]) -> None:
+        """The files the message mentions (`@path`), each saved as a `file` row after it,
+        then the resources it mentions."""
         if "@" in text:
             from uji.agent import mentions
 
             await mentions.attach(text, self.services.cwd, self.calls, self.save)
+        if mentioned:
+            redact = self.services.gate.redactor()
+            for resource in mentioned:
+                self.save(resource.row(redact))
 
     # The turn -----------------------------------------------------------------
 
@@ -213,13 +233,20 @@ class Agent:
         self._unpriced_notice = False
         self._emit(StatusChanged("working"))
         try:
+            from uji.agent.mentioned import MentionFailed
+
+            try:
+                mentioned = await self._resources(text)
+            except MentionFailed as e:
+                self.notice(f"{e}; the message was not sent")
+                return TurnResult(error=str(e), unsent=True)
             if self._over_budget():
                 await self.compact(notice=None)
             self._emit(MessageSubmitted(text))
             seq = self.save(user)["seq"]
             if self.services.checkpoints is not None:  # the files as they are before the turn
                 self.services.checkpoints.begin(self.session_id, seq)
-            await self._attach(text)
+            await self._attach(text, mentioned)
             self._maybe_title(text)
             if self.services.tools_ready is not None:
                 await self.services.tools_ready()  # MCP servers still connecting: seconds at most

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -34,6 +34,17 @@ _TRAILING = ".,;:!?)]}>'`"
 def token(path: str) -> str:
     """How a path is written as a mention: `@src/a.py`, or `@"my notes.txt"` with a space."""
     return f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
+
+
+def words(text: str) -> Iterator[str]:
+    """What follows each `@` token of `text` (without its quotes)."""
+    for match in _TOKEN.finditer(text):
+        yield match.group(1) if match.group(1) is not None else match.group(2)
+
+
+def trim(word: str) -> str:
+    """`word` without the punctuation a sentence puts after it."""
+    return word.rstrip(_TRAILING)
 
 
 def find(text: str, cwd: str) -> list[str]:
@@ -84,6 +95,8 @@ def block(row: dict[str, Any]) -> str | None:
     content = row.get("content")
     if not isinstance(content, str):
         return None
+    if isinstance(row.get("server"), str):  # an MCP resource (`@server:uri`)
+        return f'<resource server="{row["server"]}" uri="{row.get("uri", "")}">\n{content}\n</resource>'
     return f'<file path="{row.get("path", "")}">\n{content}\n</file>'
 
 

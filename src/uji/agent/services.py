@@ -11,6 +11,7 @@ from uji.record import Record, field
 if TYPE_CHECKING:
     from uji.agent.checkpointing import TurnCheckpoints
     from uji.agent.contexts import PromptContext
+    from uji.agent.mentioned import Mentioned
     from uji.events import Events
     from uji.providers.selection import ModelSelection
     from uji.store.sessions import Store
@@ -34,6 +35,8 @@ class TurnServices(Record):
     # At a budget: asks the user (title, the label of going on) whether the turn goes on;
     # None, or an answer of False, stops it.
     ask_continue: Callable[[str, str], Awaitable[bool]] | None = None
+    # The MCP resources a message mentions (`@server:uri`), read; raises MentionFailed.
+    resources: Callable[[str], Awaitable[list[Mentioned]]] | None = None
     # Checkpoints of the files before each turn, for /rewind (None: none taken).
     checkpoints: TurnCheckpoints | None = None
 

@@ -17,10 +17,12 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from uji.mcp.config import ServerConfig, ToolInfo
+from uji.mcp.config import Known, PromptInfo, ResourceInfo, ServerConfig, ToolInfo
 from uji.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
+    from uji.agent.mentioned import Mentioned
+    from uji.commands import Commands
     from uji.mcp.auth import Authorizer
     from uji.tools.registry import Registry
     from uji.trust import ProjectTrust
@@ -50,6 +52,8 @@ class Server:
         self.state = "stopped"
         self.why = ""
         self.tools: list[ToolInfo] = []
+        self.prompts: list[PromptInfo] = []
+        self.resources: list[ResourceInfo] = []
         self.session: Any = None  # the SDK's ClientSession while ready
         self.process: Any = None  # a stdio server's process (anyio's), once started
         self.task: asyncio.Task[None] | None = None
@@ -103,13 +107,16 @@ class Server:
         if was == "connecting":
             self.service.notice(f"MCP server {self.name} failed: {why}; its tools are not offered (see /mcp)")
 
-    def ready(self, session: Any, tools: list[ToolInfo]) -> None:
+    def ready(self, session: Any, known: Known) -> None:
         self.session, self.state, self.needs_login = session, "ready", False
-        self.set_tools(tools)
+        self.set_known(known)
         self.settled.set()
 
     def set_tools(self, tools: list[ToolInfo]) -> None:
-        self.tools = tools
+        self.set_known(Known(tools, self.prompts, self.resources))
+
+    def set_known(self, known: Known) -> None:
+        self.tools, self.prompts, self.resources = known.tools, known.prompts, known.resources
         self.service.register(self)
         self.service.remember(self)
 
@@ -197,6 +204,28 @@ class Server:
 
         return await call_tool(self, tool, args, progress)
 
+    async def read(self, uri: str) -> ToolResult:
+        """resources/read: the resource as the model is sent it; McpRefused says why not."""
+        from uji.mcp.errors import McpRefused
+
+        problem = await self.connected()
+        if problem is not None:
+            raise McpRefused(problem)
+        from uji.mcp.client import read_resource
+
+        return await read_resource(self, uri)
+
+    async def prompt(self, name: str, arguments: dict[str, str]) -> ToolResult:
+        """prompts/get: the prompt's messages as one user message; McpRefused says why not."""
+        from uji.mcp.errors import McpRefused
+
+        problem = await self.connected()
+        if problem is not None:
+            raise McpRefused(problem)
+        from uji.mcp.client import get_prompt
+
+        return await get_prompt(self, name, arguments)
+
 
 class McpServers:
     """The configured servers, by name."""
@@ -223,6 +252,10 @@ class McpServers:
         # screen (the question is then declined and the call's result says so).
         self.form: Callable[[Form, FormCheck], Awaitable[FormAnswer] | None] = lambda form, check: None
         self.on_ask: Callable[[], str | None] = lambda: None  # `uji run --on-ask` (None: a person answers)
+        # Where the servers' prompts become commands (`/mcp__server__prompt`), and how such a
+        # command sends the prompt as the user's message (the frontend's submit).
+        self.commands: Commands | None = None
+        self.submit: Callable[[str], None] = lambda text: None
         self.project_state = ""  # what became of the project's .mcp.json, for /mcp
         self._project_task: asyncio.Task[None] | None = None  # the approval question
         self.held: asyncio.Event | None = None  # set by release(): servers may start connecting
@@ -250,7 +283,7 @@ class McpServers:
             known = cache.load(self.data_dir, name, config)
             if known is not None:
                 server.state = "idle"
-                server.tools = known
+                server.tools, server.prompts, server.resources = known.tools, known.prompts, known.resources
                 self.register(server)
                 if not self.eager:
                     return
@@ -280,9 +313,14 @@ class McpServers:
         server = self.servers[name]
         server.disabled = True
         await server.close()
-        known, server.tools = server.tools, []
+        known = Known(server.tools, server.prompts, server.resources)
+        server.tools, server.prompts, server.resources = [], [], []
         self.register(server)
-        server.tools = known  # still shown by /mcp
+        server.tools, server.prompts, server.resources = (
+            known.tools,
+            known.prompts,
+            known.resources,
+        )  # for /mcp
 
     def start_pending(self) -> None:
         pending, self._pending = self._pending, []
@@ -295,7 +333,12 @@ class McpServers:
         if self.data_dir is not None and server.state == "ready" and self.servers.get(server.name) is server:
             from uji.mcp import cache
 
-            cache.save(self.data_dir, server.name, server.config, server.tools)
+            cache.save(
+                self.data_dir,
+                server.name,
+                server.config,
+                Known(server.tools, server.prompts, server.resources),
+            )
 
     def remove(self, name: str) -> bool:
         server = self.servers.pop(name, None)
@@ -305,7 +348,7 @@ class McpServers:
         return True
 
     def _drop(self, server: Server) -> None:
-        server.tools = []
+        server.tools, server.prompts = [], []
         self.register(server)
         server.state = "stopped"
         server.stop.set()
@@ -313,7 +356,9 @@ class McpServers:
             server.task.cancel()
 
     def register(self, server: Server) -> None:
-        """Bring the registry's `server__*` tools in line with the server's list."""
+        """Bring the registry's `server__*` tools, and the commands of its prompts, in line
+        with the server's lists."""
+        self._register_prompts(server)
         prefix = tool_name(server.name, "")
 
         def taken(name: str) -> bool:  # by another of this server's tools, or another server's
@@ -334,6 +379,19 @@ class McpServers:
             if existing is not None and not isinstance(existing, McpTool) and name.startswith(prefix):
                 continue  # a user's own tool of that name wins
             self.registry.add(McpTool(server, info, name))
+
+    def _register_prompts(self, server: Server) -> None:
+        from uji.mcp.prompts import register
+
+        if self.commands is not None:
+            register(self.commands, server, lambda text: self.submit(text))
+
+    async def mentioned(self, text: str) -> list[Mentioned]:
+        """The resources `text` mentions (`@server:uri`, the server one of these), read in
+        order; MentionFailed names the first that could not be, and why."""
+        from uji.mcp.resources import mentioned
+
+        return await mentioned(self, text)
 
     def import_project(self, trust: ProjectTrust, cwd: str, environ: dict[str, str]) -> None:
         """The project's `.mcp.json`: its servers are added if the user approved this

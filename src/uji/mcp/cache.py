@@ -19,7 +19,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from uji.mcp.config import ServerConfig, ToolInfo
+    from uji.mcp.config import Known, ServerConfig
 
 FILE = "mcp-tools.json"
 MAX_BYTES = 16 * 1024 * 1024
@@ -55,30 +55,63 @@ def _read(data_dir: str) -> dict[str, Any]:
     return table if isinstance(table, dict) else {}
 
 
-def load(data_dir: str, name: str, config: ServerConfig) -> list[ToolInfo] | None:
-    """The tools `name` listed last time with this configuration, or None."""
-    from uji.mcp.config import ToolInfo
+def load(data_dir: str, name: str, config: ServerConfig) -> Known | None:
+    """The tools, prompts and resources `name` listed last time with this configuration,
+    or None."""
+    from uji.mcp.config import Known, PromptArgument, PromptInfo, ResourceInfo, ToolInfo
 
     entry = _read(data_dir).get(name)
     if not isinstance(entry, dict) or entry.get("fingerprint") != fingerprint(config):
         return None
     try:
-        return [
-            ToolInfo(str(t["name"]), str(t["description"]), dict(t["schema"]), bool(t["read_only"]))
-            for t in entry["tools"]
-        ]
+        return Known(
+            [
+                ToolInfo(str(t["name"]), str(t["description"]), dict(t["schema"]), bool(t["read_only"]))
+                for t in entry["tools"]
+            ],
+            [
+                PromptInfo(
+                    str(p["name"]),
+                    str(p["description"]),
+                    [
+                        PromptArgument(str(a["name"]), str(a["description"]), bool(a["required"]))
+                        for a in p["arguments"]
+                    ],
+                )
+                for p in entry.get("prompts", [])
+            ],
+            [
+                ResourceInfo(str(r["uri"]), str(r["name"]), str(r["description"]), str(r["mime_type"]))
+                for r in entry.get("resources", [])
+            ],
+        )
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def save(data_dir: str, name: str, config: ServerConfig, tools: list[ToolInfo]) -> None:
-    """Remember the list (written whole to a temporary file, then renamed over the old)."""
+def save(data_dir: str, name: str, config: ServerConfig, known: Known) -> None:
+    """Remember the lists (written whole to a temporary file, then renamed over the old)."""
     table = _read(data_dir)
     table[name] = {
         "fingerprint": fingerprint(config),
         "tools": [
             {"name": t.name, "description": t.description, "schema": t.schema, "read_only": t.read_only}
-            for t in tools
+            for t in known.tools
+        ],
+        "prompts": [
+            {
+                "name": p.name,
+                "description": p.description,
+                "arguments": [
+                    {"name": a.name, "description": a.description, "required": a.required}
+                    for a in p.arguments
+                ],
+            }
+            for p in known.prompts
+        ],
+        "resources": [
+            {"uri": r.uri, "name": r.name, "description": r.description, "mime_type": r.mime_type}
+            for r in known.resources
         ],
     }
     with contextlib.suppress(OSError):

@@ -4,13 +4,14 @@ server is configured (uji.mcp imports it in a thread)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 import logging
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -26,8 +27,8 @@ from mcp.shared.exceptions import MCPError
 from uji import __version__
 from uji.mcp import oauth
 from uji.mcp.auth import LoginError, NeedsLogin
-from uji.mcp.config import Connection, ToolInfo
-from uji.mcp.errors import describe, leaves
+from uji.mcp.config import Connection, Known, PromptArgument, PromptInfo, ResourceInfo, ToolInfo
+from uji.mcp.errors import McpRefused, describe, leaves
 from uji.tools.base import ToolResult
 from uji.tools.results import keep_images
 
@@ -172,14 +173,14 @@ async def _serve(server: Connection, auth: Any, on_response: Any, errlog: Any, s
 
         async def refresh() -> None:
             try:
-                server.set_tools(await list_tools(session))
+                server.set_known(await list_all(session, capabilities))
             except Exception as e:
                 server.service.notice(f"MCP server {server.name}: listing its tools failed: {e}")
 
         async def on_message(message: Any) -> None:
             if isinstance(message, Exception):
                 return
-            if getattr(message, "method", None) == "notifications/tools/list_changed":
+            if getattr(message, "method", None) in LIST_CHANGED:
                 task = asyncio.get_running_loop().create_task(refresh())
                 refreshing.add(task)
                 task.add_done_callback(refreshing.discard)
@@ -195,9 +196,9 @@ async def _serve(server: Connection, auth: Any, on_response: Any, errlog: Any, s
                 elicitation_callback=lambda context, params: elicit(server, params),
             )
         )
-        await session.initialize()
+        capabilities = (await session.initialize()).capabilities
         server.process = spawned[0] if spawned else None
-        server.ready(session, await list_tools(session))
+        server.ready(session, await list_all(session, capabilities))
         await until_stopped_or_exited(server, server.process)
         for task in refreshing:
             task.cancel()
@@ -285,26 +286,115 @@ def defaults(schema: dict[str, Any]) -> dict[str, Any] | None:
     return content if all(name in content for name in required) else None
 
 
-async def list_tools(session: ClientSession) -> list[ToolInfo]:
-    tools: list[ToolInfo] = []
+LIST_CHANGED = frozenset(f"notifications/{kind}/list_changed" for kind in ("tools", "prompts", "resources"))
+
+
+async def list_all(session: ClientSession, capabilities: mcp_types.ServerCapabilities) -> Known:
+    """Its tools, and its prompts and resources if it offers them (a failure to list
+    those two leaves them out: its tools still work)."""
+    tools = await list_tools(session)
+    prompts: list[PromptInfo] = []
+    resources: list[ResourceInfo] = []
+    if capabilities.prompts is not None:
+        with contextlib.suppress(Exception):
+            prompts = await list_prompts(session)
+    if capabilities.resources is not None:
+        with contextlib.suppress(Exception):
+            resources = await list_resources(session)
+    return Known(tools, prompts, resources)
+
+
+async def paged(list_page: Callable[..., Awaitable[Any]], items: str) -> list[Any]:
+    """Every item of a paginated list (tools/list and the like), LIST_PAGES pages at most."""
+    out: list[Any] = []
     cursor: str | None = None
     for _ in range(LIST_PAGES):
         params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        for tool in page.tools:
-            hints = tool.annotations
-            tools.append(
-                ToolInfo(
-                    name=tool.name,
-                    description=tool.description or tool.title or "",
-                    schema=dict(tool.input_schema),
-                    read_only=bool(hints is not None and hints.read_only_hint),
-                )
-            )
+        page = await list_page(params=params)
+        out.extend(getattr(page, items))
         cursor = page.next_cursor
         if not cursor:
             break
-    return tools
+    return out
+
+
+async def list_tools(session: ClientSession) -> list[ToolInfo]:
+    return [
+        ToolInfo(
+            name=tool.name,
+            description=tool.description or tool.title or "",
+            schema=dict(tool.input_schema),
+            read_only=bool(tool.annotations is not None and tool.annotations.read_only_hint),
+        )
+        for tool in await paged(session.list_tools, "tools")
+    ]
+
+
+async def list_prompts(session: ClientSession) -> list[PromptInfo]:
+    return [
+        PromptInfo(
+            prompt.name,
+            prompt.description or prompt.title or "",
+            [PromptArgument(a.name, a.description or "", bool(a.required)) for a in prompt.arguments or []],
+        )
+        for prompt in await paged(session.list_prompts, "prompts")
+    ]
+
+
+async def list_resources(session: ClientSession) -> list[ResourceInfo]:
+    return [
+        ResourceInfo(str(res.uri), res.name or "", res.description or res.title or "", res.mime_type or "")
+        for res in await paged(session.list_resources, "resources")
+    ]
+
+
+async def read_resource(server: Connection, uri: str) -> ToolResult:
+    """resources/read: text contents as text, image contents as images, other binary
+    contents named with their size; cut as a tool's text result is."""
+    session: ClientSession = server.session
+    try:
+        result = await session.read_resource(uri)
+    except MCPError as e:
+        raise McpRefused(e.error.message) from e
+    texts: list[str] = []
+    images: list[dict[str, Any]] = []
+    for part in result.contents:
+        if isinstance(part, mcp_types.TextResourceContents):
+            texts.append(part.text)
+        elif (part.mime_type or "").startswith("image/"):
+            images.append({"media_type": part.mime_type, "data": part.blob})
+        else:
+            texts.append(
+                f"[{part.uri}: {part.mime_type or 'binary'}, {len(part.blob) * 3 // 4} bytes, left out]"
+            )
+    text, kept = keep_images(bounded("\n".join(texts)), images)
+    return ToolResult(text, kept)
+
+
+async def get_prompt(server: Connection, name: str, arguments: dict[str, str]) -> ToolResult:
+    """prompts/get: the text of its messages, in order, as one message (an embedded text
+    resource as its text; images kept)."""
+    session: ClientSession = server.session
+    try:
+        result = await session.get_prompt(name, arguments)
+    except MCPError as e:
+        raise McpRefused(e.error.message) from e
+    texts: list[str] = []
+    images: list[dict[str, Any]] = []
+    for message in result.messages:
+        block = message.content
+        if isinstance(block, mcp_types.TextContent):
+            texts.append(block.text)
+        elif isinstance(block, mcp_types.ImageContent):
+            images.append({"media_type": block.mime_type, "data": block.data})
+        elif isinstance(block, mcp_types.EmbeddedResource) and isinstance(
+            block.resource, mcp_types.TextResourceContents
+        ):
+            texts.append(block.resource.text)
+        else:
+            texts.append(f"[{block.type} content left out]")
+    text, kept = keep_images("\n\n".join(texts), images)
+    return ToolResult(text, kept)
 
 
 async def call_tool(

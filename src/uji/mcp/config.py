@@ -63,6 +63,37 @@ class ToolInfo(Struct):
     read_only: bool
 
 
+class ResourceInfo(Struct):
+    """One resource as the server lists it: `@server:uri` mentions it."""
+
+    uri: str
+    name: str = ""
+    description: str = ""
+    mime_type: str = ""
+
+
+class PromptArgument(Struct):
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+class PromptInfo(Struct):
+    """One prompt as the server lists it: the command `/mcp__server__prompt`."""
+
+    name: str
+    description: str = ""
+    arguments: list[PromptArgument] = field(default_factory=list)
+
+
+class Known(Struct):
+    """What a server listed: its tools, prompts and resources."""
+
+    tools: list[ToolInfo] = field(default_factory=list)
+    prompts: list[PromptInfo] = field(default_factory=list)
+    resources: list[ResourceInfo] = field(default_factory=list)
+
+
 class Service(Protocol):
     """What a server's connection reports to (uji.mcp.McpServers)."""
 
@@ -94,8 +125,10 @@ class Connection(Protocol):
     @property
     def service(self) -> Service: ...
 
-    def ready(self, session: Any, tools: list[ToolInfo]) -> None: ...
+    def ready(self, session: Any, known: Known) -> None: ...
 
     def set_tools(self, tools: list[ToolInfo]) -> None: ...
+
+    def set_known(self, known: Known) -> None: ...
 
     def died(self, why: str) -> None: ...

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+class McpRefused(Exception):
+    """A server could not do what was asked (read a resource, get a prompt): why, in full."""
+
+
 def leaves(e: BaseException) -> list[BaseException]:
     if isinstance(e, BaseExceptionGroup):
         return [leaf for sub in e.exceptions for leaf in leaves(sub)]

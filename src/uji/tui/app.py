@@ -112,7 +112,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.activity = Activity(id="activity")
         self.modals = Vertical(id="modals")
         self.suggestions = Suggestions(id="suggestions")
-        self.mentions = MentionPopup(self._project_dir, id="mentions")  # `@` file completion
+        # `@` completion: the project's files and the MCP servers' resources
+        self.mentions = MentionPopup(self._project_dir, self._resources, id="mentions")
         self.composer = Composer(id="composer")
         self.status = StatusBar(id="status")
 
@@ -821,6 +822,18 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def _project_dir(self) -> str | None:
         app = self.conversation.app
         return app.cwd if app is not None else None
+
+    def _resources(self) -> dict[str, str]:
+        """`server:uri` → the resource's name, for each MCP server's resources."""
+        app = self.conversation.app
+        if app is None:
+            return {}
+        return {
+            f"{server.name}:{r.uri}": r.name or r.description
+            for server in app.mcp.servers.values()
+            if not server.disabled
+            for r in server.resources
+        }
 
     def _update_mentions(self) -> None:
         """The `@` popup follows the word the cursor is in (tui/mentions.py)."""

@@ -7,6 +7,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from uji.commands import CommandError
 from uji.lua.runtime import LuaError
 from uji.record import Struct
 from uji.tui.composer import Suggestion
@@ -519,7 +520,7 @@ async def run(tui: CommandView, name: str, args: str) -> None:
                 await app.lua.call(command.handler, args)
             else:
                 await command.handler(args)
-        except LuaError as e:
+        except (LuaError, CommandError) as e:
             tui.show_notice(f"/{name}: {e}")
         tui.state_changed()
         return

@@ -271,7 +271,9 @@ class Conversation:
 
     async def _run_turn(self, agent: Agent, text: str, images: list[dict[str, Any]] | None = None) -> None:
         try:
-            await agent.turn(text, images)
+            result = await agent.turn(text, images)
+            if result.unsent and self.app is not None and not self.app.ui.input_get():
+                self.app.ui.input_set(text)  # not sent (a resource it names): back in the draft
         except Exception as e:  # a bug must not take the screen down with it
             self.view.show_notice(f"the turn failed: {type(e).__name__}: {e}")
         finally:

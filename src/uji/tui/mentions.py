@@ -200,9 +200,17 @@ class MentionPopup(Static):
     MentionPopup { height: auto; max-height: 9; padding: 0 1; background: $surface; display: none; }
     """
 
-    def __init__(self, cwd: Callable[[], str | None], **kw: object) -> None:
+    def __init__(
+        self,
+        cwd: Callable[[], str | None],
+        resources: Callable[[], dict[str, str]] = dict,
+        **kw: object,
+    ) -> None:
         super().__init__("", **kw)  # type: ignore[arg-type]
         self.project = ProjectFiles(cwd)
+        # The MCP servers' resources, `server:uri` → its name: offered beside the files.
+        self.resources = resources
+        self._offered: tuple[list[str] | None, dict[str, str], list[str]] | None = None
         self.items: list[str] = []
         self.index = 0
         self.typed: Typed | None = None
@@ -226,7 +234,7 @@ class MentionPopup(Static):
         if not self.open:
             self.project.refresh(on_listed)
         self.typed = typed
-        files = self.project.files
+        files = self._with_resources(self.project.files)
         ranked = (typed.query, files)
         if typed.query != self._query or not self.display:
             self._query = typed.query
@@ -237,6 +245,19 @@ class MentionPopup(Static):
         self.index = min(self.index, max(0, len(self.items) - 1))
         self.display = True
         self._draw(listing=files is None)
+
+    def _with_resources(self, files: list[str] | None) -> list[str] | None:
+        """The resources, then the files: one list, made again only when either changes
+        (the ranking keeps its matches while the list stays the same)."""
+        resources = self.resources()
+        if not resources:
+            return files
+        kept = self._offered
+        if kept is not None and kept[0] is files and kept[1] == resources:
+            return kept[2]
+        offered = [*resources, *(files or [])]
+        self._offered = (files, resources, offered)
+        return offered
 
     def _rank(self, query: str, files: list[str]) -> list[str]:
         """`rank`, narrowing the last query's matches when the query grew (typing on)."""
@@ -264,7 +285,8 @@ class MentionPopup(Static):
         if not self.items:
             self.update(Text("listing files…" if listing else "no matching files", style=render.MUTED))
             return
-        self.update(popup_rows([(f"@{path}", "") for path in self.items], self.index, ROWS))
+        names = self._offered[1] if self._offered is not None else {}
+        self.update(popup_rows([(f"@{path}", names.get(path, "")) for path in self.items], self.index, ROWS))
 
 
 def pick(area: TextArea, popup: MentionPopup) -> bool:
