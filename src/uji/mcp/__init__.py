@@ -116,9 +116,15 @@ class Server:
         self.set_known(Known(tools, self.prompts, self.resources))
 
     def set_known(self, known: Known) -> None:
-        self.tools, self.prompts, self.resources = known.tools, known.prompts, known.resources
+        self.keep(known)
         self.service.register(self)
         self.service.remember(self)
+
+    def known(self) -> Known:
+        return Known(self.tools, self.prompts, self.resources)
+
+    def keep(self, known: Known) -> None:
+        self.tools, self.prompts, self.resources = known.tools, known.prompts, known.resources
 
     @property
     def wait(self) -> float:
@@ -283,7 +289,7 @@ class McpServers:
             known = cache.load(self.data_dir, name, config)
             if known is not None:
                 server.state = "idle"
-                server.tools, server.prompts, server.resources = known.tools, known.prompts, known.resources
+                server.keep(known)
                 self.register(server)
                 if not self.eager:
                     return
@@ -313,14 +319,10 @@ class McpServers:
         server = self.servers[name]
         server.disabled = True
         await server.close()
-        known = Known(server.tools, server.prompts, server.resources)
-        server.tools, server.prompts, server.resources = [], [], []
+        known = server.known()
+        server.keep(Known())
         self.register(server)
-        server.tools, server.prompts, server.resources = (
-            known.tools,
-            known.prompts,
-            known.resources,
-        )  # for /mcp
+        server.keep(known)  # still shown by /mcp
 
     def start_pending(self) -> None:
         pending, self._pending = self._pending, []
@@ -333,12 +335,7 @@ class McpServers:
         if self.data_dir is not None and server.state == "ready" and self.servers.get(server.name) is server:
             from uji.mcp import cache
 
-            cache.save(
-                self.data_dir,
-                server.name,
-                server.config,
-                Known(server.tools, server.prompts, server.resources),
-            )
+            cache.save(self.data_dir, server.name, server.config, server.known())
 
     def remove(self, name: str) -> bool:
         server = self.servers.pop(name, None)
@@ -348,7 +345,7 @@ class McpServers:
         return True
 
     def _drop(self, server: Server) -> None:
-        server.tools, server.prompts = [], []
+        server.keep(Known())
         self.register(server)
         server.state = "stopped"
         server.stop.set()
