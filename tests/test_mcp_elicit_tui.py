@@ -17,8 +17,9 @@ from tests.test_mcp import SERVER, calls, lua_list
 from tests.test_tui_support import SIZE, idle, make_app, ready, shows, type_text, until
 
 
-async def open_form(pilot: Pilot[Any]) -> Any:
-    """Until the form is up and past its guard time (Enter before it is the composer's)."""
+async def open_form(pilot: Pilot[Any], answered: Any = None) -> Any:
+    """Until a form (another than `answered`, which must have its answer) is up and past
+    its guard time (Enter before it is the composer's)."""
     from uji.tui.approval import GUARD_SECONDS
     from uji.tui.form import FormPanel
 
@@ -26,6 +27,8 @@ async def open_form(pilot: Pilot[Any]) -> Any:
         panel = pilot.app.top_modal()  # type: ignore[attr-defined]
         return panel if isinstance(panel, FormPanel) and panel.is_mounted else None
 
+    if answered is not None:  # a click's Pressed message may still be on its way
+        await until(pilot, answered.answer.done, what="the last form's answer")
     panel = await until(pilot, top, timeout=300, what="the form")
     await until(pilot, lambda: get_time() >= panel.shown_at + GUARD_SECONDS, what="the guard time")
     return panel
@@ -51,7 +54,7 @@ async def test_a_servers_question_is_a_form_and_the_server_gets_the_answer(
         await ready(pilot)
         await type_text(pilot, "fill it in")
         await pilot.press("enter")
-        await open_form(pilot)
+        first = await open_form(pilot)
         screen = await shows(pilot, "Tell me about you")
         # A field per property: titles, required marked, defaults filled in.
         assert "MCP server t asks" in screen
@@ -67,9 +70,9 @@ async def test_a_servers_question_is_a_form_and_the_server_gets_the_answer(
         await type_text(pilot, "42")
         await pilot.press("tab", "tab", "space", "tab", "down", "enter")
         # Declined with its button, then cancelled with Esc.
-        await open_form(pilot)
+        second = await open_form(pilot, first)
         await pilot.click("#form-decline")
-        await open_form(pilot)
+        await open_form(pilot, second)
         await pilot.press("escape")
         await until(pilot, lambda: len(fake.turn_requests) == 4, timeout=120, what="the turn's end")
         await idle(pilot)
