@@ -388,7 +388,7 @@ class McpServers:
         order; MentionFailed names the first that could not be, and why."""
         from uji.mcp.resources import mentioned
 
-        return await mentioned(self, text)
+        return await mentioned(self.servers, text)
 
     def import_project(self, trust: ProjectTrust, cwd: str, environ: dict[str, str]) -> None:
         """The project's `.mcp.json`: its servers are added if the user approved this

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from uji.record import Record, Struct, field
 
 if TYPE_CHECKING:
+    from uji.tools.base import ToolResult
     from uji.ui.form import Form, FormAnswer
     from uji.ui.port import FormCheck
 
@@ -121,6 +122,8 @@ class Connection(Protocol):
     needs_login: bool
     task: asyncio.Task[None] | None
     authorizer: Any  # uji.mcp.auth.Authorizer while `uji.mcp.auth.login` connects it
+    prompts: list[PromptInfo]
+    resources: list[ResourceInfo]
 
     @property
     def service(self) -> Service: ...
@@ -132,3 +135,7 @@ class Connection(Protocol):
     def set_known(self, known: Known) -> None: ...
 
     def died(self, why: str) -> None: ...
+
+    async def read(self, uri: str) -> ToolResult: ...
+
+    async def prompt(self, name: str, arguments: dict[str, str]) -> ToolResult: ...

@@ -13,8 +13,7 @@ from uji.commands import Command, CommandError
 
 if TYPE_CHECKING:
     from uji.commands import Commands
-    from uji.mcp import Server
-    from uji.mcp.config import PromptInfo
+    from uji.mcp.config import Connection, PromptInfo
 
 
 def command_name(server: str, prompt: str) -> str:
@@ -46,7 +45,7 @@ def split(args: str) -> list[str]:
         return args.split()
 
 
-def register(commands: Commands, server: Server, submit: Callable[[str], None]) -> None:
+def register(commands: Commands, server: Connection, submit: Callable[[str], None]) -> None:
     """Bring the commands of the server's prompts in line with its list (a user's own
     command of the same name wins)."""
     origin = f"mcp:{server.name}"
@@ -62,7 +61,7 @@ def register(commands: Commands, server: Server, submit: Callable[[str], None]) 
 
 
 def _runner(
-    server: Server, prompt: PromptInfo, name: str, submit: Callable[[str], None]
+    server: Connection, prompt: PromptInfo, name: str, submit: Callable[[str], None]
 ) -> Callable[[str], Awaitable[None]]:
     async def run(args: str) -> None:
         from uji.mcp.errors import McpRefused

@@ -5,21 +5,22 @@ resource the server cannot read stops the message, with why."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from uji.agent.mentioned import Mentioned
-    from uji.mcp import McpServers, Server
+    from uji.mcp.config import Connection
 
 
-def find(service: McpServers, text: str) -> list[tuple[Server, str]]:
+def find(servers: Mapping[str, Connection], text: str) -> list[tuple[Connection, str]]:
     """(server, uri) of each `@server:uri` in `text`, in order, once each."""
     from uji.agent.mentions import trim, words
 
-    found: list[tuple[Server, str]] = []
+    found: list[tuple[Connection, str]] = []
     for word in words(text):
         name, colon, uri = word.partition(":")
-        server = service.servers.get(name)
+        server = servers.get(name)
         if server is None or not colon or not uri:
             continue
         listed = {r.uri for r in server.resources}
@@ -30,13 +31,13 @@ def find(service: McpServers, text: str) -> list[tuple[Server, str]]:
     return found
 
 
-async def mentioned(service: McpServers, text: str) -> list[Mentioned]:
+async def mentioned(servers: Mapping[str, Connection], text: str) -> list[Mentioned]:
     from uji.agent.mentioned import Mentioned, MentionFailed
     from uji.agent.mentions import MAX_MENTIONS
     from uji.mcp.errors import McpRefused, describe
 
     out: list[Mentioned] = []
-    for server, uri in find(service, text)[:MAX_MENTIONS]:
+    for server, uri in find(servers, text)[:MAX_MENTIONS]:
         try:
             result = await server.read(uri)
         except McpRefused as e:
