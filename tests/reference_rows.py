@@ -60,7 +60,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("keys", "Esc clears, interrupts on empty input", P, P),
     ("keys", "! shell lines (shell_started/finished, 130)", P, P),
     ("keys", "approval y / n / Esc", P, P),
-    ("keys", "Ctrl+Z backgrounds the running command", M, M),
+    ("keys", "Ctrl+Z backgrounds the running command", M, P, "with the opt-in jobs plugin (uji.tool.txt)"),
     ("keys", "Ctrl+V image paste, image paths, @file.png", P, P),
     ("keys", "[image #N] markers", P, P),
     ("keys", "[paste #N +L lines] markers", P, P),

@@ -68,3 +68,37 @@ async def test_jobs_lists_and_stops_and_the_next_turn_gets_the_report(
     assert report[0].startswith("Background job 2 (`echo finished-line; touch")
     assert "finished, exit 0." in report[0] and "finished-line" in report[0]
     assert "job 1" not in report[0]  # stopped on purpose: not reported
+
+
+async def test_ctrl_z_moves_the_running_command_to_the_background(tmp_path: Path, fake: FakeOpenAI) -> None:
+    """The reference (§1 keys): "Ctrl+Z sends the running foreground command to the
+    background" (a job of the jobs plugin): the call ends at once, the model is told the
+    job's number, and the command goes on running."""
+    started = tmp_path / "work" / "started"
+    finished = tmp_path / "work" / "finished"
+    gate = tmp_path / "work" / "go"
+    app = make_app(tmp_path, fake, SETUP)
+    fake.script(
+        tool_calls(
+            FakeCall(
+                "run_command",
+                {
+                    "command": f"touch {started}; while [ ! -e {gate} ]; do sleep 0.05; done; echo late; touch {finished}"
+                },
+                "a",
+            )
+        ),
+        text("it runs in the background"),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "run the slow thing")
+        await until(pilot, started.exists, what="the command to start")
+        await pilot.press("ctrl+z")
+        await shows(pilot, "it runs in the background")
+        answer = fake.turn_requests[1].body["messages"][-1]["content"]
+        assert answer.startswith("The user moved the command to the background as job 1 (it keeps running;")
+        assert not finished.exists()  # it was not waited for
+        gate.touch()
+        await until(pilot, finished.exists, what="the backgrounded command to go on and finish")
+        await shows(pilot, "Background job 1")

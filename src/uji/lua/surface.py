@@ -289,6 +289,12 @@ SHAPES: list[Shape] = [
                 "the output after line `since` (default: after the previous read)",
             ),
             ("stop", "fun(): boolean", "kills its process group; false if it had ended"),
+            (
+                "release",
+                "fun(): boolean",
+                "ends the wait under way (or the next) as if its time were up, the process running on (Ctrl+Z); "
+                "false if it had ended",
+            ),
         ),
     ),
     Shape(

@@ -529,10 +529,14 @@ def process_api(host: LuaHost) -> Api:
     def process_stop(p: Process) -> bool:
         return p.stop()
 
+    def process_release(p: Process) -> bool:
+        return p.release()
+
     return {
         "process_wait": process_wait,
         "process_status": process_status,
         "process_output": process_output,
         "process_read": process_read,
         "process_stop": process_stop,
+        "process_release": process_release,
     }

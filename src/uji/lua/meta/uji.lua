@@ -74,6 +74,7 @@
 ---@field output fun(): string its output so far, as `run` would show it (the last 2000 lines or 50 KB)
 ---@field read fun(since?: integer): uji.ProcessOutput the output after line `since` (default: after the previous read)
 ---@field stop fun(): boolean kills its process group; false if it had ended
+---@field release fun(): boolean ends the wait under way (or the next) as if its time were up, the process running on (Ctrl+Z); false if it had ended
 
 ---What `process:status()` gives.
 ---@class uji.ProcessStatus

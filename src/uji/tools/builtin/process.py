@@ -158,6 +158,7 @@ class Process:
         self.started = time.monotonic()
         self.ended_at: float | None = None
         self._ended = asyncio.Event()
+        self._released = asyncio.Event()  # release(): the current wait ends, the process runs on
         self._progress_to: list[ToolContext] = []  # the calls waiting now see the last line
         self._read_to = 0  # the last line the previous read gave
         self._pipe: _Pipe | None = None
@@ -227,18 +228,34 @@ class Process:
         wait kills it, as it kills a foreground command."""
         if ctx is not None:
             self._progress_to.append(ctx)
+        ended = asyncio.ensure_future(self._ended.wait())
+        released = asyncio.ensure_future(self._released.wait())
         try:
             async with asyncio.timeout(seconds):
-                await self._ended.wait()
+                await asyncio.wait({ended, released}, return_when=asyncio.FIRST_COMPLETED)
         except TimeoutError:
             return None
         except asyncio.CancelledError:
             self.stop()
             raise
         finally:
+            ended.cancel()
+            released.cancel()
             if ctx is not None:
                 self._progress_to.remove(ctx)
+        if not self._ended.is_set():  # released: it runs on
+            self._released.clear()
+            return None
         return self.result()
+
+    def release(self) -> bool:
+        """End the wait under way (or the next one, if it has not begun) as if its time
+        were up, leaving the process running (Ctrl+Z moves the foreground command to the
+        background this way); False when it had ended."""
+        if not self.running:
+            return False
+        self._released.set()
+        return True
 
     def result(self) -> ToolResult:
         code = self.code if self.code is not None else -9

@@ -29,6 +29,7 @@ local function process_handle(p)
     return host.process_read(p, since)
   end)
   handle.stop = method(function() return host.process_stop(p) end)
+  handle.release = method(function() return host.process_release(p) end)
   return handle
 end
 

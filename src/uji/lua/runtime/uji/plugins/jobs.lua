@@ -12,6 +12,8 @@
 --   job_output    the output of a job since the last read (or since line `since`)
 --   stop_job      stops a job (its whole process group)
 --   /jobs         lists the jobs with their state; pick one to stop it
+--   Ctrl+Z        moves the command running in the foreground to the background as a job
+--                 (setup{ keys = false } leaves Ctrl+Z alone)
 --   uji.jobs      list(), stop(id), configure{ max, limit, wake }
 --
 -- Limits: at most `max` (8) jobs run at once; a job is stopped after `limit` seconds
@@ -141,14 +143,62 @@ local function run_in_background(args, ctx)
     .. "its output and stop_job to stop it."):format(job.id, limit, job.id)
 end
 
+-- The commands running in the foreground (Ctrl+Z moves them to the background), and those
+-- the user moved.
+local foreground, moved = {}, {}
+-- Commands being started, and whether Ctrl+Z came meanwhile (they go on in the background).
+local starting, wanted = 0, false
+
+-- Ctrl+Z: the foreground commands go on as background jobs, up to the limit.
+function M.background()
+  if next(foreground) == nil and starting > 0 then
+    wanted = true
+    return
+  end
+  local any = false
+  for process in pairs(foreground) do
+    if running_count() >= config.max then
+      uji.notify(("the background job limit (%d) is reached"):format(config.max))
+      break
+    end
+    if process:release() then
+      moved[process] = true
+      any = true
+    end
+  end
+  if not any and next(foreground) == nil then uji.notify("no command is running in the foreground") end
+end
+
 local function run(args, ctx)
   if args.run_in_background then return run_in_background(args, ctx) end
   local timeout = seconds_arg(args.timeout, DEFAULT_TIMEOUT)
+  starting = starting + 1
   local process, err = builtin.start(args, ctx)
-  if process == nil then return err end
-  local result = process:wait(timeout, ctx) -- the whole result once it ends
+  starting = starting - 1
+  if process == nil then
+    wanted = false
+    return err
+  end
+  local ok, result = true, nil
+  if wanted and running_count() < config.max then -- Ctrl+Z while it started
+    wanted = false
+    moved[process] = true
+  else
+    foreground[process] = true
+    ok, result = pcall(process.wait, process, timeout, ctx) -- the whole result once it ends
+    foreground[process] = nil
+  end
+  if not ok then error(result, 0) end
   if result then return result end
   local so_far = process:output()
+  if moved[process] then
+    moved[process] = nil
+    local job = add_job(args.command, process, math.min(config.limit, HARD_CAP))
+    process:read()
+    return ("The user moved the command to the background as job %d (it keeps running; use job_output "
+      .. "with id=%d to read its output and stop_job to stop it).\n\nOutput so far:\n%s"):format(
+      job.id, job.id, so_far ~= "" and so_far or "(none)")
+  end
   local function killed(why)
     process:stop()
     process:wait()
@@ -275,7 +325,15 @@ M.configure = function(opts)
 end
 
 function M.setup(opts)
-  M.configure(opts or {})
+  opts = opts or {}
+  local keys = opts.keys
+  if keys ~= nil and type(keys) ~= "boolean" then error("uji.plugins.jobs: `keys` must be a boolean", 2) end
+  local settings = {}
+  for key, value in pairs(opts) do
+    if key ~= "keys" then settings[key] = value end
+  end
+  M.configure(settings)
+  if keys ~= false then uji.keymap.add("normal", "<C-z>", M.background) end
   if builtin ~= nil then return M end -- set up once; setup again only configures
   builtin = uji.tool.get("run_command")
   if builtin == nil or builtin.start == nil then
