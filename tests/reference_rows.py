@@ -69,7 +69,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("keys", "default bindings table", P, P),
     ("keys", "action names", P, P),
     ("keys", "PageUp/PageDown and wheel scroll", P, P),
-    ("keys", "mouse selection copy, OSC 52 fallback", H, H),
+    ("keys", "mouse selection copy, OSC 52 fallback", H, P),
     # §1 files
     ("files", "config dir and its overrides", P, P),
     ("files", "data dir and its overrides", P, P),

@@ -4,9 +4,11 @@ live progress and a short result, diffs, notices and errors, long sessions."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets._markdown import MarkdownFence
 
 from tests.fakes.openai_server import FakeOpenAI, status, text, tool_call
@@ -385,3 +387,42 @@ async def test_a_streamed_answer_lays_out_as_many_widgets_in_a_long_session_as_i
     long = await _streamed_over(tmp_path / "long", fake, 500)  # 2,000 messages
     assert long == short
     assert long[0] > 50, "the answer has its blocks as widgets while it streams"
+
+
+async def test_a_mouse_selection_is_copied_and_falls_back_to_osc_52(
+    tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference (§1 keys): "Mouse selection copies the text and flashes 'copied N
+    line(s)', falling back to OSC52 'via the terminal'". A selection over the transcript's
+    notice is copied with wl-copy when there is one (a stand-in on PATH records what it
+    got), and through the terminal when there is none."""
+    from textual import events
+    from textual.selection import Selection
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    got = tmp_path / "copied.txt"
+    for name, body in (("wl-paste", "exit 0"), ("wl-copy", f"cat > {got}")):
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setattr("uji.tui.app.FLASH_SECONDS", math.inf)  # the flash stays while the test reads it
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-test")
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    app = make_app(tmp_path, fake, 'uji.notify("first line\\nsecond line")\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await shows(pilot, "second line")
+
+        def select_notice() -> None:
+            app.screen.selections = {app.query(EntryView).last(): Selection(None, None)}
+            app.screen.post_message(events.TextSelected())
+
+        select_notice()
+        await until(pilot, got.exists, what="wl-copy to get the selection")
+        assert "first line\nsecond line" in got.read_text()
+        await shows(pilot, "copied 2 lines")
+
+        monkeypatch.setenv("PATH", "/nonexistent")
+        select_notice()
+        await shows(pilot, "copied 2 lines via the terminal")
+        assert app.clipboard is not None and "second line" in app.clipboard

@@ -70,6 +70,7 @@ TICK = 0.08  # the spinner's frame time (reference limits)
 BLOCKED = 0.25
 SEARCH_SESSIONS, SEARCH_MESSAGES = 50, 1000  # how far Ctrl+R looks back
 QUIT_WINDOW = 2.0  # seconds in which a second Ctrl+C on an empty composer quits
+FLASH_SECONDS = 2.0  # how long a flash ("copied 2 lines") stays in the activity row
 
 
 class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
@@ -99,6 +100,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
         self._quit_armed: float | None = None  # when Ctrl+C said "again to quit"
+        self._flash: tuple[str, float] | None = None  # a short note and when it was shown
         self._broke_lua = False  # Ctrl+C stopped a config that looped as it loaded
         self.last_typed = float("-inf")  # when a key last went to the composer (the question guard)
         self.resume_hint: str | None = None  # the session to resume, printed on exit
@@ -185,6 +187,29 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def show_notice(self, text: str) -> None:
         self.transcript.notice(text)
+
+    def on_text_selected(self, event: events.TextSelected) -> None:
+        """A mouse selection is copied: to the system clipboard, else through the terminal
+        (OSC 52), and a flash says how many lines."""
+        text = self.screen.get_selected_text()
+        if text:
+            self._spawn(self._copy_selection(text))
+
+    async def _copy_selection(self, text: str) -> None:
+        from uji.clipboard import ClipboardError, set_clipboard_text
+
+        how = ""
+        try:
+            await set_clipboard_text(text)
+        except ClipboardError:
+            self.copy_to_clipboard(text)  # OSC 52: the terminal puts it on the clipboard
+            how = " via the terminal"
+        lines = len(text.rstrip("\n").split("\n"))
+        self._flash = (
+            f"copied {lines} line{'' if lines == 1 else 's'}{how}",
+            asyncio.get_running_loop().time(),
+        )
+        self._tick(advance=False)
 
     def agent_event(self, event: AgentEvent) -> None:
         t = self.transcript
@@ -888,8 +913,13 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         armed = self._quit_armed
         if armed is not None and asyncio.get_running_loop().time() - armed > QUIT_WINDOW:
             armed = self._quit_armed = None
+        flash = self._flash
+        if flash is not None and asyncio.get_running_loop().time() - flash[1] > FLASH_SECONDS:
+            flash = self._flash = None
         if armed is not None:
             self.activity.note("Press Ctrl+C again to quit")
+        elif flash is not None:
+            self.activity.note(flash[0])
         elif conv.working:
             self.activity.tick(WORKING, conv.elapsed(), "Esc to interrupt")
         elif conv.shell_running:
