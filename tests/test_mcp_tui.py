@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
 from tests.test_mcp import SERVER, lua_list
+from tests.test_mcp_auth import BROWSER, Locked, locked  # noqa: F401 (the fixture)
 from tests.test_tui_support import SIZE, answerable, idle, make_app, ready, send, shows, type_text, until
 
 
@@ -120,3 +122,25 @@ async def test_a_turn_that_goes_on_without_a_servers_tools_says_which_and_why_on
         await idle(pilot)
         await shows(pilot, "MCP server slow is still connecting after 0s: this turn goes on without")
     assert not [n for n in fake.turn_requests[0].body.get("tools", []) if "slow__" in json.dumps(n)]
+
+
+async def test_mcp_logs_in_to_a_server_that_needs_it(
+    tmp_path: Path,
+    fake: FakeOpenAI,
+    locked: Locked,  # noqa: F811 (the fixture imported above)
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BROWSER", BROWSER)  # follows the authorization page's redirects
+    app = make_app(tmp_path, fake, f'uji.mcp.add("web", {{ url = "{locked.url}" }})')
+    async with app.run_test(size=SIZE) as pilot:
+        uji = (await ready(pilot)).conversation.app
+        assert uji is not None
+        web = uji.mcp.servers["web"]
+        await until(pilot, lambda: web.state == "failed", 180, what="web refused")
+        await send(pilot, "/mcp")
+        screen = await shows(pilot, "MCP servers · Enter")
+        assert re.search(r"web +needs login", screen), screen
+        await pick(pilot, "MCP servers · Enter", "web")
+        await pick(pilot, "web: needs login", "Log in")
+        await until(pilot, lambda: web.state == "ready", 180, what="web logged in")
+        assert "web__echo" in uji.gate.registry.names()

@@ -277,7 +277,13 @@ async def mcp(tui: CommandView, args: str) -> None:
         return
     chosen = actions[pick]
     if chosen == "Log in":
-        tui.show_notice(f"to log in to {server.name}, run `uji mcp login {server.name}` in a terminal")
+        from uji.mcp.auth import LoginError
+        from uji.mcp.auth import login as authorize
+
+        try:
+            tui.show_notice(await authorize(service, server.name, tui.show_notice))
+        except LoginError as e:
+            tui.show_notice(f"/mcp: {e}")
     elif chosen == "Disable for this session":
         await service.disable(server.name)
         tui.show_notice(f"MCP server {server.name} disabled for this session: its tools are not offered")
