@@ -164,10 +164,11 @@ class App:
         api.update(mcp_api.install(host, self.mcp, self.cwd))
         api.update(project.install(host, lambda: self.trust))
         # The screen's namespaces talk to the UI port the frontend gave the App.
-        from uji.lua.api import input, keymap, ui
+        from uji.lua.api import input, ito, keymap, ui
 
         api.update(keymap.install(self.ui, lambda: host.lua))
         api.update(ui.install(self.ui, lambda: host.lua))
+        api.update(ito.install(host, self.ui, lambda: self.store))
         api.update(input.install(self.ui, self.cwd, self.models))
         # The original's pieces: actions, config/data/packs, diagnostics, quit and reload.
         from uji.lua.api import action, config, diagnostics, lifecycle

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from uji.tui.modals import Modal
     from uji.ui.bell import Reason, Style
     from uji.ui.form import Form, FormAnswer
+    from uji.ui.ito import ToolbarEntry
     from uji.ui.port import FormCheck, Preview, Query
     from uji.worktree import Worktree
 
@@ -79,6 +80,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     CSS = """
     Screen { layout: vertical; }
     #modals { height: auto; }
+    #top-bar, #keyboard-bar, #bottom-bar { height: auto; }
     """
 
     def __init__(
@@ -118,6 +120,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.mentions = MentionPopup(self._project_dir, self._resources, id="mentions")
         self.composer = Composer(id="composer")
         self.status = StatusBar(id="status")
+        # ito's toolbars (uji.ui.toolbar): empty until a config adds an item; ito loads then.
+        self.top_bar = Vertical(id="top-bar")
+        self.keyboard_bar = Vertical(id="keyboard-bar")
+        self.bottom_bar = Vertical(id="bottom-bar")
+        self._overlays: dict[int, Any] = {}  # uji.ui.overlay's panels by handle
+        self._redraw_asked = False
 
     def get_driver_class(self) -> type[Driver]:
         from uji.tui.terminal import interrupting_driver
@@ -131,6 +139,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self._broke_lua = True
 
     def compose(self) -> ComposeResult:
+        yield self.top_bar
         yield self.transcript
         yield self.new_below
         yield self.queue_view
@@ -138,8 +147,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         yield self.modals
         yield self.suggestions
         yield self.mentions
+        yield self.keyboard_bar
         yield self.composer
         yield self.status
+        yield self.bottom_bar
 
     def on_mount(self) -> None:
         self.composer.focus()
@@ -420,6 +431,91 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def request_quit(self) -> None:
         self._spawn(self.quit())
 
+    # ito: toolbars, overlays, themes (uji.tui.ito) -----------------------------------
+
+    def ito_colors(self) -> dict[str, str]:
+        """The theme's colours by name, for views that name them ("accent", "muted")."""
+        return {
+            "text": render.TEXT, "muted": render.MUTED, "code": render.CODE, "accent": render.ACCENT,
+            "user_bg": render.USER_BG, "error": render.ERROR, "notice": render.NOTICE,
+            "selected_bg": render.SELECTED_BG,
+        }  # fmt: skip
+
+    def toolbars_changed(self, entries: list[ToolbarEntry]) -> None:
+        if not entries and not self.top_bar.children and not self.bottom_bar.children:
+            return
+        from uji.tui.ito.view import ToolbarRow
+
+        for bar, placements in (
+            (self.top_bar, ("top_bar_leading", "top_bar_trailing")),
+            (self.keyboard_bar, ("keyboard",)),
+            (self.bottom_bar, ("bottom_bar",)),
+        ):
+            if not bar.children:
+                bar.mount(ToolbarRow(placements, self.show_notice, self.ito_colors))
+            row = bar.children[0]
+            if isinstance(row, ToolbarRow):
+                row.show(entries)
+        # A bottom_bar item takes the place of the built-in status line.
+        self.status.display = not any(e.placement == "bottom_bar" for e in entries)
+
+    def ito_redraw(self) -> None:
+        """A state changed: the ito views draw again, once per screen refresh."""
+        if self._redraw_asked:
+            return
+        self._redraw_asked = True
+
+        def redraw() -> None:
+            self._redraw_asked = False
+            from uji.tui.ito.view import ItoView
+
+            for view in self.query(ItoView):
+                view.redraw()
+
+        self.call_after_refresh(redraw)
+
+    def open_overlay(self, handle: int, source: Any, floating: bool) -> asyncio.Future[None]:
+        from uji.tui.ito.view import OverlayPanel
+
+        def rows() -> int:
+            return max(3, int(self.size.height * (0.8 if floating else 0.5)) - 2)
+
+        panel = OverlayPanel(handle, source, floating, self.show_notice, self.ito_colors, rows)
+        self._overlays[handle] = panel
+        closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def show() -> None:
+            try:
+                await self.ask(panel)
+            finally:
+                self._overlays.pop(handle, None)
+                if not closed.done():
+                    closed.set_result(None)
+
+        self._spawn(show())
+        return closed
+
+    def close_overlay(self, handle: int) -> None:
+        panel = self._overlays.get(handle)
+        if panel is not None:
+            panel.finish(None)
+
+    def apply_theme(self, theme: Any) -> None:
+        """uji.ui.configure{theme}: colours, symbols, strings and limits, then every entry
+        and bar drawn again."""
+        from uji.tui.theme import apply
+
+        apply(theme)
+        background = theme.color("background", "")
+        if background:
+            self.screen.styles.background = background
+        else:
+            self.screen.styles.clear_rule("background")
+        for entry in self.transcript.entries:
+            self.transcript.update(entry)
+        self._refresh_status()
+        self.ito_redraw()
+
     def request_reload(self) -> None:
         from uji.tui import commands
 
@@ -449,6 +545,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def route_key(self, event: events.Key) -> bool:
         """True when the keymap took the key."""
+        app = self.conversation.app
+        if app is not None and app.ui.capture is not None:
+            from uji.tui.capture import deliver
+
+            deliver(app, event.key, event.character)  # uji.input.capture: every key goes there
+            return True
         mode = self.mode()
         if mode == "confirm":
             from uji.tui.approval import ApprovalPanel
@@ -872,6 +974,8 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if sugg.dismissed_for is not None and text != sugg.dismissed_for:
             sugg.dismissed_for = None
         wants = text.startswith("/") and not any(c in text for c in " \n") and sugg.dismissed_for is None
+        app = self.conversation.app
+        wants = wants and (app is None or app.ui.suggest)  # uji.ui.configure{suggest = {enabled = false}}
         if wants and self.conversation.app is not None:
             from uji.tui import commands
 
@@ -931,6 +1035,16 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self._ticks += 1
             if self._ticks % 6 == 0:  # the bottom bar about twice a second
                 self._refresh_status()
+                if self.bottom_bar.children or self.top_bar.children:
+                    self._redraw_bars()
+
+    def _redraw_bars(self) -> None:
+        """Toolbar items read the session (the model, the context used): drawn again with
+        the bottom bar."""
+        from uji.tui.ito.view import ToolbarRow
+
+        for row in self.query(ToolbarRow):
+            row.redraw()
 
     def _refresh_status(self) -> None:
         conv = self.conversation

@@ -5,6 +5,7 @@ one, with the new config's keymap). No Textual imports.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -13,6 +14,9 @@ from uji.ui.port import Deferred, FormCheck, Preview, Query, Ui
 
 if TYPE_CHECKING:
     from uji.ui.form import Form, FormAnswer
+
+if TYPE_CHECKING:
+    from uji.ui.ito import ItoSource, Theme, ToolbarEntry
 
 
 class Surface(Protocol):
@@ -46,6 +50,16 @@ class Surface(Protocol):
 
     def attach_to_composer(self, image: dict[str, Any]) -> None: ...
 
+    def toolbars_changed(self, entries: list[ToolbarEntry]) -> None: ...
+
+    def ito_redraw(self) -> None: ...
+
+    def open_overlay(self, handle: int, source: ItoSource, floating: bool) -> asyncio.Future[None]: ...
+
+    def close_overlay(self, handle: int) -> None: ...
+
+    def apply_theme(self, theme: Theme) -> None: ...
+
 
 class ScreenUi(Ui):
     choose_model = "choose one with /models (or /login to add a provider)"
@@ -53,6 +67,7 @@ class ScreenUi(Ui):
     def __init__(self, surface: Surface, notice: Notice) -> None:
         super().__init__(notice)
         self.surface = surface
+        self._overlays: dict[int, asyncio.Future[None]] = {}
 
     def select(self, title: str, labels: list[str], current: int | None) -> Awaitable[int | None]:
         return Deferred(self.surface.select, title, labels, current)
@@ -100,3 +115,26 @@ class ScreenUi(Ui):
             return
         self.reload_requested = True
         self.surface.request_reload()
+
+    def toolbars_changed(self) -> None:
+        self.surface.toolbars_changed(list(self.toolbars))
+
+    def redraw(self) -> None:
+        self.surface.ito_redraw()
+
+    def open_overlay(self, handle: int, source: ItoSource, floating: bool) -> bool:
+        closed = self.surface.open_overlay(handle, source, floating)
+        self._overlays[handle] = closed
+        closed.add_done_callback(lambda _: self._overlays.pop(handle, None))
+        return True
+
+    def overlay_closed(self, handle: int) -> Awaitable[None] | None:
+        closed = self._overlays.get(handle)
+        return None if closed is None else asyncio.shield(closed)
+
+    def close_overlay(self, handle: int) -> None:
+        self.surface.close_overlay(handle)
+
+    def set_theme(self, theme: Theme) -> None:
+        super().set_theme(theme)
+        self.surface.apply_theme(theme)

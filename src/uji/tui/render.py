@@ -30,6 +30,7 @@ CODE_THEME = "monokai"
 # Colours of the reference's default theme.
 TEXT, MUTED, CODE, ACCENT = "#d4d4d4", "#808080", "#e0af68", "cyan"
 USER_BG, ERROR, NOTICE = "#343541", "#e06c75", "#d19a66"
+SELECTED_BG = "#3a3a4a"
 ADDED, REMOVED, HUNK = "#98c379", "#e06c75", "cyan"
 
 

@@ -18,6 +18,7 @@ from uji.notices import Notice
 
 if TYPE_CHECKING:
     from uji.ui.form import Form, FormAnswer, Value
+    from uji.ui.ito import ItoSource, Theme, ToolbarEntry
     from uji.ui.keys import Keymap
 
 # Checks a form's values before it is sent: the problem to show, or None.
@@ -65,6 +66,12 @@ class Ui(ABC):
         # The bell when a turn ends or a question waits unfocused (uji.ui.configure{notify}):
         # a style name (uji.ui.bell.STYLES) or a Lua function(reason, text).
         self.notify: Any = "auto"
+        # ito (reference §6): the toolbar items of `uji.ui.toolbar`, in the order added; the
+        # theme of `uji.ui.configure{theme}`; the key handler of `uji.input.capture`.
+        self.toolbars: list[ToolbarEntry] = []
+        self.theme: Theme | None = None
+        self.capture: Any = None
+        self.suggest = True  # uji.ui.configure{suggest = {enabled}}: the `/` popup
 
     @property
     def keymap(self) -> Keymap:
@@ -164,6 +171,45 @@ class Ui(ABC):
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr
         )
         return await proc.wait()
+
+    # ito: toolbars, overlays, redraws, the theme ------------------------------------
+
+    def add_toolbar(self, entry: ToolbarEntry) -> None:
+        self.toolbars.append(entry)
+        self.toolbars_changed()
+
+    def remove_toolbar(self, handle: int) -> bool:
+        kept = [t for t in self.toolbars if t.handle != handle]
+        removed = len(kept) != len(self.toolbars)
+        self.toolbars = kept
+        if removed:
+            self.toolbars_changed()
+        return removed
+
+    def toolbars_changed(self) -> None:
+        """The screen lays its bars out again; with no screen there are none to draw."""
+        return None
+
+    def redraw(self) -> None:
+        """A state an ito view read changed: the screen draws its views again."""
+        return None
+
+    def open_overlay(self, handle: int, source: ItoSource, floating: bool) -> bool:
+        """uji.ui.overlay: show the view above the composer until it is closed; False with
+        no screen (the overlay's `wait()` then answers nil at once)."""
+        return False
+
+    def overlay_closed(self, handle: int) -> Awaitable[None] | None:
+        """What `handle:wait()` waits for; None when the overlay is not open."""
+        return None
+
+    def close_overlay(self, handle: int) -> None:
+        """handle:close(v): the overlay goes (its value stays on the Lua side)."""
+        return None
+
+    def set_theme(self, theme: Theme) -> None:
+        """uji.ui.configure{theme}: the screen's colours, symbols, strings and limits."""
+        self.theme = theme
 
     def toggle_thinking(self) -> bool:
         """Flip whether the model's reasoning is shown, say so, and return it."""

@@ -1,6 +1,6 @@
 -- uji.input: the composer's text.
 local uji, host, lib = ...
-local check, clean, wait = lib.check, lib.clean, lib.wait
+local check, clean, wait, is_callable = lib.check, lib.clean, lib.wait, lib.is_callable
 
 local function text_of(text, fname)
   check(type(text) == "string" or type(text) == "number", fname .. " expects a string")
@@ -19,4 +19,12 @@ uji.input = {
     check(type(path) == "string" and path ~= "", "uji.input.attach expects a file path")
     return wait(host.input_attach(clean(path)))
   end,
+  -- capture(handler): every key goes to handler({key, char, ctrl, alt, shift}) instead of
+  -- the keymap, until release() (or until the handler raises). With no screen no key comes.
+  capture = function(handler)
+    check(is_callable(handler), "uji.input.capture expects a function({key, char, ctrl, alt, shift})")
+    host.input_capture(handler)
+  end,
+  -- release(): keys go back to the keymap; true if a handler had them.
+  release = function() return host.input_release() end,
 }

@@ -14,8 +14,7 @@ local uji, host, lib = ...
 -- Where the original added the names it documents that this uji lacks: its current docs
 -- (ito, toolbars, themes) or its older ones (the uji.status footer, windows).
 local ADDED = {
-  ["uji.ui.toolbar"] = "current", ["uji.ui.overlay"] = "current", ["uji.ui.configure"] = "current", ["uji.ui.theme"] = "current",
-  ["uji.ui.save_theme"] = "current", ["uji.ui.Markdown"] = "current", ["uji.input.capture"] = "current", ["uji.input.release"] = "current", ["uji.tool.display"] = "current",
+  ["uji.tool.display"] = "current",
   ["uji.api"] = "current", ["uji.auth.login"] = "current", ["uji.auth.configure"] = "current",
   ["uji.tty"] = "current", ["uji.status"] = "older", ["uji.ui.open_win"] = "older",
   ["uji.ui.set_lines"] = "older", ["uji.ui.clear"] = "older", ["uji.ui.set_size"] = "older",

@@ -125,6 +125,97 @@ function pick(spec, cb)
   return chosen(answer)
 end
 
+local NO_SCREEN = "no screen to show it on"
+local CONFIGURE_KEYS = { theme = true, show_thinking = true, suggest = true, notify = true }
+
+-- The theme in use; ito.theme() reads it (package.loaded["uji.themes.current"]).
+local current = { selection = "default", theme = nil }
+package.loaded["uji.themes.current"] = current
+
+local function load_theme(name)
+  if type(name) == "table" then return name end
+  if not name:match("^[%w_%-%.]+$") then error("no theme named " .. name, 0) end
+  local ok, theme = pcall(require, "uji.themes." .. name)
+  if not ok then
+    if tostring(theme):find("module 'uji.themes." .. name .. "' not found", 1, true) then
+      error("no theme named " .. name .. " (lua/uji/themes/" .. name .. ".lua in the config or a pack)", 0)
+    end
+    error(theme, 0)
+  end
+  if type(theme) ~= "table" or type(theme.colors) ~= "table" then
+    error("uji.themes." .. name .. " is not a theme (build one with require(\"uji.themes.default\"){...})", 0)
+  end
+  return theme
+end
+
+-- Flattened for the screen: {{"diff.added", "#98c379"}, ...}.
+local function flat(t, prefix, out)
+  for k, v in pairs(t or {}) do
+    local key = prefix .. tostring(k)
+    if type(v) == "table" and getmetatable(v) == nil and v[1] == nil then
+      flat(v, key .. ".", out)
+    elseif type(v) == "table" and v.spec then
+      out[#out + 1] = mark_array({ key, tostring(v.spec) })
+    elseif type(v) == "table" then
+      local parts = {}
+      for i, p in ipairs(v) do parts[i] = tostring(p) end
+      out[#out + 1] = mark_array({ key, table.concat(parts, " ") })
+    elseif type(v) ~= "function" then
+      out[#out + 1] = mark_array({ key, type(v) == "number" and v or tostring(v) })
+    end
+  end
+  return out
+end
+
+local function use_theme(selection)
+  local theme = load_theme(selection)
+  host.ui_set_theme({
+    name = theme.name or (type(selection) == "string" and selection or "custom"),
+    colors = mark_array(flat(theme.colors, "", {})),
+    symbols = mark_array(flat(theme.symbols, "", {})),
+    text = mark_array(flat(theme.text, "", {})),
+    limits = mark_array(flat(theme.limits, "", {})),
+  })
+  current.theme = theme
+  current.selection = type(selection) == "string" and selection or (theme.name or "custom")
+end
+
+-- The saved theme applies before the config runs (a name that no longer loads is skipped).
+do
+  local saved = host.ui_saved_theme()
+  if saved and saved ~= "default" then pcall(use_theme, saved) end
+end
+
+local next_handle = 0
+
+local Toolbar = {}
+Toolbar.__index = Toolbar
+function Toolbar:remove() return host.ui_toolbar_remove(self.id) end
+
+local Overlay = {}
+Overlay.__index = Overlay
+-- handle:close(v): the overlay goes; wait() gives v.
+function Overlay:close(v)
+  if self.closed then return false end
+  self.closed, self.value = true, v
+  host.ui_overlay_close(self.id)
+  return true
+end
+-- handle:wait() → the value it was closed with (nil for Esc, or with no screen).
+function Overlay:wait()
+  if not self.closed then
+    local pending = host.ui_overlay_wait(self.id)
+    if pending ~= nil then wait(pending) end
+    self.closed = true
+  end
+  return self.value
+end
+
+-- A toolbar item's root: an item that raises draws nothing, and says so once.
+local function reporting_root(ito, content)
+  return ito.root(content)
+end
+
 uji.ui = {
   -- select{title, items, current?, label?} → the chosen item, or nil.
   select = function(spec, cb) return choose(spec, cb, "uji.ui.select") end,
@@ -170,18 +261,85 @@ uji.ui = {
     return wait(pending, cb)
   end,
 
-  -- configure{notify = "auto"|"osc9"|"osc777"|"bell"|"off"|false|function(reason, text)}:
-  -- what the terminal is sent when a turn ends or a question waits while it is not focused.
+  -- configure{theme, show_thinking, suggest = {enabled}, notify}: raises on unknown keys;
+  -- a theme that fails to load keeps the old one.
   configure = function(spec)
     local fname = "uji.ui.configure"
-    check(type(spec) == "table", fname .. " expects a table {notify = ...}")
+    check(type(spec) == "table", fname .. " expects a table {theme = ..., show_thinking = ..., suggest = ..., notify = ...}")
+    for k in pairs(spec) do
+      check(CONFIGURE_KEYS[k], fname .. ": unknown key `" .. tostring(k) .. "` (known: theme, show_thinking, suggest, notify)")
+    end
+    check(spec.show_thinking == nil or type(spec.show_thinking) == "boolean", fname .. ": `show_thinking` must be a boolean")
+    check(spec.suggest == nil or type(spec.suggest) == "table", fname .. ": `suggest` must be a table {enabled = true|false}")
+    if spec.suggest then
+      for k in pairs(spec.suggest) do check(k == "enabled", fname .. ": unknown key `suggest." .. tostring(k) .. "`") end
+    end
     local notify = spec.notify
     if notify ~= nil then
       check(notify == false or type(notify) == "string" or is_callable(notify),
         fname .. ': `notify` must be "auto", "osc9", "osc777", "bell", "off", false or a function')
-      call(host.ui_configure_notify, notify == false and "off" or notify)
+    end
+    if spec.theme ~= nil then
+      check(type(spec.theme) == "string" or type(spec.theme) == "table", fname .. ": `theme` must be a name or a theme table")
+      local ok, err = pcall(use_theme, spec.theme)
+      if not ok then lib.fail(fname .. ": " .. tostring(err):gsub("^[^:]+:%d+: ", "")) end
+    end
+    if notify ~= nil then call(host.ui_configure_notify, notify == false and "off" or notify) end
+    local suggest = spec.suggest and spec.suggest.enabled
+    if spec.show_thinking ~= nil or suggest ~= nil then
+      host.ui_set_options(spec.show_thinking, suggest == nil and nil or suggest ~= false)
     end
   end,
+
+  -- theme() → the selection: the theme's name.
+  theme = function() return current.selection end,
+
+  -- save_theme(name): persists the choice; it applies before the config runs next time.
+  save_theme = function(name)
+    check(type(name) == "string" and name ~= "", "uji.ui.save_theme expects a theme name")
+    local ok, err = pcall(load_theme, name)
+    check(ok, "uji.ui.save_theme: " .. tostring(err):gsub("^[^:]+:%d+: ", ""))
+    host.ui_save_theme(clean(name))
+  end,
+
+  -- toolbar(items) → handle with handle:remove() → bool. Items are ito.ToolbarItem.
+  toolbar = function(items)
+    local fname = "uji.ui.toolbar"
+    local ito = require("ito")
+    if ito.is_toolbar_item(items) then items = { items } end
+    check(type(items) == "table", fname .. " expects a list of ito.ToolbarItem")
+    next_handle = next_handle + 1
+    local id = next_handle
+    for i, item in ipairs(items) do
+      check(ito.is_toolbar_item(item), fname .. ": item " .. i .. " is not an ito.ToolbarItem")
+      call(host.ui_toolbar_add, id, item.placement, reporting_root(ito, item.content), item._id)
+    end
+    return setmetatable({ id = id }, Toolbar)
+  end,
+
+  -- overlay(content_fn, {float = true}) → handle with :close(v) and :wait().
+  overlay = function(content, opts)
+    local fname = "uji.ui.overlay"
+    check(content ~= nil, fname .. " expects a view or a function(handle) returning one")
+    check(opts == nil or type(opts) == "table", fname .. ": options must be a table {float = true}")
+    local ito = require("ito")
+    next_handle = next_handle + 1
+    local handle = setmetatable({ id = next_handle, closed = false }, Overlay)
+    local body = content
+    if type(content) == "function" then body = function() return content(handle) end end
+    handle.open = call(host.ui_overlay_open, handle.id, ito.root(ito.ToolbarHost(body)), not (opts and opts.float == false))
+    if not handle.open then
+      handle.closed = true
+      host.notify("uji.ui.overlay: " .. NO_SCREEN)
+    end
+    return handle
+  end,
+
+  -- Markdown(text): a view of rendered markdown.
+  Markdown = function(text) return require("ito").Markdown(text) end,
+
+  -- redraw(): ito views are drawn again (a state change does it by itself).
+  redraw = function() host.ui_redraw() end,
 
   -- Shows or hides the model's reasoning; returns whether it is now shown.
   toggle_thinking = function() return host.ui_toggle_thinking() end,
