@@ -25,6 +25,7 @@ SCREEN_COMMANDS = (
     "rewind",
     "rules",
     "sessions",
+    "theme",
     "thinking",
     "worktree",
 )

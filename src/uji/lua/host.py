@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from uji.paths import Paths
 
 DEFAULTS_MODULE = "uji.builtin.defaults"
+THEME_MODULE = "uji.themes.current"  # uji.ui's theme state (api/ui.lua)
 # Makes the host functions behind the `uji` table (called once, with the runtime).
 InstallApi = Callable[[], "Api"]
 
@@ -107,7 +108,11 @@ class LuaHost:
 
         rt = self.lua
         errors: list[str] = []
-        require = rt.lua.globals().require
+        g = rt.lua.globals()
+        require = g.require
+        theme = g.package.loaded[THEME_MODULE]
+        if theme is not None and theme.apply_saved is not None:  # the saved theme, before the config
+            await rt.call(theme.apply_saved)
         try:
             await rt.call(require, DEFAULTS_MODULE)
         except LuaError as e:

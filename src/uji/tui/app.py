@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, assert_never, cast
 
 from textual import events
@@ -111,6 +111,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._shell_started = 0.0
         self._spare_keymap = Keymap()  # the defaults, until the App exists
         self.transcript = Transcript(self.conversation.describe, id="transcript", classes="-hide-thinking")
+        self.transcript.custom = self._render_message
         self.new_below = NewBelow(id="new-below")
         self.queue_view = QueueView(id="queue")
         self.activity = Activity(id="activity")
@@ -362,10 +363,16 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 return child
         return None
 
-    async def select(self, title: str, labels: list[str], current: int | None = None) -> int | None:
+    async def select(
+        self,
+        title: str,
+        labels: list[str],
+        current: int | None = None,
+        on_move: Callable[[int], None] | None = None,
+    ) -> int | None:
         from uji.tui.modals import SelectPanel
 
-        return cast("int | None", await self.ask(SelectPanel(title, labels, current)))
+        return cast("int | None", await self.ask(SelectPanel(title, labels, current, on_move)))
 
     async def pick(
         self, title: str, labels: list[str], current: int | None, preview: Preview | None, query: Query | None
@@ -441,18 +448,29 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             "selected_bg": render.SELECTED_BG,
         }  # fmt: skip
 
+    def _render_message(self, entry: Entry) -> Widget | None:
+        """The render_message hook's view for an entry, when a config has the hook."""
+        app = self.conversation.app
+        if app is None or not app.events.handlers("render_message"):
+            return None
+        from uji.tui.ito.message import custom_view
+
+        return custom_view(
+            app, entry, max(10, self.transcript.size.width - 2), self.show_notice, self.ito_colors
+        )
+
     def toolbars_changed(self, entries: list[ToolbarEntry]) -> None:
         if not entries and not self.top_bar.children and not self.bottom_bar.children:
             return
         from uji.tui.ito.view import ToolbarRow
 
-        for bar, placements in (
-            (self.top_bar, ("top_bar_leading", "top_bar_trailing")),
-            (self.keyboard_bar, ("keyboard",)),
-            (self.bottom_bar, ("bottom_bar",)),
+        for bar, placements, rows in (
+            (self.top_bar, ("top_bar_leading", "top_bar_trailing"), 1),
+            (self.keyboard_bar, ("keyboard",), None),
+            (self.bottom_bar, ("bottom_bar",), 1),
         ):
             if not bar.children:
-                bar.mount(ToolbarRow(placements, self.show_notice, self.ito_colors))
+                bar.mount(ToolbarRow(placements, self.show_notice, self.ito_colors, rows))
             row = bar.children[0]
             if isinstance(row, ToolbarRow):
                 row.show(entries)

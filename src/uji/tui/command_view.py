@@ -4,6 +4,7 @@ imports them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -18,7 +19,13 @@ class CommandView(Protocol):
 
     def state_changed(self) -> None: ...
 
-    async def select(self, title: str, labels: list[str], current: int | None = None) -> int | None: ...
+    async def select(
+        self,
+        title: str,
+        labels: list[str],
+        current: int | None = None,
+        on_move: Callable[[int], None] | None = None,
+    ) -> int | None: ...
 
     async def prompt(self, title: str, value: str = "", hidden: bool = False) -> str | None: ...
 

@@ -478,6 +478,12 @@ async def worktree(tui: CommandView, args: str) -> None:
     tui.show_notice(f"this session now works in the worktree {found.describe()}")
 
 
+async def theme(tui: CommandView, args: str) -> None:
+    from uji.tui.theme import command
+
+    await command(tui, args)
+
+
 async def quit_(tui: CommandView, args: str) -> None:
     await tui.quit()
 
@@ -499,6 +505,7 @@ BUILTINS: dict[str, Builtin] = {
     "export": Builtin("write the session to a file: /export [md|json|html|atif] [FILE]", export),
     "sandbox": Builtin("the sandbox of the model's commands: what they may write and read", sandbox),
     "worktree": Builtin("go on in a git worktree and branch of its own: /worktree [name]", worktree),
+    "theme": Builtin("pick the theme, with a live preview: /theme [name]", theme),
     "help": Builtin("list the commands and keys", help_),
     "quit": Builtin("exit uji", quit_),
 }

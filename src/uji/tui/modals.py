@@ -5,6 +5,7 @@ bindings apply). Each resolves a future with its answer, or None when cancelled.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -68,8 +69,16 @@ class SelectPanel(Modal):
 
     mode = "select"
 
-    def __init__(self, title: str, labels: list[str], current: int | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        labels: list[str],
+        current: int | None = None,
+        on_move: Callable[[int], None] | None = None,
+    ) -> None:
         super().__init__(title)
+        self.on_move = on_move  # told the highlighted label's index as it changes (/theme's preview)
+        self._told = current
         self.labels = labels
         self.current = current
         self._filter = Field(placeholder="type to filter", compact=True, select_on_focus=False)
@@ -115,6 +124,12 @@ class SelectPanel(Modal):
             self.finish(self.shown[self.index])
 
     def _draw(self) -> None:
+        if self.on_move is not None and self.shown:
+            moved_to = self.shown[self.index]
+            if moved_to != self._told:
+                self._told = moved_to
+                if self.is_mounted:
+                    self.on_move(moved_to)
         if not self.shown:
             self._list.update(Text("  nothing matches", style=render.MUTED))
             return

@@ -114,6 +114,8 @@ class Transcript(KeyRouter, VerticalScroll):
         self._history: History | None = None
         self._oldest = 1  # seq of the oldest message read from the store
         self._stored_before = 0  # messages in the store before that one
+        # The render_message hook: an ito view standing for an entry, or None (set by the app).
+        self.custom: Callable[[Entry], Widget | None] | None = None
 
     def compose(self) -> ComposeResult:
         self._earlier.display = False
@@ -155,6 +157,10 @@ class Transcript(KeyRouter, VerticalScroll):
         return entry
 
     def _build(self, entry: Entry) -> Widget:
+        if self.custom is not None and not entry.live:
+            widget = self.custom(entry)
+            if widget is not None:
+                return widget
         if entry.kind == "answer" and entry.live:
             from uji.tui.live import LiveAnswer
 
@@ -218,7 +224,12 @@ class Transcript(KeyRouter, VerticalScroll):
             widget = self._answer.widget
             from uji.tui.live import LiveAnswer
 
-            if isinstance(widget, LiveAnswer):
+            custom = self.custom(self._answer) if self.custom is not None else None
+            if custom is not None and widget is not None:  # render_message: the view stands for it
+                self.mount(custom, after=widget)
+                widget.remove()
+                self._answer.widget = custom
+            elif isinstance(widget, LiveAnswer):
                 widget.close()
                 self._markdowns.append(widget)
                 self._settle_markdowns()

@@ -58,6 +58,23 @@ class LuaSource:
         return [str(p) for p in found] if isinstance(found, list) else []
 
 
+def theme_of(data: dict[str, Any]) -> Theme:
+    """The flattened theme `api/ui.lua` sends: lists of [key, value] pairs."""
+
+    def pairs(key: str) -> tuple[tuple[str, str], ...]:
+        rows = data.get(key) or []
+        return tuple((str(k), str(v)) for k, v in rows) if isinstance(rows, list) else ()
+
+    limits = data.get("limits") or []
+    return Theme(
+        name=str(data.get("name") or "custom"),
+        colors=pairs("colors"),
+        symbols=pairs("symbols"),
+        text=pairs("text"),
+        limits=tuple((str(k), float(v)) for k, v in limits if isinstance(v, (int, float))),
+    )
+
+
 def install(host: LuaHost, ui: Ui, store: Callable[[], Store]) -> dict[str, Callable[..., Any]]:
     def ui_toolbar_add(handle: int, placement: str, root: Any, item_id: str | None) -> None:
         place = next((p for p in PLACEMENTS if p == placement), None)
@@ -92,21 +109,7 @@ def install(host: LuaHost, ui: Ui, store: Callable[[], Store]) -> dict[str, Call
         data = host.lua.convert.to_python(spec)
         if not isinstance(data, dict):
             raise ApiError("uji.ui.configure: a theme must be a table")
-
-        def pairs(key: str) -> tuple[tuple[str, str], ...]:
-            rows = data.get(key) or []
-            return tuple((str(k), str(v)) for k, v in rows) if isinstance(rows, list) else ()
-
-        limits = data.get("limits") or []
-        ui.set_theme(
-            Theme(
-                name=str(data.get("name") or "custom"),
-                colors=pairs("colors"),
-                symbols=pairs("symbols"),
-                text=pairs("text"),
-                limits=tuple((str(k), float(v)) for k, v in limits if isinstance(v, (int, float))),
-            )
-        )
+        ui.set_theme(theme_of(data))
 
     def ui_set_options(show_thinking: bool | None, suggest: bool | None) -> None:
         if show_thinking is not None:

@@ -79,9 +79,9 @@ class Ctx:
 
 
 def _console() -> Console:
-    from rich.console import Console
-
     import io
+
+    from rich.console import Console
 
     return Console(width=200, color_system="truecolor", file=io.StringIO(), legacy_windows=False)
 

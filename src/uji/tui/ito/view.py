@@ -137,7 +137,7 @@ class ItoView(KeyRouter, Widget):
         return len(self._ito_painted.controls) if self._ito_painted is not None else 0
 
     def focused_control(self) -> Any:
-        painted = self._ito_painted
+        painted = self.painted(self.size.width) if self.size.width else self._ito_painted
         if painted is None or not painted.controls:
             return None
         index = self._ito_focus or 0
@@ -237,9 +237,15 @@ class ToolbarRow(Horizontal):
     """
 
     def __init__(
-        self, placements: tuple[str, ...], report: Report, colors: Callable[[], dict[str, str]], **kw: Any
+        self,
+        placements: tuple[str, ...],
+        report: Report,
+        colors: Callable[[], dict[str, str]],
+        rows: int | None = None,
+        **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self._rows = rows  # the top and bottom bars are one row: what is longer is cut
         self.placements = placements
         self._on_error = report
         self._palette = colors
@@ -258,7 +264,13 @@ class ToolbarRow(Horizontal):
                 widgets.append(Static("", classes="filler"))
             for entry in (e for e in mine if e.placement == placement):
                 widgets.append(
-                    ItoView(entry.source, self._on_error, self._palette, classes="-auto" if split else "")
+                    ItoView(
+                        entry.source,
+                        self._on_error,
+                        self._palette,
+                        max_rows=lambda: self._rows,
+                        classes="-auto" if split else "",
+                    )
                 )
         self.display = bool(mine)
         if widgets:

@@ -8,10 +8,6 @@ function uji.on(event, handler, opts)
   check(is_callable(handler), "uji.on: the handler must be a function")
   check(opts == nil or type(opts) == "table", "uji.on: options must be a table")
   opts = opts or {}
-  if event == "render_message" then
-    -- Its handlers return ito views, which this uji cannot draw yet: say so where it was added.
-    host.notify(where() .. ": uji.on(\"render_message\") is not supported yet (its views need ito); the handler will not run")
-  end
   check(opts.priority == nil or type(opts.priority) == "number", "uji.on: priority must be a number")
   check(opts.name == nil or type(opts.name) == "string", "uji.on: name must be a string")
   return host.on(event, handler, opts.priority or 50, opts.name, where())

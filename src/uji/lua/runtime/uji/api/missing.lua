@@ -16,7 +16,7 @@ local uji, host, lib = ...
 local ADDED = {
   ["uji.tool.display"] = "current",
   ["uji.api"] = "current", ["uji.auth.login"] = "current", ["uji.auth.configure"] = "current",
-  ["uji.tty"] = "current", ["uji.status"] = "older", ["uji.ui.open_win"] = "older",
+  ["uji.tty"] = "current", ["uji.ui.open_win"] = "older",
   ["uji.ui.set_lines"] = "older", ["uji.ui.clear"] = "older", ["uji.ui.set_size"] = "older",
   ["uji.ui.set_title"] = "older", ["uji.ui.close_win"] = "older", ["uji.ui.list_wins"] = "older",
 }

@@ -180,8 +180,9 @@ local function use_theme(selection)
   current.selection = type(selection) == "string" and selection or (theme.name or "custom")
 end
 
--- The saved theme applies before the config runs (a name that no longer loads is skipped).
-do
+-- The saved theme applies before the config runs (the Lua host calls this first; a name
+-- that no longer loads is skipped).
+function current.apply_saved()
   local saved = host.ui_saved_theme()
   if saved and saved ~= "default" then pcall(use_theme, saved) end
 end

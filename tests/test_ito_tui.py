@@ -1,0 +1,301 @@
+"""ito on the real screen (reference §6 and §2 uji.ui / uji.input): the documented
+examples, each drawn by the TUI and read back as the text a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAI, text
+from tests.test_tui_support import SIZE, idle, make_app, ready, screen_text, send, shows, type_text, until
+from uji.tui import render
+
+pytestmark = pytest.mark.timeout(120)
+
+TOOLBARS = """
+local ito = require("ito")
+local count = ito.state(0)
+bars = uji.ui.toolbar({
+  ito.ToolbarItem("top_bar_leading", ito.Text("LEAD"):bold()),
+  ito.ToolbarItem("top_bar_trailing", function()
+    return ito.Text("clicked " .. count.value):on_tap(function() count.value = count.value + 1 end)
+  end),
+  ito.ToolbarItem("keyboard", ito.HStack({ ito.Text("kb-left"), ito.Spacer, ito.Text("kb-right") })),
+})
+uji.command.add("bump", function() count.value = count.value + 1 end)
+uji.command.add("unbar", function() uji.notify("removed: " .. tostring(bars:remove())) end)
+"""
+
+
+def row_of(screen: str, snippet: str) -> str:
+    return next(line for line in screen.splitlines() if snippet in line)
+
+
+async def test_toolbar_items_draw_in_their_placements_and_state_redraws_them(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    app = make_app(tmp_path, fake, TOOLBARS)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await shows(pilot, "clicked 0")
+        lines = screen.splitlines()
+        # The top bar: leading at the left, trailing at the right, on the first row.
+        assert lines[0].strip().startswith("LEAD") and lines[0].rstrip().endswith("clicked 0")
+        # The keyboard bar sits above the composer; its Spacer pushes kb-right to the edge.
+        kb = row_of(screen, "kb-left")
+        assert kb.rstrip().endswith("kb-right")
+        assert lines.index(kb) < lines.index(row_of(screen, "Message uji"))
+        # A state change redraws the view that read it.
+        await send(pilot, "/bump")
+        await shows(pilot, "clicked 1")
+        # on_tap: a click on the item runs its callback.
+        from uji.tui.ito.view import ItoView
+
+        trailing = [v for v in app.query(ItoView) if "clicked" in str(v.render())][0]
+        await pilot.click(trailing)
+        await shows(pilot, "clicked 2")
+        # handle:remove() takes the handle's items away.
+        await send(pilot, "/unbar")
+        screen = await shows(pilot, "removed: true")
+        assert "LEAD" not in screen and "kb-left" not in screen
+
+
+OVERLAY = """
+local ito = require("ito")
+uji.command.add("fruit", function()
+  local name = ito.state("")
+  local choice = ito.state(1)
+  local h = uji.ui.overlay(function(h)
+    return ito.VStack({
+      ito.Text("Pick a fruit"):bold(),
+      ito.TextField(name):placeholder("your name"):on_submit(function(t) h:close("name " .. t) end),
+      ito.List({ "apple", "pear", "plum" }, function(item, selected) return ito.Text(item) end)
+        :selection(choice)
+        :on_choose(function(item) h:close(item) end),
+    }):padding(1):border("rounded"):title("Fruits")
+  end)
+  uji.notify("chosen: " .. tostring(h:wait()))
+end)
+"""
+
+
+async def test_an_overlay_takes_keys_in_its_controls_and_closes_with_a_value(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    app = make_app(tmp_path, fake, OVERLAY)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/fruit")
+        screen = await shows(pilot, "Pick a fruit")
+        assert "Fruits" in screen and "your name" in screen and "› apple" in screen
+        # Keys go to the focused control: the text field first.
+        await type_text(pilot, "bob")
+        await shows(pilot, "bob")
+        assert app.composer.text == ""
+        # Tab moves to the list; ↓ moves its selection; Enter chooses.
+        await pilot.press("tab")
+        await pilot.press("down")
+        await shows(pilot, "› pear")
+        await pilot.press("enter")
+        screen = await shows(pilot, "chosen: pear")
+        assert "Pick a fruit" not in screen
+        # Esc closes it with nothing.
+        await send(pilot, "/fruit")
+        await shows(pilot, "Pick a fruit")
+        await pilot.press("escape")
+        await shows(pilot, "chosen: nil")
+        # Enter in the text field submits it.
+        await send(pilot, "/fruit")
+        await shows(pilot, "Pick a fruit")
+        await type_text(pilot, "ann")
+        await pilot.press("enter")
+        await shows(pilot, "chosen: name ann")
+
+
+LAYOUT = """
+local ito = require("ito")
+uji.command.add("gallery", function()
+  uji.ui.overlay(function()
+    return ito.VStack({
+      ito.HStack({ ito.Text("left"), ito.Spacer, ito.Text("right") }),
+      ito.Text("centred"):align("center"),
+      ito.Grid({ ito.GridRow({ "a", "bb" }), ito.GridRow({ "ccc", "d" }) }),
+      ito.ZStack({ ito.Text("xxxxxxx"), ito.Text("ON") }, { alignment = "center" }),
+      ito.Fold({ rows = { "r1", "r2", "r3", "r4", "r5" }, limit = 2 }),
+      ito.Text({ "plain ", { "red", ito.TextStyle({ foreground = ito.Color.red, bold = true }) } }),
+      ito.Text("boxed"):padding({ left = 2 }):border("plain", { color = ito.rgb(0x00ff00) }),
+      ito.Text("gone"):hidden(),
+      ito.Lines({ "line one", "line two" }),
+    })
+  end)
+end)
+"""
+
+
+async def test_views_stacks_and_modifiers_lay_out_as_documented(tmp_path: Path, fake: FakeOpenAI) -> None:
+    app = make_app(tmp_path, fake, LAYOUT)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/gallery")
+        screen = await shows(pilot, "line two")
+        left = row_of(screen, "left")
+        assert left.index("right") - left.index("left") > 60  # the Spacer took the room between
+        centred = row_of(screen, "centred")
+        assert abs(centred.index("centred") - (len(left.rstrip()) // 2 - 3)) < 10
+        grid_a, grid_c = row_of(screen, " a "), row_of(screen, "ccc")
+        assert grid_a.index("bb") == grid_c.index("d")  # columns line up
+        assert "xxONxxx" in screen or "xxxONxx" in screen  # ZStack: the second layer on the first
+        assert "r1" in screen and "r2" in screen and "r3" not in screen and "+3 lines" in screen
+        assert "plain red" in screen
+        assert "┌" in screen and "│  boxed" in screen
+        assert "gone" not in screen
+        assert "line one" in screen
+
+
+async def test_a_toolbar_item_that_raises_draws_nothing_and_says_so_once(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    lua = """
+    local ito = require("ito")
+    uji.ui.toolbar({ ito.ToolbarItem("top_bar_leading", function() error("bar broke") end),
+                     ito.ToolbarItem("top_bar_trailing", ito.Text("still here")) })
+    """
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await shows(pilot, "still here")
+        await shows(pilot, "a view failed to draw")
+        app._redraw_bars()
+        await pilot.pause()
+        assert screen_text(app).count("a view failed to draw") == 1
+
+
+async def test_themes_configure_and_theme_command_preview_live(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = """
+    uji.ui.configure({ theme = "nord" })
+    uji.notify("theme is " .. uji.ui.theme())
+    local ok, err = pcall(uji.ui.configure, { colour = "red" })
+    uji.notify("unknown key: " .. tostring(err))
+    ok, err = pcall(uji.ui.configure, { theme = "no-such-theme" })
+    uji.notify("bad theme: " .. tostring(err) .. " / still " .. uji.ui.theme())
+    """
+    app = make_app(tmp_path, fake, lua)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            screen = await shows(pilot, "theme is nord")
+            assert "unknown key `colour`" in screen
+            assert "no theme named no-such-theme" in screen and "still nord" in screen
+            assert render.ACCENT == "#88c0d0"
+            # /theme lists the seven; moving over one shows it at once, Esc goes back.
+            await send(pilot, "/theme")
+            screen = await shows(pilot, "tokyonight")
+            for name in ("default", "dracula", "gruvbox", "light", "nord", "solarized", "tokyonight"):
+                assert name in screen
+            assert "nord (current)" in screen
+            await pilot.press("down")  # solarized
+            await until(pilot, lambda: render.ACCENT == "#268bd2", what="the preview of solarized")
+            await pilot.press("escape")
+            await until(pilot, lambda: render.ACCENT == "#88c0d0", what="nord back")
+            # Enter keeps and saves it: the next start applies it before the config runs.
+            await send(pilot, "/theme")
+            await shows(pilot, "nord (current)")
+            await pilot.press("up")  # light
+            await until(pilot, lambda: render.ACCENT == "#0184bc", what="the preview of light")
+            await pilot.press("enter")
+            await shows(pilot, "theme: light (saved)")
+        app2 = make_app(tmp_path, fake, 'uji.notify("at load: " .. uji.ui.theme())\n')
+        async with app2.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await shows(pilot, "at load: light")
+    finally:
+        from uji.tui.theme import DEFAULTS
+
+        for name, value in DEFAULTS.items():
+            setattr(render, name, value)
+
+
+async def test_input_capture_gets_every_key_until_release(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = """
+    uji.command.add("grab", function()
+      uji.input.capture(function(k)
+        uji.notify("key " .. k.key .. (k.ctrl and " ctrl" or "") .. (k.char and (" char " .. k.char) or ""))
+        if k.key == "Esc" then uji.notify("released: " .. tostring(uji.input.release())) end
+      end)
+    end)
+    """
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/grab")
+        await pilot.press("x")
+        await shows(pilot, "key x char x")
+        await pilot.press("ctrl+a")
+        await shows(pilot, "key a ctrl")
+        await pilot.press("enter")
+        await shows(pilot, "key CR")
+        await pilot.press("escape")
+        await shows(pilot, "released: true")
+        assert app.composer.text == ""  # none of them reached the composer
+        await type_text(pilot, "hi")
+        await until(pilot, lambda: app.composer.text == "hi", what="typing back in the composer")
+
+
+async def test_statusline_plugin_and_status_segments_draw_the_bottom_bar(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(text("hello"))
+    lua = """
+    require("uji.plugins.statusline").setup()
+    """
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await shows(pilot, "test/m")
+        last = screen.rstrip().splitlines()[-1]
+        # The default bar: the logo (empty session), the model and the context, then the
+        # directory at the right; the built-in status line gives way to it.
+        assert last.strip().startswith("uji  ·  test/m  ·  context 0%")
+        assert last.rstrip().endswith("work")
+        assert "mode ask" not in screen
+        await send(pilot, "hi")
+        await idle(pilot)
+        app._redraw_bars()
+        await until(pilot, lambda: "uji  ·" not in screen_text(app).splitlines()[-1], what="the logo to go")
+
+
+async def test_older_status_segments_render_in_priority_order(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = """
+    uji.status.add("b", function() return "BEE" end, { priority = 20 })
+    uji.status.add("a", function() return "AYE" end, { priority = 10 })
+    uji.status.add("none", function() return nil end)
+    uji.notify("list: " .. table.concat(uji.status.list(), ","))
+    uji.notify("model: " .. uji.status.model() .. " render: " .. uji.status.render({ "b" }))
+    """
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await shows(pilot, "AYE · BEE")
+        assert "list: a,b,none" in screen and "model: m render: BEE" in screen
+
+
+async def test_render_message_views_replace_the_entry(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(text("the answer"))
+    lua = """
+    local ito = require("ito")
+    uji.on("render_message", function(m)
+      if m.type == "user" then return ito.Text("YOU SAID: " .. m.text):bold() end
+      if m.type == "assistant" then return ito.Text("MODEL SAID: " .. m.text):border("rounded") end
+      if m.type == "notice" and m.text == "odd" then return 42 end
+    end)
+    """
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "question")
+        await idle(pilot)
+        screen = await shows(pilot, "MODEL SAID: the answer")
+        assert "YOU SAID: question" in screen and "> question" not in screen
+        app.show_notice("odd")
+        await shows(pilot, "not an ito view; skipped")
