@@ -52,7 +52,7 @@ async def test_toolbar_items_draw_in_their_placements_and_state_redraws_them(
         # on_tap: a click on the item runs its callback.
         from uji.tui.ito.view import ItoView
 
-        trailing = [v for v in app.query(ItoView) if "clicked" in str(v.render())][0]
+        trailing = next(v for v in app.query(ItoView) if "clicked" in str(v.render()))
         await pilot.click(trailing)
         await shows(pilot, "clicked 2")
         # handle:remove() takes the handle's items away.
@@ -164,7 +164,7 @@ async def test_a_toolbar_item_that_raises_draws_nothing_and_says_so_once(
     app = make_app(tmp_path, fake, lua)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        screen = await shows(pilot, "still here")
+        await shows(pilot, "still here")
         await shows(pilot, "a view failed to draw")
         app._redraw_bars()
         await pilot.pause()

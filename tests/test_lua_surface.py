@@ -112,7 +112,9 @@ def test_the_luals_file_declares_every_function_and_type_it_uses() -> None:
     assert {a.name for a in surface.ALIASES} | {s.name for s in surface.SHAPES} <= defined
     used = set(re.findall(r"\buji\.(?:[a-z_]+\.)*[A-Z][A-Za-z]*\b", text))
     assert len(used) > 20
-    assert sorted(used - defined - {v.name for v in surface.values()}) == []
+    # (uji.ui.Markdown is a function named as the original names views.)
+    named = {v.name for v in surface.values()} | {f.name for f in surface.functions()}
+    assert sorted(used - defined - named) == []
 
 
 def test_the_types_path_is_shipped_in_the_package(home: Home) -> None:

@@ -1,6 +1,6 @@
 """Where this uji used to differ silently from the original's documented behaviour
 (docs.md §2), each through `uji run` against the fake model: tool spec fields `resolve`,
-`path`, `display.label`/`display.preview`, results' `{diff, summary}`, `render_message`,
+`path`, `display.label`/`display.preview`, results' `{diff, summary}`, ito without a screen,
 `uji.emit` within the call, the job tools' `id` and `uji.jobs.configure`'s checks."""
 
 from __future__ import annotations
@@ -101,12 +101,35 @@ def test_display_label_preview_and_result_diff_and_summary(home: Home) -> None:
     assert sent == {"role": "tool", "tool_call_id": "c1", "content": "rewritten"}
 
 
-def test_render_message_handlers_are_refused_with_a_notice_naming_the_line(home: Home) -> None:
-    home.init('uji.on("render_message", function(m) return nil end)\n')
+def test_ito_screen_calls_without_a_screen_are_quiet_no_ops(home: Home) -> None:
+    """`uji run` has no screen: toolbars are kept (and removable) but not drawn, an overlay
+    is closed at once with a notice and its wait() gives nil, capture takes no key, and a
+    render_message handler is registered without a word; nothing stops the run."""
+    home.init(
+        """
+        local ito = require("ito")
+        local bar = uji.ui.toolbar({ ito.ToolbarItem("bottom_bar", ito.Text("status")) })
+        uji.notify("removed: " .. tostring(bar:remove()) .. " again: " .. tostring(bar:remove()))
+        uji.on("render_message", function(m) return ito.Text(m.text) end)
+        uji.input.capture(function() end)
+        uji.notify("released: " .. tostring(uji.input.release()))
+        uji.schedule(function()
+          local h = uji.ui.overlay(function() return ito.Text("hi") end)
+          uji.notify("overlay gave: " .. tostring(h:wait()))
+        end)
+        local ok, err = pcall(ito.ToolbarItem, "sidebar", ito.Text("x"))
+        uji.notify("bad placement: " .. tostring(err))
+        """
+    )
     home.fake.script(text("ok"))
     run = home.run("hi")
-    line = home.line_of("render_message")
-    assert any(f'init.lua:{line}: uji.on("render_message") is not supported yet' in n for n in run.notices)
+    assert run.rc == 0, run.stderr
+    assert "removed: true again: false" in run.notices
+    assert "released: true" in run.notices
+    assert "uji.ui.overlay: no screen to show it on" in run.notices
+    assert "overlay gave: nil" in run.notices
+    assert any("bad placement:" in n and "placement must be top_bar_leading" in n for n in run.notices)
+    assert not any("render_message" in n for n in run.notices)
 
 
 def test_emit_runs_the_handlers_inside_the_call(home: Home) -> None:
@@ -154,11 +177,11 @@ def test_job_tools_take_id_and_jobs_configure_checks_its_keys(home: Home) -> Non
 def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them(home: Home) -> None:
     home.init(
         """
-        if uji.ui.overlay then uji.notify("has overlay") else uji.notify("no overlay") end
-        if uji.status then uji.notify("has status") else uji.notify("no status") end
-        uji.notify("type: " .. type(uji.ui.toolbar))
-        local handle = uji.ui.toolbar({})
-        uji.status.add("clock", function() return "12:00" end)
+        if uji.tty then uji.notify("has tty") else uji.notify("no tty") end
+        if uji.ui.open_win then uji.notify("has open_win") else uji.notify("no open_win") end
+        uji.notify("type: " .. type(uji.tool.display))
+        local handle = uji.tool.display({})
+        uji.ui.set_lines(1, { "x" })
         uji.notify("handle: " .. tostring(handle))
         local ok, err = pcall(function() local t = nil; return t.field end)
         uji.notify("plain nil still raises: " .. tostring(ok) .. " " .. tostring(err))
@@ -168,13 +191,13 @@ def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them
     run = home.run("hi")
     assert run.rc == 0, run.stderr
     init = home.config / "init.lua"
-    assert {"no overlay", "no status", "type: nil", "handle: nil"} <= set(run.notices)
+    assert {"no tty", "no open_win", "type: nil", "handle: nil"} <= set(run.notices)
     assert (
-        f"{init}:{home.line_of('uji.ui.toolbar({})')}: uji.ui.toolbar is not supported yet; the call did "
+        f"{init}:{home.line_of('uji.tool.display({})')}: uji.tool.display is not supported yet; the call did "
         "nothing (a name of the original uji's current docs)"
     ) in run.notices
     assert (
-        f"{init}:{home.line_of('uji.status.add')}: uji.status.add is not supported yet; the call did nothing "
+        f"{init}:{home.line_of('uji.ui.set_lines')}: uji.ui.set_lines is not supported yet; the call did nothing "
         "(a name of the original uji's older docs)"
     ) in run.notices
     assert any(n.startswith("plain nil still raises: false") and "attempt to index" in n for n in run.notices)

@@ -943,8 +943,16 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "uji.UiConfig",
-        "What `uji.ui.configure` takes.",
+        "What `uji.ui.configure` takes (unknown keys raise).",
         fields(
+            (
+                "theme?",
+                "string|table",
+                "a theme's name (`lua/uji/themes/<name>.lua` in the config, a pack or uji) or a theme "
+                "table; one that fails to load keeps the theme in use",
+            ),
+            ("show_thinking?", "boolean", "show the model's reasoning"),
+            ("suggest?", "{enabled?: boolean}", "the `/` command suggestions (default on)"),
             (
                 "notify?",
                 '"auto"|"osc9"|"osc777"|"bell"|"off"|false|fun(reason: "turn_done"|"question", text: string): string?',
@@ -952,6 +960,34 @@ SHAPES: list[Shape] = [
                 "is not focused (default auto: OSC 9, OSC 777 or BEL by terminal); a function is "
                 "called instead, and a style it returns is sent too",
             ),
+        ),
+    ),
+    Shape(
+        "uji.ToolbarHandle",
+        "What `uji.ui.toolbar` returns.",
+        fields(("remove", "fun(self): boolean", "takes its items away; false if already gone")),
+    ),
+    Shape(
+        "uji.OverlayHandle",
+        "What `uji.ui.overlay` returns.",
+        fields(
+            ("close", "fun(self, value?: any): boolean", "closes it; `wait()` then gives `value`"),
+            (
+                "wait",
+                "fun(self): any",
+                "waits until it is closed: the value (nil for Esc, or with no screen)",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.KeyEvent",
+        "A key as `uji.input.capture`'s handler gets it.",
+        fields(
+            ("key", "string", 'the key\'s name as in the key syntax: "a", "CR", "Esc", "Up", "F1"'),
+            ("char?", "string", "the character it types, if any"),
+            ("ctrl", "boolean"),
+            ("alt", "boolean"),
+            ("shift", "boolean"),
         ),
     ),
     Shape(
@@ -1417,8 +1453,32 @@ NAMESPACES: list[Namespace] = [
             fn(
                 "uji.ui.configure",
                 "spec: uji.UiConfig",
-                "Sets how the screen calls you back to it (`notify`: the bell when a turn ends or a question waits unfocused).",
+                "Sets the theme, whether reasoning shows, the `/` suggestions and the bell when a turn "
+                "ends or a question waits unfocused; raises on unknown keys.",
             ),
+            fn("uji.ui.theme", "", "The theme in use: its name.", ret=("string",)),
+            fn(
+                "uji.ui.save_theme",
+                "name: string",
+                "Saves the theme choice (raises if it does not load); it applies before the config runs.",
+            ),
+            fn(
+                "uji.ui.toolbar",
+                "items: table[]",
+                "Puts `ito.ToolbarItem`s in the top bar (top_bar_leading, top_bar_trailing), above the "
+                "input (keyboard) or in the bottom bar (bottom_bar, in place of the status line). An item "
+                "that raises draws nothing and says so once. Without a screen they are kept, not drawn.",
+                ret=("uji.ToolbarHandle",),
+            ),
+            fn(
+                "uji.ui.overlay",
+                "content: table|fun(handle: uji.OverlayHandle): table, opts?: {float?: boolean}",
+                "Shows an ito view above the composer until closed: keys go to its controls; Esc closes "
+                "it, Enter too when no control used it. Without a screen it is closed at once (a notice).",
+                ret=("uji.OverlayHandle",),
+            ),
+            fn("uji.ui.Markdown", "text: string", "A view of `text` drawn as markdown.", ret=("table",)),
+            fn("uji.ui.redraw", "", "Draws the ito views again (a state change does it by itself)."),
             fn(
                 "uji.ui.toggle_thinking",
                 "",
@@ -1552,6 +1612,17 @@ NAMESPACES: list[Namespace] = [
                 "why. Relative paths start at the session's directory; waits.",
                 ret=("boolean?", "string? err"),
             ),
+            fn(
+                "uji.input.capture",
+                "handler: fun(key: uji.KeyEvent)",
+                "Every key goes to `handler` instead of the keymap until `release()`, or until it raises.",
+            ),
+            fn(
+                "uji.input.release",
+                "",
+                "Keys go back to the keymap; true if a handler had them.",
+                ret=("boolean",),
+            ),
         ],
     ),
     Namespace(
@@ -1654,6 +1725,38 @@ NAMESPACES: list[Namespace] = [
                 "kind: string, spec: uji.TrustSpec",
                 "The remembered decision, else asks once (false with a notice when nobody can answer).",
                 waits="boolean",
+            ),
+        ],
+    ),
+    Namespace(
+        "uji.status",
+        "The original's older footer segments: added ones draw in the bottom bar, by priority.",
+        [
+            fn("uji.status.provider", "", "The provider in use.", ret=("string?",)),
+            fn("uji.status.model", "", "The model in use.", ret=("string?",)),
+            fn("uji.status.effort", "", "The reasoning effort, if any.", ret=("string?",)),
+            fn("uji.status.context", "", 'How full the context window is ("12%").', ret=("string?",)),
+            fn("uji.status.queue", "", "How many messages wait.", ret=("integer",)),
+            fn("uji.status.state", "", "Whether a turn runs.", ret=('"working"|"idle"',)),
+            fn("uji.status.elapsed", "", "Seconds since the turn started, or nil.", ret=("number?",)),
+            fn("uji.status.loader_frame", "", "The spinner's frame now.", ret=("string",)),
+            fn(
+                "uji.status.add",
+                "name: string, render: fun(): string?, opts?: {priority?: number}",
+                "Adds (or replaces) a segment; lower priorities come first (default 50).",
+            ),
+            fn(
+                "uji.status.remove",
+                "name: string",
+                "Removes a segment; true if there was one.",
+                ret=("boolean",),
+            ),
+            fn("uji.status.list", "", "The segments' names, in order.", ret=("string[]",)),
+            fn(
+                "uji.status.render",
+                "names?: string[]",
+                'The segments\' texts (those named) joined by " · ".',
+                ret=("string",),
             ),
         ],
     ),

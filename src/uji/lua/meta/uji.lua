@@ -473,9 +473,29 @@
 ---@field value? string
 ---@field hidden? boolean for secrets
 
----What `uji.ui.configure` takes.
+---What `uji.ui.configure` takes (unknown keys raise).
 ---@class uji.UiConfig
+---@field theme? string|table a theme's name (`lua/uji/themes/<name>.lua` in the config, a pack or uji) or a theme table; one that fails to load keeps the theme in use
+---@field show_thinking? boolean show the model's reasoning
+---@field suggest? {enabled?: boolean} the `/` command suggestions (default on)
 ---@field notify? "auto"|"osc9"|"osc777"|"bell"|"off"|false|fun(reason: "turn_done"|"question", text: string): string? what the terminal is sent when a turn ends or a question waits and the terminal is not focused (default auto: OSC 9, OSC 777 or BEL by terminal); a function is called instead, and a style it returns is sent too
+
+---What `uji.ui.toolbar` returns.
+---@class uji.ToolbarHandle
+---@field remove fun(self): boolean takes its items away; false if already gone
+
+---What `uji.ui.overlay` returns.
+---@class uji.OverlayHandle
+---@field close fun(self, value?: any): boolean closes it; `wait()` then gives `value`
+---@field wait fun(self): any waits until it is closed: the value (nil for Esc, or with no screen)
+
+---A key as `uji.input.capture`'s handler gets it.
+---@class uji.KeyEvent
+---@field key string the key's name as in the key syntax: "a", "CR", "Esc", "Up", "F1"
+---@field char? string the character it types, if any
+---@field ctrl boolean
+---@field alt boolean
+---@field shift boolean
 
 ---What `uji.ui.confirm` takes.
 ---@class uji.ConfirmSpec
@@ -1199,9 +1219,36 @@ function uji.ui.prompt(spec) end
 ---@overload fun(spec: uji.ConfirmSpec, cb: fun(result: boolean?, err: string?)): uji.Cancel
 function uji.ui.confirm(spec) end
 
----Sets how the screen calls you back to it (`notify`: the bell when a turn ends or a question waits unfocused).
+---Sets the theme, whether reasoning shows, the `/` suggestions and the bell when a turn ends or a question waits unfocused; raises on unknown keys.
 ---@param spec uji.UiConfig
 function uji.ui.configure(spec) end
+
+---The theme in use: its name.
+---@return string
+function uji.ui.theme() end
+
+---Saves the theme choice (raises if it does not load); it applies before the config runs.
+---@param name string
+function uji.ui.save_theme(name) end
+
+---Puts `ito.ToolbarItem`s in the top bar (top_bar_leading, top_bar_trailing), above the input (keyboard) or in the bottom bar (bottom_bar, in place of the status line). An item that raises draws nothing and says so once. Without a screen they are kept, not drawn.
+---@param items table[]
+---@return uji.ToolbarHandle
+function uji.ui.toolbar(items) end
+
+---Shows an ito view above the composer until closed: keys go to its controls; Esc closes it, Enter too when no control used it. Without a screen it is closed at once (a notice).
+---@param content table|fun(handle: uji.OverlayHandle): table
+---@param opts? {float?: boolean}
+---@return uji.OverlayHandle
+function uji.ui.overlay(content, opts) end
+
+---A view of `text` drawn as markdown.
+---@param text string
+---@return table
+function uji.ui.Markdown(text) end
+
+---Draws the ito views again (a state change does it by itself).
+function uji.ui.redraw() end
 
 ---Shows or hides the model's reasoning; returns whether it is shown.
 ---@return boolean
@@ -1326,6 +1373,14 @@ function uji.input.clear() end
 ---@return string? err
 function uji.input.attach(path) end
 
+---Every key goes to `handler` instead of the keymap until `release()`, or until it raises.
+---@param handler fun(key: uji.KeyEvent)
+function uji.input.capture(handler) end
+
+---Keys go back to the keymap; true if a handler had them.
+---@return boolean
+function uji.input.release() end
+
 ---Files, with the same checks as the file tools; relative paths start at the working directory.
 ---@class uji.fs
 uji.fs = {}
@@ -1422,6 +1477,62 @@ function uji.project.trusted(kind, files) end
 ---@param spec uji.TrustSpec
 ---@overload fun(kind: string, spec: uji.TrustSpec, cb: fun(result: boolean?, err: string?)): uji.Cancel
 function uji.project.trust(kind, spec) end
+
+---The original's older footer segments: added ones draw in the bottom bar, by priority.
+---@class uji.status
+uji.status = {}
+
+---The provider in use.
+---@return string?
+function uji.status.provider() end
+
+---The model in use.
+---@return string?
+function uji.status.model() end
+
+---The reasoning effort, if any.
+---@return string?
+function uji.status.effort() end
+
+---How full the context window is ("12%").
+---@return string?
+function uji.status.context() end
+
+---How many messages wait.
+---@return integer
+function uji.status.queue() end
+
+---Whether a turn runs.
+---@return "working"|"idle"
+function uji.status.state() end
+
+---Seconds since the turn started, or nil.
+---@return number?
+function uji.status.elapsed() end
+
+---The spinner's frame now.
+---@return string
+function uji.status.loader_frame() end
+
+---Adds (or replaces) a segment; lower priorities come first (default 50).
+---@param name string
+---@param render fun(): string?
+---@param opts? {priority?: number}
+function uji.status.add(name, render, opts) end
+
+---Removes a segment; true if there was one.
+---@param name string
+---@return boolean
+function uji.status.remove(name) end
+
+---The segments' names, in order.
+---@return string[]
+function uji.status.list() end
+
+---The segments' texts (those named) joined by " · ".
+---@param names? string[]
+---@return string
+function uji.status.render(names) end
 
 ---Background processes for plugins.
 ---@class uji.job
