@@ -115,9 +115,23 @@ async def test_an_overlay_takes_keys_in_its_controls_and_closes_with_a_value(
 
 LAYOUT = """
 local ito = require("ito")
+local Diagonal = ito.Layout(function(sizes, width)
+  local out = {}
+  for i in ipairs(sizes) do out[i] = { x = (i - 1) * 4, y = i - 1 } end
+  return out
+end)
+local Who = ito.Local("nobody")
+local Sum = ito.PreferenceKey({ default = 0, reduce = function(a, b) return a + b end })
+local Greeting = ito.view(function(props) return ito.Text(props.word .. " " .. Who.current) end)
 uji.command.add("gallery", function()
   uji.ui.overlay(function()
     return ito.VStack({
+      Diagonal({ "d1", "d2" }),
+      Who:provide("world", Greeting({ word = "hello" })),
+      ito.VStack({ ito.Text("p1"):preference(Sum, 2), ito.Text("p2"):preference(Sum, 3) })
+        :overlay_preference_value(Sum, function(v) return ito.Text("sum=" .. v) end),
+      ito.ScrollView({ "s1", "s2", "s3", "s4", "s5" }):follow_end():height(2),
+      ito.HStack({ ito.Spinner(), ito.Text("spinning") }),
       ito.HStack({ ito.Text("left"), ito.Spacer, ito.Text("right") }),
       ito.Text("centred"):align("center"),
       ito.Grid({ ito.GridRow({ "a", "bb" }), ito.GridRow({ "ccc", "d" }) }),
@@ -151,6 +165,13 @@ async def test_views_stacks_and_modifiers_lay_out_as_documented(tmp_path: Path, 
         assert "┌" in screen and "│  boxed" in screen
         assert "gone" not in screen
         assert "line one" in screen
+        d1, d2 = row_of(screen, "d1"), row_of(screen, "d2")
+        assert d2.index("d2") - d1.index("d1") == 4  # Layout(measure) placed them
+        assert "hello world" in screen  # a component reading a Local
+        assert "sum=5" in screen  # the preferences set inside, reduced
+        assert "s4" in screen and "s5" in screen and "s3" not in screen  # follow_end in 2 rows
+        spin = row_of(screen, "spinning")
+        assert spin[spin.index("spinning") - 2] in render.SPINNER
 
 
 async def test_a_toolbar_item_that_raises_draws_nothing_and_says_so_once(

@@ -10,7 +10,7 @@ from tests.reference_rows import ROWS, summary, table
 from uji.lua import surface
 
 # Lua modules and the opt-in plugins' tables, not the `uji` table's API.
-NOT_API = ("uji.builtin.", "uji.jobs.", "uji.plugins.")
+NOT_API = ("uji.builtin.", "uji.jobs.", "uji.plugins.", "uji.themes.")
 PAGE = Path(__file__).parent.parent / "docs" / "parity.md"
 
 

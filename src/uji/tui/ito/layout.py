@@ -539,6 +539,10 @@ def _core(ctx: Ctx, node: Node, width: int, height: int | None, x: int, y: int, 
         return [blank(width) for _ in range(height or 0)]
     if kind == "hstack":
         return _hstack(ctx, node, width, height, x, y, style)
+    if kind == "layout" and node.get("measure") and ctx.source is not None:
+        placed = _custom_layout(ctx, node, width, x, y, style)
+        if placed is not None:
+            return placed
     if kind in ("vstack", "layout"):
         return _vstack(ctx, node, node.get("children") or [], width, height, x, y, style)
     if kind == "zstack":
@@ -682,6 +686,33 @@ def _child(
     body = draw(ctx, kid, w, height, x + dx, y, style)
     placed, _, _ = place(body, w, width, len(body), ax, 0.0)
     return placed
+
+
+def _custom_layout(ctx: Ctx, node: Node, width: int, x: int, y: int, style: Style) -> Lines | None:
+    """ito.Layout(measure): `measure(sizes, width)` places the children ({x, y} each, from
+    0); None (a VStack) when it gives no places."""
+    kids = node.get("children") or []
+    probe = Ctx(None, None, ctx.colors, ctx.console)
+    widths = [measure(ctx, k, width) for k in kids]
+    sizes = [
+        {"width": w, "height": len(draw(probe, k, w, None, 0, 0, style))}
+        for k, w in zip(kids, widths, strict=True)
+    ]
+    assert ctx.source is not None
+    try:
+        places = ctx.source.call(int(node.get("measure") or 0), sizes, width)
+    except Exception:
+        return None
+    if not isinstance(places, list) or len(places) != len(kids):
+        return None
+    points = [(int(p.get("x", 0)), int(p.get("y", 0))) if isinstance(p, dict) else (0, 0) for p in places]
+    height = max((py + size["height"] for (_, py), size in zip(points, sizes, strict=True)), default=0)
+    out = [blank(width) for _ in range(height)]
+    for kid, w, (px, py) in zip(kids, widths, points, strict=True):
+        w = max(0, min(w, width - px))
+        if w:
+            out = composite(out, draw(ctx, kid, w, None, x + px, y + py, style), px, py, width)
+    return out
 
 
 def _zstack(ctx: Ctx, node: Node, width: int, height: int | None, x: int, y: int, style: Style) -> Lines:
