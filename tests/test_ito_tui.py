@@ -141,7 +141,7 @@ uji.command.add("gallery", function()
       ito.Text("boxed"):padding({ left = 2 }):border("plain", { color = ito.rgb(0x00ff00) }),
       ito.Text("gone"):hidden(),
       ito.Lines({ "line one", "line two" }),
-    })
+    }):toolbar({ ito.ToolbarItem("top_bar_trailing", ito.Text("TOPR")), ito.ToolbarItem("bottom_bar", ito.Text("FOOT")) })
   end)
 end)
 """
@@ -149,7 +149,7 @@ end)
 
 async def test_views_stacks_and_modifiers_lay_out_as_documented(tmp_path: Path, fake: FakeOpenAI) -> None:
     app = make_app(tmp_path, fake, LAYOUT)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(100, 60)) as pilot:
         await ready(pilot)
         await send(pilot, "/gallery")
         screen = await shows(pilot, "line two")
@@ -165,6 +165,11 @@ async def test_views_stacks_and_modifiers_lay_out_as_documented(tmp_path: Path, 
         assert "┌" in screen and "│  boxed" in screen
         assert "gone" not in screen
         assert "line one" in screen
+        # The content's own toolbar: its top bar at the top of the box, its bottom bar at the foot.
+        lines = screen.splitlines()
+        top, foot = lines.index(row_of(screen, "TOPR")), lines.index(row_of(screen, "FOOT"))
+        assert top < lines.index(left) and foot > lines.index(row_of(screen, "line two"))
+        assert row_of(screen, "TOPR").rstrip(" │").endswith("TOPR")
         d1, d2 = row_of(screen, "d1"), row_of(screen, "d2")
         assert d2.index("d2") - d1.index("d1") == 4  # Layout(measure) placed them
         assert "hello world" in screen  # a component reading a Local
@@ -180,7 +185,8 @@ async def test_a_toolbar_item_that_raises_draws_nothing_and_says_so_once(
     lua = """
     local ito = require("ito")
     uji.ui.toolbar({ ito.ToolbarItem("top_bar_leading", function() error("bar broke") end),
-                     ito.ToolbarItem("top_bar_trailing", ito.Text("still here")) })
+                     ito.ToolbarItem("top_bar_trailing", ito.Text("still here")),
+                     ito.ToolbarItem("keyboard", ito.Text("host"):toolbar({ ito.ToolbarItem("bottom_bar", "x") })) })
     """
     app = make_app(tmp_path, fake, lua)
     async with app.run_test(size=SIZE) as pilot:
@@ -189,7 +195,10 @@ async def test_a_toolbar_item_that_raises_draws_nothing_and_says_so_once(
         await shows(pilot, "a view failed to draw")
         app._redraw_bars()
         await pilot.pause()
-        assert screen_text(app).count("a view failed to draw") == 1
+        screen = screen_text(app)
+        assert screen.count("a view failed to draw") == 1
+        # A toolbar item declared where nothing shows its placement: said once.
+        assert screen.count("no section shows the toolbar placement 'bottom_bar'") == 1
 
 
 async def test_themes_configure_and_theme_command_preview_live(tmp_path: Path, fake: FakeOpenAI) -> None:

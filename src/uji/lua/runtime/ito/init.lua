@@ -668,7 +668,11 @@ local function resolve_view(view)
       for _, n in ipairs(trailing) do top[#top + 1] = n end
       node.children[#node.children + 1] = { kind = "hstack", children = top, spacing = 1 }
     end
-    if content then node.children[#node.children + 1] = content end
+    if content then
+      -- The content takes the rows the bars leave: a box too short for it cuts the content,
+      -- never its foot.
+      node.children[#node.children + 1] = { kind = "vstack", children = { content }, mods = { { "grow" } } }
+    end
     for _, placement in ipairs({ "keyboard", "bottom_bar" }) do
       local items = row(placement)
       if #items > 0 then node.children[#node.children + 1] = { kind = "hstack", children = items, spacing = 1 } end
@@ -725,7 +729,7 @@ Root.__index = Root
 
 -- ito.root(content): `content` is a view or a function returning one.
 function ito.root(content)
-  return setmetatable({ content = content, memo = {}, handlers = {}, seen = {}, unshown = {} }, Root)
+  return setmetatable({ content = content, memo = {}, handlers = {}, seen = {}, unshown = {}, told = {} }, Root)
 end
 
 -- root:render(width) → the plain tree, or nil for nothing; errors propagate.
@@ -733,10 +737,13 @@ function Root:render(width)
   local saved = rendering
   self.handlers = {}
   self.seen = {}
-  rendering = { root = self, scope = { path = "", n = 0 }, prefs = {}, width = width or 80 }
+  rendering = { root = self, scope = { path = "", n = 0 }, prefs = {}, width = width or 80, toolbars = {} }
   local ok, node = pcall(resolve, self.content)
+  local declared = rendering.toolbars
   rendering = saved
   if not ok then error(node, 0) end
+  -- Toolbar items declared where no ToolbarHost drew them.
+  for placement in pairs(declared) do self.unshown[placement] = true end
   -- State of components no longer drawn is forgotten.
   for key in pairs(self.memo) do if not self.seen[key] then self.memo[key] = nil end end
   return node
@@ -751,7 +758,12 @@ end
 -- root:unshown_placements(): toolbar placements declared but drawn by no host, once each.
 function Root:unshown_placements()
   local out = {}
-  for p in pairs(self.unshown) do out[#out + 1] = p end
+  for p in pairs(self.unshown) do
+    if not self.told[p] then
+      self.told[p] = true
+      out[#out + 1] = p
+    end
+  end
   self.unshown = {}
   return out
 end
