@@ -24,7 +24,9 @@ def test_a_config_theme_is_built_listed_and_used(home: Home) -> None:
         '  text = { working = "Busy (%ds)" },\n'
         "}\n"
     )
-    (themes / "broken.lua").write_text('return require("uji.themes.default"){ name = "broken", colour = "red" }\n')
+    (themes / "broken.lua").write_text(
+        'return require("uji.themes.default"){ name = "broken", colour = "red" }\n'
+    )
     home.init(
         """
         local names = {}
