@@ -299,7 +299,9 @@ def test_class_message_diff_and_system(home: Home) -> None:
     assert got["now"] is True and got["clock"] is True
     assert got["home"] == str(home.home) and got["expand"] == f"{home.home}/x"
     assert got["roots"][0] == str(home.config)
-    assert got["modules"] == ["uji.themes.dark", "uji.themes.mine"]
+    # The config's themes beside the seven uji ships.
+    shipped = ["default", "dracula", "gruvbox", "light", "nord", "solarized", "tokyonight"]
+    assert got["modules"] == sorted(f"uji.themes.{n}" for n in ["dark", "mine", *shipped])
 
 
 def test_image_fit_scales_the_long_edge(home: Home, tmp_path: Path) -> None:
