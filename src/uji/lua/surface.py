@@ -1466,7 +1466,8 @@ NAMESPACES: list[Namespace] = [
                 "uji.ui.toolbar",
                 "items: table[]",
                 "Puts `ito.ToolbarItem`s in the top bar (top_bar_leading, top_bar_trailing), above the "
-                "input (keyboard) or in the bottom bar (bottom_bar, in place of the status line). An item "
+                "input (keyboard) or in the bottom bar (bottom_bar, under the status line; the statusline plugin's "
+                'bar, id "statusline", takes its place). An item '
                 "that raises draws nothing and says so once. Without a screen they are kept, not drawn.",
                 ret=("uji.ToolbarHandle",),
             ),

@@ -474,8 +474,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             row = bar.children[0]
             if isinstance(row, ToolbarRow):
                 row.show(entries)
-        # A bottom_bar item takes the place of the built-in status line.
-        self.status.display = not any(e.placement == "bottom_bar" for e in entries)
+        # The statusline plugin's bar takes the place of the built-in status line; other
+        # bottom_bar items (a badge, uji.status segments) draw in the row under it.
+        self.status.display = not any(
+            e.placement == "bottom_bar" and e.item_id == "statusline" for e in entries
+        )
 
     def ito_redraw(self) -> None:
         """A state changed: the ito views draw again, once per screen refresh."""

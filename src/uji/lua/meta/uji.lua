@@ -1231,7 +1231,7 @@ function uji.ui.theme() end
 ---@param name string
 function uji.ui.save_theme(name) end
 
----Puts `ito.ToolbarItem`s in the top bar (top_bar_leading, top_bar_trailing), above the input (keyboard) or in the bottom bar (bottom_bar, in place of the status line). An item that raises draws nothing and says so once. Without a screen they are kept, not drawn.
+---Puts `ito.ToolbarItem`s in the top bar (top_bar_leading, top_bar_trailing), above the input (keyboard) or in the bottom bar (bottom_bar, under the status line; the statusline plugin's bar, id "statusline", takes its place). An item that raises draws nothing and says so once. Without a screen they are kept, not drawn.
 ---@param items table[]
 ---@return uji.ToolbarHandle
 function uji.ui.toolbar(items) end
