@@ -306,8 +306,9 @@ async def test_older_status_segments_render_in_priority_order(tmp_path: Path, fa
     app = make_app(tmp_path, fake, lua)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        screen = await shows(pilot, "AYE · BEE")
-        assert "list: a,b,none" in screen and "model: m render: BEE" in screen
+        await shows(pilot, "AYE · BEE")
+        await shows(pilot, "list: a,b,none")
+        await shows(pilot, "model: m render: BEE")
 
 
 async def test_render_message_views_replace_the_entry(tmp_path: Path, fake: FakeOpenAI) -> None:
