@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from uji.tui.commands import BUILTINS
+from uji.tui.screen_commands import BUILTINS
 from uji.ui.keys import DEFAULTS, HELP_ROWS, IMPLICIT, help_rows, key_table
 
 README = (Path(__file__).parent.parent / "README.md").read_text()
@@ -40,6 +40,6 @@ def test_the_tool_doc_ends_without_a_dangling_heading() -> None:
 
 
 def test_uji_command_list_names_the_screens_builtins() -> None:
-    from uji.commands import SCREEN_COMMANDS
+    from uji.command_registry import SCREEN_COMMANDS
 
     assert sorted(SCREEN_COMMANDS) == sorted(BUILTINS)

@@ -276,7 +276,7 @@ def test_a_refused_local_connection_fails_at_once_with_the_url_and_a_hint(
 
 def test_a_refused_remote_connection_is_still_retried(home: Home) -> None:
     """Only local addresses fail fast: this URL is not one, so the loop retries it."""
-    from uji.agent.calls import refused_locally
+    from uji.agent.model_call import refused_locally
     from uji.wires.base import Failure, WireRequest
 
     failure = Failure("http", "could not connect: All connection attempts failed")

@@ -54,7 +54,7 @@ def test_the_screen_module_leaves_the_config_and_markdown_for_later() -> None:
         "import sys, uji.tui.app\n"
         "late = ['lupa', 'uji.app', 'uji.agent.loop', 'uji.lua.host', 'markdown_it', 'rich.markdown',"
         " 'textual.widgets._markdown', 'pygments', 'httpx2', 'sqlite3', 'uji.tui.modals',"
-        " 'uji.tui.approval', 'uji.agent.approval', 'uji.images', 'uji.agent.limits', 'uji.commands']\n"
+        " 'uji.tui.approval', 'uji.agent.approval', 'uji.images', 'uji.agent.limits', 'uji.command_registry']\n"
         "print(sorted(m for m in late if m in sys.modules))\n"
     )
     out = subprocess.run(

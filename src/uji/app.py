@@ -11,7 +11,7 @@ those who use it:
 - `wires` (wires/registry.py): the wires by name, and `http`, the HTTP client they share;
 - `events` (events.py): the hooks and notifications;
 - `context` (agent/contexts.py): context providers, caching and compaction settings;
-- `commands` (commands.py), `notice` (notices.py), `frontend` (frontend.py);
+- `commands` (command_registry.py), `notice` (notices.py), `frontend` (frontend.py);
 - `ui` (ui/port.py): the UI port uji.keymap, uji.ui and uji.input talk to, given by the
   frontend (the screen's, or one with no screen).
 """
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from uji.agent.contexts import PromptContext
 from uji.agent.limits import Limits
-from uji.commands import Commands
+from uji.command_registry import Commands
 from uji.events import Events
 from uji.frontend import Frontend
 from uji.lua.host import LuaHost
@@ -91,9 +91,9 @@ class App:
             self.gate.registry.add(tool)
         self.wires = Wires(self.http)
         self.commands = Commands()
-        from uji.app_commands import add_app_commands
+        from uji.shared_commands import add_shared_commands
 
-        add_app_commands(self.commands, self.packs, self.diagnostics, ui, self.notice)
+        add_shared_commands(self.commands, self.packs, self.diagnostics, ui, self.notice)
         self.context = PromptContext(self.host.call_function, paths.config)
         self.limits = Limits()  # the budgets of a turn (uji.session.configure, --max-steps)
         self.frontend = Frontend()

@@ -556,7 +556,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "sandbox":
         import asyncio
 
-        from uji.sandbox.cli import run_sandboxed
+        from uji.sandbox_cli import run_sandboxed
 
         return asyncio.run(run_sandboxed(paths, opts.argv, network=opts.network, read_only=opts.read_only))
     if command in ("list", "delete"):

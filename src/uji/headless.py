@@ -220,7 +220,7 @@ def _set_gate(app: App, opts: Any) -> str | None:
 
 
 def _is_command(app: App, prompt: str) -> bool:
-    from uji.commands import parse
+    from uji.command_registry import parse
 
     parsed = parse(prompt)
     return parsed is not None and app.commands.get(parsed[0]) is not None
@@ -501,12 +501,12 @@ async def _run_prompt(
 ) -> TurnResult:
     """A prompt, or a `/command args` line whose handler may submit prompts. The images
     go with the first message."""
-    from uji.commands import parse
+    from uji.command_registry import parse
     from uji.lua.runtime import LuaError
 
     submitted: list[str] = []
     app.frontend.on_submit = lambda text: agent.enqueue(text) if agent.running else submitted.append(text)
-    from uji.commands import CommandError
+    from uji.command_registry import CommandError
 
     parsed = parse(prompt)
     command = app.commands.get(parsed[0]) if parsed else None

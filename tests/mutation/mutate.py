@@ -45,7 +45,7 @@ MODULES: dict[str, tuple[str, str, tuple[str, ...] | None]] = {
     ),
     "decision": ("src/uji/tools/decision.py", "tests/test_gate_decide.py tests/test_gate_layers.py", None),
     "paths": (
-        "src/uji/tools/paths.py",
+        "src/uji/tools/path_forms.py",
         "tests/test_gate_paths.py tests/test_gate_layers.py::test_an_ask_rule_asks_through_symlink_and_dotdot_spellings",
         None,
     ),

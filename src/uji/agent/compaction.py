@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from uji.agent.context import estimate
+from uji.agent.context_fill import estimate
 
 TRANSCRIPT_CHARS = 200_000
 FAILED_NOTICE = "could not compact; sending the full context"

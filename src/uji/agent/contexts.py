@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from uji.agent.context import tokens
+from uji.agent.context_fill import tokens
 from uji.agent.instructions import Instructions
 from uji.record import Record, Struct
 

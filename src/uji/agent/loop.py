@@ -15,12 +15,12 @@ from uji.agent import compaction, titles
 from uji.agent.approval import (
     Approver,
 )
-from uji.agent.calls import Collector, call_model, describe_failure
-from uji.agent.context import Budget, budget, estimate, tokens
+from uji.agent.context_fill import Budget, budget, estimate, tokens
 from uji.agent.contexts import Part
 from uji.agent.instructions import section
 from uji.agent.limits import Reached, Spend
 from uji.agent.messages import for_model, live
+from uji.agent.model_call import Collector, call_model, describe_failure
 from uji.agent.prompt import system_prompt
 from uji.agent.tool_calls import ToolCaller
 from uji.agent.window import Calibration, Window, request_tokens, window

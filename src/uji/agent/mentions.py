@@ -70,7 +70,7 @@ def _bare(word: str, cwd: str) -> str | None:
 
 def _existing(path: str, cwd: str) -> str | None:
     from uji.tools.confine import expand_user
-    from uji.tools.paths import path_problem
+    from uji.tools.path_forms import path_problem
 
     if path_problem(path) is not None:
         return None

@@ -147,7 +147,7 @@ class ToolCaller:
         except Exception as e:
             return self._tool_message(call, ToolResult(f"error: {e}"))
         if tool.path_subject:
-            from uji.tools.paths import path_problem
+            from uji.tools.path_forms import path_problem
 
             bad = path_problem(subject)
             if bad is not None:

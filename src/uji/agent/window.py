@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from uji.agent.context import image_tokens, tokens
+from uji.agent.context_fill import image_tokens, tokens
 from uji.agent.contexts import Part
 from uji.record import Record, Struct
 

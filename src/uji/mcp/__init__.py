@@ -22,7 +22,7 @@ from uji.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from uji.agent.mentioned import Mentioned
-    from uji.commands import Commands
+    from uji.command_registry import Commands
     from uji.mcp.auth import Authorizer
     from uji.tools.registry import Registry
     from uji.trust import ProjectTrust

@@ -9,10 +9,10 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from uji.commands import Command, CommandError
+from uji.command_registry import Command, CommandError
 
 if TYPE_CHECKING:
-    from uji.commands import Commands
+    from uji.command_registry import Commands
     from uji.mcp.config import Connection, PromptInfo
 
 

@@ -5,7 +5,7 @@ parsing (`${IFS}`, brace expansion, `eval`...). Whatever it lets through still r
 under Linux Landlock (`spawn.py`): reads everywhere but a deny list of secret places,
 writes only the working directory, the roots and a private temporary folder, the
 network unless configured off (`policy.py`). `uji sandbox -- CMD` runs one command
-under the same code (`cli.py`).
+under the same code (`uji.sandbox_cli`).
 
 A child `uji run` started for a subagent gets its parent's settings in UJI_SANDBOX_PARENT
 and never runs laxer than them.

@@ -160,7 +160,7 @@ class Gate:
         `uji.mode`) laid over them."""
         verdict = self._written_verdict(tool, subject)
         if tool.path_subject:
-            from uji.tools.paths import path_forms
+            from uji.tools.path_forms import path_forms
 
             forms = path_forms(self.sandbox(), subject)
         else:
@@ -179,7 +179,7 @@ class Gate:
         if not tool.path_subject:
             return policy.decide(tool.name, [subject], tool.policy, tool.remembers_tool)
         from uji.tools.decision import matched_form, through_symlink
-        from uji.tools.paths import path_forms
+        from uji.tools.path_forms import path_forms
 
         sandbox = self.sandbox()
         forms = path_forms(sandbox, subject)
@@ -224,7 +224,7 @@ class Gate:
         """The check a file tool's opens make: the real file reached is matched again
         against the tool's deny rules, so a symlink swapped in after the decision is still
         refused."""
-        from uji.tools.paths import real_forms
+        from uji.tools.path_forms import real_forms
 
         sandbox = self.sandbox()
 

@@ -48,8 +48,8 @@ from uji.tui.conversation import Conversation
 from uji.tui.entry import Entry
 from uji.tui.focus import KeyRouter
 from uji.tui.footer import WORKING, Activity, NewBelow, QueueView, Status, StatusBar
-from uji.tui.keys import from_textual
 from uji.tui.mentions import MentionPopup, pick
+from uji.tui.textual_keys import from_textual
 from uji.tui.transcript import History, Transcript
 from uji.ui.keys import Binding, Keymap
 
@@ -538,9 +538,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.ito_redraw()
 
     def request_reload(self) -> None:
-        from uji.tui import commands
+        from uji.tui import screen_commands
 
-        self._spawn(commands.run(self, "reload", ""))
+        self._spawn(screen_commands.run(self, "reload", ""))
 
     # Keys ---------------------------------------------------------------------------
 
@@ -607,9 +607,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         elif found.kind == "action":
             self.run_named(found.value)
         elif found.kind == "command":
-            from uji.tui import commands
+            from uji.tui import screen_commands
 
-            self._spawn(commands.run(self, found.value, ""))
+            self._spawn(screen_commands.run(self, found.value, ""))
         elif found.kind == "function":
             app = self.conversation.app
             if app is not None:
@@ -998,9 +998,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         app = self.conversation.app
         wants = wants and (app is None or app.ui.suggest)  # uji.ui.configure{suggest = {enabled = false}}
         if wants and self.conversation.app is not None:
-            from uji.tui import commands
+            from uji.tui import screen_commands
 
-            sugg.show(matching(text, commands.suggestions(self)))
+            sugg.show(matching(text, screen_commands.suggestions(self)))
         else:
             sugg.close()
 
@@ -1017,13 +1017,13 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             if command:
                 conv.run_shell(command)
             return
-        from uji.commands import parse as parse_command
+        from uji.command_registry import parse as parse_command
 
         parsed = parse_command(text.strip())
         if parsed is not None:
-            from uji.tui import commands  # the slash commands (and /login's) load with the first one
+            from uji.tui import screen_commands  # the slash commands (and /login's) load with the first one
 
-            self._spawn(commands.run(self, *parsed))
+            self._spawn(screen_commands.run(self, *parsed))
             return
         conv.submit(text, images)
         if conv.working:

@@ -1,4 +1,4 @@
-"""What a slash command (`commands.py`, `login.py`) asks of the screen (`app.UjiApp`): a
+"""What a slash command (`screen_commands.py`, `login.py`) asks of the screen (`app.UjiApp`): a
 leaf, so the commands name the screen's surface without importing the screen that
 imports them."""
 

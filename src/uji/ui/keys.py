@@ -2,7 +2,7 @@
 syntax", "Default bindings", "Action names").
 
 Plain data, no screen: `uji.keymap` records and lists bindings with or without one
-(`uji run`). The terminal UI turns its key events into these keys (`uji.tui.keys`).
+(`uji run`). The terminal UI turns its key events into these keys (`uji.tui.textual_keys`).
 """
 
 from __future__ import annotations

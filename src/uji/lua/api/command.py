@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from uji.commands import SCREEN_COMMANDS, Command, Commands
+from uji.command_registry import SCREEN_COMMANDS, Command, Commands
 
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost

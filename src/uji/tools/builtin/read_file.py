@@ -70,7 +70,7 @@ def path_arg(args: dict[str, Any]) -> str | ToolResult:
     path = required_str(args, "path")
     if isinstance(path, ToolResult):
         return path
-    from uji.tools.paths import path_problem
+    from uji.tools.path_forms import path_problem
 
     problem = path_problem(path)
     return path if problem is None else error(problem)

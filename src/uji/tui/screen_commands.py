@@ -7,7 +7,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from uji.commands import CommandError
+from uji.command_registry import CommandError
 from uji.lua.runtime import LuaError
 from uji.record import Struct
 from uji.tui.composer import Suggestion

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from uji.commands import Command, Commands
+from uji.command_registry import Command, Commands
 
 if TYPE_CHECKING:
     from uji.diagnostics import Diagnostics
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 SHOWN = 50  # /diagnostics shows the newest entries
 
 
-def add_app_commands(
+def add_shared_commands(
     commands: Commands, packs: Packs, diagnostics: Diagnostics, ui: Ui, notice: Notice
 ) -> None:
     async def sync(args: str) -> None:

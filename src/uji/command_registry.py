@@ -6,7 +6,7 @@ from typing import Any
 
 from uji.record import Struct
 
-# The commands the screen builds in (uji.tui.commands.BUILTINS, which a test keeps the
+# The commands the screen builds in (uji.tui.screen_commands.BUILTINS, which a test keeps the
 # same): uji.command.list() names them beside the added ones, as the original does.
 SCREEN_COMMANDS = (
     "compact",
