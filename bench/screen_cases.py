@@ -330,7 +330,9 @@ def queued_100() -> Figures:
             app.post_message(events.Key("enter", "\r"))
         # The typing itself: until every prompt is queued (or the first already sent).
         agent = app.conversation.agent
-        await until(pilot, lambda: len(agent.queue) + len(fake.turn_requests) >= 101, 60, "the queue")
+        await until(
+            pilot, lambda: len(agent.steering.queue) + len(fake.turn_requests) >= 101, 60, "the queue"
+        )
         typing.extend([time.perf_counter() - t0, time.process_time() - c0])
         want = {f"q{i}" for i in range(100)}
 

@@ -54,7 +54,7 @@ async def test_the_first_message_gets_a_title_from_a_side_request(tmp_path: Path
     app, agent, events = await make_agent(tmp_path, fake, auto_title=True)
     fake.script(text("hello"), text("again"))
     await agent.turn("please fix the flaky login test in auth.py")
-    await asyncio.wait_for(agent._title_task, 5)  # type: ignore[arg-type]
+    await asyncio.wait_for(agent.titler.task, 5)  # type: ignore[arg-type]
     assert app.store.get_session(agent.session_id)["title"] == "Title"
     (side,) = fake.side_requests
     assert side.body["messages"][-1]["content"] == "please fix the flaky login test in auth.py"
@@ -72,7 +72,7 @@ async def test_queued_messages_are_steered_in_one_per_model_call(tmp_path: Path,
     end })
     """
     app, agent, events = await make_agent(tmp_path, fake, lua)
-    app.frontend.on_submit = agent.enqueue
+    app.frontend.on_submit = agent.steering.enqueue
     fake.script(tool_call("queue_two", {}), text("got one"), text("got two"))
     result = await agent.turn("go")
     assert result.text == "got two"
@@ -94,7 +94,7 @@ async def test_a_steered_in_message_gets_budgets_of_its_own(tmp_path: Path, fake
     end })
     """
     app, agent, events = await make_agent(tmp_path, fake, lua)
-    app.frontend.on_submit = agent.enqueue
+    app.frontend.on_submit = agent.steering.enqueue
     fake.script(tool_call("queue_three", {}), text("one"), text("two"), text("three"))
     result = await agent.turn("go")
     assert result.error is None and result.budget is None
@@ -111,7 +111,7 @@ async def test_a_steered_in_message_is_held_to_its_budgets_too(tmp_path: Path, f
     uji.tool.add("again", { policy = "allow", run = function() return "again" end })
     """
     app, agent, _ = await make_agent(tmp_path, fake, lua)
-    app.frontend.on_submit = agent.enqueue
+    app.frontend.on_submit = agent.steering.enqueue
     fake.script(
         tool_call("queue_one", {}, id="q"),
         *[tool_call("again", {}, id=f"a{i}") for i in range(3)],
@@ -128,11 +128,11 @@ async def test_context_is_anchored_on_the_reported_input(tmp_path: Path, fake: F
     from tests.fakes.openai_server import make_usage
 
     app, agent, _ = await make_agent(tmp_path, fake)
-    before = agent.context()
+    before = agent.meter.context()
     assert before["window"] == 100000 and before["used"] == 0
     fake.script(text("an answer of some length", usage=make_usage(prompt=5000, completion=7)))
     await agent.turn("hello")
-    after = agent.context()["used"]
+    after = agent.meter.context()["used"]
     # 5,000 reported for the request, plus the estimate of the answer saved after it.
     assert after == 5000 + -(-len("an answer of some length") // 4)
     await app.close()

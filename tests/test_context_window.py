@@ -85,9 +85,9 @@ async def test_context_total_matches_the_next_requests_count(tmp_path: Path, cou
         # The same parts without the calibration: characters / 4 alone.
         agent = app.conversation.agent
         assert agent is not None
-        calibration, agent.calibration = agent.calibration, Calibration()
-        uncalibrated = agent.window().total
-        agent.calibration = calibration
+        calibration, agent.meter.calibration = agent.meter.calibration, Calibration()
+        uncalibrated = agent.meter.window().total
+        agent.meter.calibration = calibration
 
         # The next request: the provider's count is the total, within 2 % (plus the few
         # tokens of the message typed now, which /context could not know).

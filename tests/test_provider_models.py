@@ -318,8 +318,8 @@ async def test_retry_notices_come_once_per_retry_not_per_side_request(tmp_path: 
         fake.script(*fails, text("Title"), text("answer"), text("Title"))
         app, agent, notices = await titled_agent(tmp_path, fake)
         result = await agent.turn("hello")
-        assert agent._title_task is not None
-        await asyncio.gather(agent._title_task, return_exceptions=True)
+        assert agent.titler.task is not None
+        await asyncio.gather(agent.titler.task, return_exceptions=True)
         turn_failures = [
             r for r in fake.requests if r.body.get("tools") and r.step is not None and r.step < 4
         ]
@@ -339,7 +339,7 @@ async def test_after_an_interrupt_nothing_retries(tmp_path: Path) -> None:
         turn.cancel()  # what Esc does
         result = await turn
         assert result.interrupted
-        title = agent._title_task
+        title = agent.titler.task
         assert title is not None and title.done() and title.cancelled()
         # Nothing of the turn is left to retry: no task but this one still runs.
         left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]

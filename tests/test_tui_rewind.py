@@ -70,7 +70,7 @@ async def test_rewind_restores_the_files_and_the_conversation(tmp_path: Path, fa
             "third question",
         ]
         assert conv.agent is not None
-        assert [m["type"] for m in conv.agent.store.messages(conv.agent.session_id)] == [
+        assert [m["type"] for m in conv.agent.services.store.messages(conv.agent.session_id)] == [
             "user",
             "assistant",
             "user",

@@ -505,7 +505,9 @@ async def _run_prompt(
     from uji.lua.runtime import LuaError
 
     submitted: list[str] = []
-    app.frontend.on_submit = lambda text: agent.enqueue(text) if agent.running else submitted.append(text)
+    app.frontend.on_submit = lambda text: (
+        agent.steering.enqueue(text) if agent.running else submitted.append(text)
+    )
     from uji.command_registry import CommandError
 
     parsed = parse(prompt)

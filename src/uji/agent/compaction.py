@@ -4,9 +4,21 @@ fitting its model's window (reference internals §5)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.agent.context_fill import estimate
+from uji.agent.messages import live
+from uji.agent.model_call import describe_failure
+from uji.agent.model_requests import TurnFailed
+from uji.events.stream import SessionCompacted
+from uji.wires.base import Failure
+
+if TYPE_CHECKING:
+    from uji.agent.fill_meter import FillMeter
+    from uji.agent.model_requests import ModelRequests
+    from uji.agent.services import TurnServices
+    from uji.agent.session_log import SessionLog
+    from uji.events.stream import Sink
 
 TRANSCRIPT_CHARS = 200_000
 FAILED_NOTICE = "could not compact; sending the full context"
@@ -109,3 +121,59 @@ def request_text(folded: list[dict[str, Any]], previous_summary: str | None) -> 
             f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n<conversation>\n{body}\n</conversation>",
         )
     return PROMPT, f"<conversation>\n{body}\n</conversation>"
+
+
+class Compactor:
+    """When the live messages near the window, fold the older ones into a summary (once
+    per turn at most: a failure sends the full context until the next turn)."""
+
+    def __init__(
+        self, services: TurnServices, log: SessionLog, meter: FillMeter, requests: ModelRequests, emit: Sink
+    ) -> None:
+        self.services = services
+        self.log = log
+        self.meter = meter
+        self.requests = requests
+        self._emit = emit
+        self.failed = False  # within this turn: do not try again
+
+    def due(self, system: str | None = None) -> bool:
+        """The live messages (with `system`, before any count: the prompt and tools too)
+        fill the window up to its reserve."""
+        usable = self.meter.budget().usable
+        if usable is None or self.failed or not self.services.context.compaction.get("enabled", True):
+            return False
+        return self.meter.used(system) >= usable
+
+    async def compact(self, notice: str | None = None, manual: bool = False) -> tuple[bool, str | None]:
+        """Fold older messages into a checkpoint summary. Returns (done, why not)."""
+        previous, rest = live(self.log.messages)
+        used = self.meter.used()
+        keep = self.services.context.compaction.get("keep_recent") or self.meter.budget().keep_recent(
+            used, manual
+        )
+        cut = cut_index(rest, 0, keep)
+        if cut is None:
+            return False, "nothing to compact yet"
+        folded = rest[:cut]
+        system, text = request_text(folded, previous.get("summary") if previous else None)
+        try:
+            summary = await self.requests.side(system, text)
+        except (Failure, TurnFailed) as e:
+            self.failed = True
+            self.services.notice(f"{FAILED_NOTICE} ({describe_failure(e) if isinstance(e, Failure) else e})")
+            return False, str(e)
+        if not summary.strip():
+            self.failed = True
+            self.services.notice(FAILED_NOTICE)
+            return False, "the summary was empty"
+        files = files_touched(folded, (previous or {}).get("files") or [])
+        saved = self.log.save(
+            {"type": "compaction", "summary": summary.strip(), "through": folded[-1]["seq"], "files": files}
+        )
+        self.log.fold(min(folded[-1]["seq"] + 1, saved["seq"]))
+        self.meter.forget()
+        if notice:
+            self.services.notice(notice)
+        self._emit(SessionCompacted(len(folded)))
+        return True, None

@@ -52,7 +52,7 @@ class Rewound(Struct):
 
 def points(agent: Agent, limit: int = 20) -> list[RewindPoint]:
     """The session's last `limit` turns, newest first."""
-    rows = agent.store.user_messages(agent.session_id, limit)
+    rows = agent.services.store.user_messages(agent.session_id, limit)
     cps = agent.services.checkpoints
     marks: dict[int, Any] = {}
     if cps is not None and cps.off is None:

@@ -1080,7 +1080,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         )
         mode = app.gate.modes.get().label
         sandbox = app.gate.sandbox_status()
-        totals = conv.agent.totals() if conv.agent else {}
+        totals = conv.agent.spending.totals() if conv.agent else {}
         spent = int(sum(totals.get(k, 0) for k in ("input", "output", "cache_read", "cache_write")))
         self.status.show(
             Status(

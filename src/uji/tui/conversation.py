@@ -199,14 +199,11 @@ class Conversation:
         return self._shell_task is not None and not self._shell_task.done()
 
     def queued(self) -> list[str]:
-        return [q["text"] for q in self.agent.queue] if self.agent else []
+        return self.agent.steering.texts() if self.agent else []
 
     def elapsed(self) -> float:
-        agent = self.agent
-        started = getattr(agent, "started_at", None) if agent else None
-        if started is None:
-            return 0.0
-        return asyncio.get_running_loop().time() - float(started)
+        elapsed = self.agent.elapsed() if self.agent else None
+        return elapsed or 0.0
 
     def context(self) -> tuple[int | None, int | None]:
         """(tokens used, window): the agent's estimate, else the last reported input.
@@ -218,21 +215,13 @@ class Conversation:
         agent, app = self.agent, self.app
         if agent is None or app is None:
             return None, None
-        if hasattr(agent, "context"):
-            history = agent.history
-            kept = self._estimate
-            if kept is not None and kept[0] is agent and kept[1] is history and kept[2] == len(history):
-                return kept[3], agent.budget().window
-            figures = agent.context()
-            if isinstance(figures, dict):
-                self._estimate = (agent, history, len(history), figures.get("used"))
-                return figures.get("used"), figures.get("window")
-        last = getattr(agent, "last_usage", None)
-        used = (last.input + last.cache_read + last.cache_write) if last else 0
-        provider = app.models.provider()
-        model = provider.model(app.models.model_id) if provider and app.models.model_id else None
-        window = (model.context if model else None) or (provider.context_window if provider else None)
-        return (used or None), window
+        history = agent.history
+        kept = self._estimate
+        if kept is not None and kept[0] is agent and kept[1] is history and kept[2] == len(history):
+            return kept[3], agent.meter.budget().window
+        figures = agent.meter.context()
+        self._estimate = (agent, history, len(history), figures.get("used"))
+        return figures.get("used"), figures.get("window")
 
     def describe(self, name: str, arguments: str) -> tuple[str, str]:
         """A call's verb and subject before its `call` event says them (and in history)."""
@@ -260,7 +249,7 @@ class Conversation:
             self.view.show_notice("no session is open (see the error above); /reload tries again")
             return
         if self.working:
-            self.agent.enqueue(text, images)
+            self.agent.steering.enqueue(text, images)
             return
         self._start_turn(text, images)
 
@@ -279,9 +268,10 @@ class Conversation:
         finally:
             self.view.state_changed()
         # Typed too late to be steered in: it starts the next turn.
-        if agent is self.agent and agent.queue:
-            item = agent.queue.pop(0)
-            self.view.agent_event(QueueChanged(len(agent.queue)))
+        queue = agent.steering.queue
+        if agent is self.agent and queue:
+            item = queue.pop(0)
+            self.view.agent_event(QueueChanged(len(queue)))
             self._start_turn(item["text"], item.get("images"))
 
     def interrupt(self) -> bool:
@@ -346,7 +336,7 @@ class Conversation:
             return BUSY
         if self.shell_running:
             return "a shell command is running (Esc stops it)"
-        if self.agent is not None and self.agent.queue:
+        if self.agent is not None and self.agent.steering.queue:
             return "messages are still queued"
         return None
 

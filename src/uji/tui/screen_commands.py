@@ -90,7 +90,7 @@ async def compact(tui: CommandView, args: str) -> None:
         tui.show_notice(f"/compact: {problem}")
         return
     tui.show_notice("compacting the conversation…")
-    result = await agent.compact(manual=True)
+    result = await agent.compactor.compact(manual=True)
     done, why = result if isinstance(result, tuple) else (bool(result), None)
     tui.show_notice("compacted: older messages are now a summary" if done else f"nothing compacted: {why}")
     tui.state_changed()
@@ -322,7 +322,7 @@ async def context(tui: CommandView, args: str) -> None:
     problems: list[str] = []
     agent = tui.conversation.agent
     if agent is not None:
-        shown = agent.window(problems.append)
+        shown = agent.meter.window(problems.append)
     else:
         tools = [t.schema() for t in app.gate.registry.offered()]
         shown = window(app.context.parts(app.gate.cwd, tools, problems.append), None, None)

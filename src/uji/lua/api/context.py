@@ -59,7 +59,7 @@ def install(
 
         opened = agent() if agent is not None else None
         if opened is not None:
-            shown = opened.window()  # problems are told at the next turn
+            shown = opened.meter.window()  # problems are told at the next turn
         else:
             tools = [t.schema() for t in gate.offered()]
             shown = window(context.parts(gate.cwd, tools), None, None)

@@ -91,7 +91,7 @@ def _open_session_api(
 
     def session_usage() -> Any:
         a = agent()
-        return to_lua(a.usage_report() if a else None)
+        return to_lua(a.spending.report() if a else None)
 
     def session_configure(opts: Any) -> None:
         from uji.agent.limits import LimitError
@@ -104,11 +104,11 @@ def _open_session_api(
 
     def session_context() -> Any:
         a = agent()
-        return to_lua(a.context() if a else None)
+        return to_lua(a.meter.context() if a else None)
 
     def session_queue() -> Any:
         a = agent()
-        return to_lua([q["text"] for q in a.queue] if a else [])
+        return to_lua(a.steering.texts() if a else [])
 
     def session_state() -> str:
         a = agent()
@@ -122,7 +122,7 @@ def _open_session_api(
         a = agent()
         if a is None:
             raise ApiError("uji.session.set_title: no session is open")
-        a.set_title(title)
+        a.titler.set(title)
 
     return {
         "session_info": session_info,
@@ -161,7 +161,7 @@ def _steering_api(host: LuaHost, frontend: Frontend) -> Api:
                 return to_lua({"ok": False, "why": "no session is open"})
             if a.running:
                 return to_lua({"ok": False, "why": "a turn is running"})
-            done, why = await a.compact(manual=True)
+            done, why = await a.compactor.compact(manual=True)
             return to_lua({"ok": done, "why": why})
 
         return Pending(run())
