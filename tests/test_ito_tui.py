@@ -193,7 +193,7 @@ async def test_a_toolbar_item_that_raises_draws_nothing_and_says_so_once(
         await ready(pilot)
         await shows(pilot, "still here")
         await shows(pilot, "a view failed to draw")
-        app._redraw_bars()
+        app.ticker.redraw_bars()
         await pilot.pause()
         screen = screen_text(app)
         assert screen.count("a view failed to draw") == 1
@@ -291,7 +291,7 @@ async def test_statusline_plugin_and_status_segments_draw_the_bottom_bar(
         assert "mode ask" not in screen
         await send(pilot, "hi")
         await idle(pilot)
-        app._redraw_bars()
+        app.ticker.redraw_bars()
         await until(pilot, lambda: "uji  ·" not in screen_text(app).splitlines()[-1], what="the logo to go")
 
 

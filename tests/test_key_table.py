@@ -43,3 +43,15 @@ def test_uji_command_list_names_the_screens_builtins() -> None:
     from uji.command_registry import SCREEN_COMMANDS
 
     assert sorted(SCREEN_COMMANDS) == sorted(BUILTINS)
+
+
+def test_every_action_the_screen_runs_is_in_its_typed_table() -> None:
+    """The keymap's action names are run through `KEY_ACTIONS` (not looked up as
+    methods): every one the screen runs has its entry, and the table names no other."""
+    from uji.tui.app import KEY_ACTIONS
+    from uji.tui.composer import EDIT_ACTIONS
+    from uji.ui.keys import ACTIONS
+
+    confirm = {a for a in ACTIONS if a.startswith("confirm_")}
+    assert set(EDIT_ACTIONS) <= ACTIONS
+    assert set(KEY_ACTIONS) == ACTIONS - set(EDIT_ACTIONS) - confirm

@@ -172,7 +172,7 @@ async def test_ctrl_c_twice_on_an_empty_composer_quits_and_says_how_to_resume(
         await pilot.press("ctrl+c")
         await until(pilot, lambda: app.return_code is not None, what="the exit")
     assert app.return_code == 0
-    assert app.resume_hint == app.conversation.session_id is not None
+    assert app.leaving.resume_hint == app.conversation.session_id is not None
 
 
 async def test_up_on_the_first_line_recalls_the_last_message(tmp_path: Path, fake: FakeOpenAI) -> None:

@@ -405,7 +405,7 @@ async def test_a_mouse_selection_is_copied_and_falls_back_to_osc_52(
     for name, body in (("wl-paste", "exit 0"), ("wl-copy", f"cat > {got}")):
         (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
         (bin_dir / name).chmod(0o755)
-    monkeypatch.setattr("uji.tui.app.FLASH_SECONDS", math.inf)  # the flash stays while the test reads it
+    monkeypatch.setattr("uji.tui.ticker.FLASH_SECONDS", math.inf)  # the flash stays while the test reads it
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-test")
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     app = make_app(tmp_path, fake, 'uji.notify("first line\\nsecond line")\n')

@@ -60,10 +60,10 @@ def main(paths: Paths, resume: str | None = None, latest: bool = False, prompt: 
 def _say_how_to_resume(app: UjiApp) -> None:
     """After the screen is gone, as Claude Code and Codex do: how to come back (and what
     became of the session's worktree)."""
-    for note in app.exit_notes:
+    for note in app.leaving.exit_notes:
         print(note)
-    if app.resume_hint is not None:
-        print(f"Resume this session with: uji resume --id {app.resume_hint}")
+    if app.leaving.resume_hint is not None:
+        print(f"Resume this session with: uji resume --id {app.leaving.resume_hint}")
 
 
 @contextlib.contextmanager
@@ -77,7 +77,7 @@ def _sigint_quits(app: UjiApp) -> Iterator[None]:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # not started yet, or already gone
-        loop.call_soon_threadsafe(lambda: app._spawn(app.quit()))
+        loop.call_soon_threadsafe(lambda: app.spawn(app.quit()))
 
     previous = signal.signal(signal.SIGINT, handle)
     try:

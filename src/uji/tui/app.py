@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, assert_never, cast
 
@@ -42,36 +41,35 @@ from uji.events.stream import (
 )
 from uji.paths import Paths
 from uji.tui import render
-from uji.tui.attachments import Attachments, Pastes, is_long_paste
-from uji.tui.composer import EDIT_ACTIONS, PLACEHOLDER, Composer, KillRing, Suggestions, edit, matching
+from uji.tui.attachments import Attachments, Pastes
+from uji.tui.composer import EDIT_ACTIONS, Composer, KillRing, Suggestions, edit
 from uji.tui.conversation import Conversation
+from uji.tui.draft import Draft
 from uji.tui.entry import Entry
 from uji.tui.focus import KeyRouter
-from uji.tui.footer import WORKING, Activity, NewBelow, QueueView, Status, StatusBar
-from uji.tui.mentions import MentionPopup, pick
+from uji.tui.footer import Activity, NewBelow, QueueView, Status, StatusBar
+from uji.tui.leaving import Leaving
+from uji.tui.mentions import MentionPopup
+from uji.tui.popups import Popups
+from uji.tui.scrolling import Scrolling
 from uji.tui.textual_keys import from_textual
+from uji.tui.ticker import TICK, Ticker
 from uji.tui.transcript import History, Transcript
 from uji.ui.keys import Binding, Keymap
 
 if TYPE_CHECKING:
     # Questions, panels and their answers load with the first one, behind the first frame.
     from uji.agent.approval import Answer, Question
-    from uji.images import Limits
     from uji.tui.modals import Modal
     from uji.ui.bell import Reason, Style
     from uji.ui.form import Form, FormAnswer
     from uji.ui.ito import ToolbarEntry
     from uji.ui.port import FormCheck, Preview, Query
-    from uji.worktree import Worktree
 
 T = TypeVar("T")
-TICK = 0.08  # the spinner's frame time (reference limits)
 # Esc or Ctrl+C stops Lua from the input thread only once it has blocked the screen this
 # long; Lua that ends sooner leaves the key to the screen, as usual.
 BLOCKED = 0.25
-SEARCH_SESSIONS, SEARCH_MESSAGES = 50, 1000  # how far Ctrl+R looks back
-QUIT_WINDOW = 2.0  # seconds in which a second Ctrl+C on an empty composer quits
-FLASH_SECONDS = 2.0  # how long a flash ("copied 2 lines") stays in the activity row
 
 
 class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
@@ -101,14 +99,14 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._early: list[str] = [prompt] if prompt else []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
-        self._quit_armed: float | None = None  # when Ctrl+C said "again to quit"
-        self._flash: tuple[str, float] | None = None  # a short note and when it was shown
-        self._broke_lua = False  # Ctrl+C stopped a config that looped as it loaded
         self.last_typed = float("-inf")  # when a key last went to the composer (the question guard)
-        self.resume_hint: str | None = None  # the session to resume, printed on exit
-        self.exit_notes: list[str] = []  # printed on exit too (the worktree kept or removed)
-        self._ticks = 0
-        self._shell_started = 0.0
+        # The screen's pieces, each with one job (they reach the widgets below through
+        # `screen_view.ScreenView`).
+        self.draft: Draft = Draft(self)
+        self.popups: Popups = Popups(self, self.draft.submit)
+        self.scrolling: Scrolling = Scrolling(self)
+        self.leaving: Leaving = Leaving(self, lambda: self.ticker.tick(advance=False))
+        self.ticker: Ticker = Ticker(self, self.leaving)
         self._spare_keymap = Keymap()  # the defaults, until the App exists
         self.transcript = Transcript(self.conversation.describe, id="transcript", classes="-hide-thinking")
         self.transcript.custom = self._render_message
@@ -118,7 +116,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.modals = Vertical(id="modals")
         self.suggestions = Suggestions(id="suggestions")
         # `@` completion: the project's files and the MCP servers' resources
-        self.mentions = MentionPopup(self._project_dir, self._resources, id="mentions")
+        self.mentions = MentionPopup(self.popups.project_dir, self.popups.resources, id="mentions")
         self.composer = Composer(id="composer")
         self.status = StatusBar(id="status")
         # ito's toolbars (uji.ui.toolbar): empty until a config adds an item; ito loads then.
@@ -137,7 +135,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def _key_from_input_thread(self, key: str) -> None:
         # Ctrl+C that stops a config looping as it loads quits at once (nothing to lose).
         if self.conversation.break_lua(BLOCKED) and key == "ctrl+c" and not self.conversation.ready.is_set():
-            self._broke_lua = True
+            self.leaving.broke_lua = True
 
     def compose(self) -> ComposeResult:
         yield self.top_bar
@@ -156,9 +154,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def on_mount(self) -> None:
         self.composer.focus()
         self.status.show(Status(model="loading config…"))
-        self.set_interval(TICK, self._tick)
+        self.set_interval(TICK, self.ticker.tick)
         # Paint the first frame, then load the config (Lua, plugins) behind it.
-        self.call_after_refresh(self._spawn, self._start())
+        self.call_after_refresh(self.spawn, self._start())
 
     async def _start(self) -> None:
         try:
@@ -174,7 +172,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.submit_line(text)
         self.state_changed()
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run work in the background (commands, questions); a failure is a notice."""
 
         async def guarded() -> None:
@@ -205,7 +203,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         (OSC 52), and a flash says how many lines."""
         text = self.screen.get_selected_text()
         if text:
-            self._spawn(self._copy_selection(text))
+            self.spawn(self._copy_selection(text))
 
     async def _copy_selection(self, text: str) -> None:
         from uji.clipboard import ClipboardError, set_clipboard_text
@@ -217,11 +215,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.copy_to_clipboard(text)  # OSC 52: the terminal puts it on the clipboard
             how = " via the terminal"
         lines = len(text.rstrip("\n").split("\n"))
-        self._flash = (
-            f"copied {lines} line{'' if lines == 1 else 's'}{how}",
-            asyncio.get_running_loop().time(),
-        )
-        self._tick(advance=False)
+        self.ticker.flash(f"copied {lines} line{'' if lines == 1 else 's'}{how}")
 
     def agent_event(self, event: AgentEvent) -> None:
         t = self.transcript
@@ -285,11 +279,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.queue_view.show([])
 
     def state_changed(self) -> None:
-        self._refresh_status()
-        self._tick(advance=False)
+        self.ticker.refresh_status()
+        self.ticker.tick(advance=False)
 
     def shell_started(self, command: str) -> Entry:
-        self._shell_started = asyncio.get_running_loop().time()
+        self.ticker.shell_started()
         return self.transcript.add("shell", command=command, output="", code=None)
 
     def shell_output(self, entry: Entry, text: str) -> None:
@@ -336,7 +330,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             if style is not None:
                 self._ring(style, text)
 
-        self._spawn(ask_lua())
+        self.spawn(ask_lua())
 
     def _ring(self, style: Style, text: str) -> None:
         from uji.ui.bell import escape
@@ -436,7 +430,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True).returncode
 
     def request_quit(self) -> None:
-        self._spawn(self.quit())
+        self.spawn(self.quit())
 
     # ito: toolbars, overlays, themes (uji.tui.ito) -----------------------------------
 
@@ -513,7 +507,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 if not closed.done():
                     closed.set_result(None)
 
-        self._spawn(show())
+        self.spawn(show())
         return closed
 
     def close_overlay(self, handle: int) -> None:
@@ -534,13 +528,13 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.screen.styles.clear_rule("background")
         for entry in self.transcript.entries:
             self.transcript.update(entry)
-        self._refresh_status()
+        self.ticker.refresh_status()
         self.ito_redraw()
 
     def request_reload(self) -> None:
         from uji.tui import screen_commands
 
-        self._spawn(screen_commands.run(self, "reload", ""))
+        self.spawn(screen_commands.run(self, "reload", ""))
 
     # Keys ---------------------------------------------------------------------------
 
@@ -609,7 +603,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         elif found.kind == "command":
             from uji.tui import screen_commands
 
-            self._spawn(screen_commands.run(self, found.value, ""))
+            self.spawn(screen_commands.run(self, found.value, ""))
         elif found.kind == "function":
             app = self.conversation.app
             if app is not None:
@@ -624,15 +618,15 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
                 edit(target, action, self.ring)
             return
         if action.startswith("confirm_"):  # a question's keys (y, a, A, n, t, Tab)
-            self._confirm(action)
+            self.popups.confirm(action)
             return
         app = self.conversation.app
         if app is not None and action in app.ui.actions:  # a config's (uji.action.add)
             app.host.spawn(app.ui.actions[action])
             return
-        handler = getattr(self, f"do_{action}", None)
+        handler = KEY_ACTIONS.get(action)
         if handler is not None:
-            handler()
+            handler(self)
 
     def active_field(self) -> TextArea | Input | None:
         top = self.top_modal()
@@ -640,369 +634,23 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             return top.field()
         return self.composer
 
-    # Actions ------------------------------------------------------------------------
-
-    def do_nothing(self) -> None:
-        pass
-
-    def do_quit(self) -> None:
-        self._spawn(self.quit())
-
-    def do_clear_or_quit(self) -> None:
-        """Ctrl+C, as in Claude Code and Codex: clear the field being typed in (the draft
-        goes to the history: ↑ brings it back); on an empty one stop what runs and say
-        "press Ctrl+C again to quit"; quit on a second press within QUIT_WINDOW seconds.
-        Ctrl+C that stopped a config looping as it loaded quits at once."""
-        now = asyncio.get_running_loop().time()
-        if self._broke_lua:
-            self._broke_lua = False
-            self.do_quit()
-            return
-        field = self.active_field()
-        text = field.text if isinstance(field, TextArea) else field.value if field is not None else ""
-        if text:
-            if field is self.composer:
-                self.composer.sent.add(self.pastes.expand(text))  # the marker's paste goes now
-                self.composer.text = ""
-                self.suggestions.close()
-            elif isinstance(field, Input):
-                field.value = ""
-            self._quit_armed = None
-            return
-        if self._quit_armed is not None and now - self._quit_armed <= QUIT_WINDOW:
-            self.do_quit()
-            return
-        self.conversation.interrupt()
-        self._quit_armed = now
-        self._tick(advance=False)
-
-    def do_interrupt(self) -> None:
-        """Esc: stop the running `!` command or turn; the draft stays as it is."""
-        self.conversation.interrupt()
-
-    def do_toggle_thinking(self) -> None:
-        app = self.conversation.app
-        if app is not None:
-            app.ui.toggle_thinking()
-
-    def do_submit(self) -> None:
-        text = self.composer.text
-        if not text.strip():
-            return
-        app = self.conversation.app
-        if app is not None and not text.startswith(("/", "!")):
-            from uji.images import path_tokens
-
-            found = path_tokens(text, app.cwd)
-            if found:  # typed paths to images: attached first, then sent
-                self._spawn(self._attach_paths_and_send(text, found))
-                return
-        self._send(text)
-
-    def _send(self, text: str) -> None:
-        images: list[dict[str, Any]] = []
-        app = self.conversation.app
-        if self.attachments and app is not None and not text.startswith(("/", "!")):
-            from uji.images import refusal
-
-            text, images = self.attachments.take(text)
-            why = refusal(app.models) if images else None
-            if why:  # the draft and its images stay
-                self.show_notice(f"{why}: choose one that does with /model, or delete the [image #N]")
-                return
-        text = self.pastes.expand(text)  # after the images: a paste's own "[image #1]" is text
-        self.composer.sent.add(text)
-        self.composer.text = ""
-        self.composer.placeholder = PLACEHOLDER
-        self.suggestions.close()
-        self.mentions.close()
-        self.attachments.clear()
-        self.pastes.clear()
-        self.submit_line(text, images)
-
-    async def _attach_paths_and_send(self, text: str, found: list[tuple[int, int, str]]) -> None:
-        from uji.images import ImageError, load
-
-        loaded = []
-        for start, end, path in found:
-            try:
-                loaded.append((start, end, await asyncio.to_thread(load, path, self._image_limits())))
-            except ImageError as e:
-                self.show_notice(str(e))
-                return
-        if self.composer.text != text:
-            return  # edited while the images loaded: Enter sends what is there now
-        for start, end, image in reversed(loaded):
-            text = text[:start] + self.attachments.add(image) + text[end:]
-        self.composer.set_text(text)
-        self._send(text)
-
-    def _image_limits(self) -> Limits:
-        from uji.images import DEFAULT_LIMITS, current_limits
-
-        app = self.conversation.app
-        return current_limits(app.models) if app is not None else DEFAULT_LIMITS
+    # The composer -------------------------------------------------------------------
 
     async def paste_into_composer(self, text: str) -> bool:
-        """A paste that names an image file attaches it as `[image #N]`, a long one goes in
-        as `[paste #N +L lines]`; False leaves the paste to the composer (short text, or an
-        image that cannot be read: said)."""
-        from uji.images import ImageError, image_path, load
-
-        app = self.conversation.app
-        path = image_path(text, app.cwd) if app is not None else None
-        if path is not None:
-            try:
-                image = await asyncio.to_thread(load, path, self._image_limits())
-            except ImageError as e:
-                self.show_notice(f"{e}; pasted as text")
-            else:
-                self.composer.insert(self.attachments.add(image))
-                return True
-        if is_long_paste(text):
-            self.composer.insert(self.pastes.add(text))
-            return True
-        return False
-
-    def do_clear_input(self) -> None:
-        self.composer.text = ""
-
-    def do_paste_image(self) -> None:
-        """Ctrl+V: the clipboard's image as `[image #N]` (through wl-paste or xclip)."""
-        self._spawn(self._paste_image())
-
-    async def _paste_image(self) -> None:
-        from uji.clipboard import ClipboardError, clipboard_image
-        from uji.images import ImageError, from_bytes
-
-        try:
-            data = await clipboard_image()
-            limits = self._image_limits()
-            image = await asyncio.to_thread(from_bytes, data, "clipboard", limits, "the clipboard's image")
-        except (ClipboardError, ImageError) as e:
-            self.show_notice(str(e))
-            return
-        self.composer.insert(self.attachments.add(image))
-
-    def do_history_prev(self) -> None:
-        text = self.composer.sent.prev(self.composer.text)
-        if text is not None:
-            self.composer.set_text(text)
-
-    def do_history_next(self) -> None:
-        text = self.composer.sent.next()
-        if text is not None:
-            self.composer.set_text(text)
-
-    def do_history_up(self) -> None:
-        """↑: the previous message on the composer's first line, else a line up."""
-        if self.composer.cursor_location[0] == 0:
-            self.do_history_prev()
-        else:
-            self.composer.action_cursor_up()
-
-    def do_history_down(self) -> None:
-        """↓: the next message on the last line while going through the history."""
-        c = self.composer
-        if c.cursor_location[0] == c.document.line_count - 1 and c.sent.browsing:
-            self.do_history_next()
-        else:
-            c.action_cursor_down()
-
-    def do_cycle_mode(self) -> None:
-        """Shift+Tab: the gate's next mode (ask → accept edits → plan → modes a config added)."""
-        app = self.conversation.app
-        if app is None:
-            return
-        from uji.lua.api.mode import switch_mode
-
-        switch_mode(app.host, app.gate, app.gate.modes.next_name())
-        self.state_changed()
-
-    def do_history_search(self) -> None:
-        """Ctrl+R: pick one of the messages sent in this session or the directory's
-        earlier ones (newest first, typing filters); it replaces the draft."""
-        self._spawn(self._history_search())
-
-    async def _history_search(self) -> None:
-        texts = list(reversed(self.composer.sent.items))
-        app = self.conversation.app
-        if app is not None:
-            for session in app.store.list_sessions(app.cwd)[:SEARCH_SESSIONS]:
-                if session["id"] == self.conversation.session_id:
-                    continue
-                texts += [
-                    m.get("text", "")
-                    for m in reversed(app.store.messages(session["id"]))
-                    if m.get("type") == "user"
-                ]
-        unique = list(dict.fromkeys(t for t in texts if t.strip()))[:SEARCH_MESSAGES]
-        if not unique:
-            self.show_notice("no past messages to search")
-            return
-        labels = [" ".join(t.split())[:200] for t in unique]
-        chosen = await self.select("Search past messages", labels)
-        if chosen is not None:
-            self.composer.set_text(unique[chosen])
-
-    def do_expand_output(self) -> None:
-        """Ctrl+O: the last tool or `!` output cut in the transcript, whole."""
-        outputs: list[tuple[str, str]] = []
-        for entry in self.transcript.entries:
-            text = entry.data.get("output") if entry.kind == "shell" else entry.data.get("content")
-            if entry.kind in ("tool", "shell") and isinstance(text, str) and text.strip():
-                d = entry.data
-                outputs.append((d.get("command") or d.get("subject") or d.get("name") or "", text))
-        if not outputs:
-            self.show_notice("no tool output to expand yet")
-            return
-        cut = [o for o in outputs if render.preview_lines(o[1])[1]]
-        title, text = (cut or outputs)[-1]
-        from uji.tui.modals import OutputPanel
-
-        self._spawn(self.ask(OutputPanel(f"Output of {title}", text)))
-
-    def do_modal_up(self) -> None:
-        top = self.top_modal()
-        if top is not None:
-            top.modal_up()
-        elif self.mentions.open:
-            self.mentions.move(-1)
-        elif self.suggestions.open:
-            self.suggestions.move(-1)
-
-    def do_modal_down(self) -> None:
-        top = self.top_modal()
-        if top is not None:
-            top.modal_down()
-        elif self.mentions.open:
-            self.mentions.move(1)
-        elif self.suggestions.open:
-            self.suggestions.move(1)
-
-    def do_modal_accept(self) -> None:
-        top = self.top_modal()
-        if top is not None:
-            top.modal_accept()
-        elif self.mentions.open:
-            if not pick(self.composer, self.mentions):
-                self.do_submit()  # the word already names the file: Enter sends
-        elif self.suggestions.open:
-            # Keys typed fast reach here before the popup has caught up with them: match
-            # what the composer holds now, so Enter runs what was typed.
-            self._update_suggestions()
-            chosen = self.suggestions.current() if self.suggestions.open else None
-            if chosen is not None:
-                self.composer.set_text(f"/{chosen.name}")
-            self.do_submit()
-
-    def do_modal_cancel(self) -> None:
-        top = self.top_modal()
-        if top is not None:
-            top.modal_cancel()
-        elif self.mentions.open:
-            self.mentions.dismissed_for = self.composer.text
-            self.mentions.close()
-        elif self.suggestions.open:
-            if self.composer.text == "/":  # a bare `/` given up: what follows is a message
-                self.composer.text = ""
-            else:
-                self.suggestions.dismissed_for = self.composer.text
-            self.suggestions.close()
-
-    def do_suggest_complete(self) -> None:
-        if self.mentions.open:
-            pick(self.composer, self.mentions)
-            return
-        chosen = self.suggestions.current()
-        if chosen is not None:
-            self.composer.set_text(f"/{chosen.name} ")
-
-    def _confirm(self, action: str) -> None:
-        from uji.tui.approval import ApprovalPanel
-
-        top = self.top_modal()
-        if isinstance(top, ApprovalPanel):
-            top.confirm_action(action)
-
-    def do_scroll_up(self) -> None:
-        self.transcript.scroll_up(animate=False)
-
-    def do_scroll_down(self) -> None:
-        self.transcript.scroll_down(animate=False)
-
-    def do_page_up(self) -> None:
-        self._paged().scroll_page_up(animate=False)
-
-    def do_page_down(self) -> None:
-        self._paged().scroll_page_down(animate=False)
-
-    def _paged(self) -> Widget:
-        """What PageUp/PageDown scroll: an output panel on top, else the transcript."""
-        top = self.top_modal()
-        if top is not None:
-            from uji.tui.modals import OutputPanel
-
-            if isinstance(top, OutputPanel):
-                return top.view
-        return self.transcript
-
-    def do_scroll_top(self) -> None:
-        self.transcript.scroll_home(animate=False)
-
-    def do_scroll_bottom(self) -> None:
-        self.transcript.follow()
-
-    # The composer -------------------------------------------------------------------
+        """A paste, offered to the draft first (composer.py): an image or a long one."""
+        return await self.draft.paste(text)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.composer:
             if not self.composer.sent.browsing:  # the draft's markers come back with it
                 self.attachments.prune(self.composer.text)  # a deleted marker drops its image
                 self.pastes.prune(self.composer.text)  # and its paste
-            self._update_suggestions()
-            self._update_mentions()
+            self.popups.update_suggestions()
+            self.popups.update_mentions()
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         if event.text_area is self.composer and (self.mentions.open or "@" in self.composer.text):
-            self._update_mentions()
-
-    def _project_dir(self) -> str | None:
-        app = self.conversation.app
-        return app.cwd if app is not None else None
-
-    def _resources(self) -> dict[str, str]:
-        """`server:uri` → the resource's name, for each MCP server's resources."""
-        app = self.conversation.app
-        if app is None:
-            return {}
-        return {
-            f"{server.name}:{r.uri}": r.name or r.description
-            for server in app.mcp.servers.values()
-            if not server.disabled
-            for r in server.resources
-        }
-
-    def _update_mentions(self) -> None:
-        """The `@` popup follows the word the cursor is in (tui/mentions.py)."""
-        c = self.composer
-        row, col = c.cursor_location
-        self.mentions.follow(c.text, c.document.get_line(row), col, self._update_mentions)
-
-    def _update_suggestions(self) -> None:
-        text = self.composer.text
-        sugg = self.suggestions
-        if sugg.dismissed_for is not None and text != sugg.dismissed_for:
-            sugg.dismissed_for = None
-        wants = text.startswith("/") and not any(c in text for c in " \n") and sugg.dismissed_for is None
-        app = self.conversation.app
-        wants = wants and (app is None or app.ui.suggest)  # uji.ui.configure{suggest = {enabled = false}}
-        if wants and self.conversation.app is not None:
-            from uji.tui import screen_commands
-
-            sugg.show(matching(text, screen_commands.suggestions(self)))
-        else:
-            sugg.close()
+            self.popups.update_mentions()
 
     def submit_line(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
         """A line from the composer (or uji.session.submit): a command, `!`, or a message
@@ -1023,82 +671,12 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if parsed is not None:
             from uji.tui import screen_commands  # the slash commands (and /login's) load with the first one
 
-            self._spawn(screen_commands.run(self, *parsed))
+            self.spawn(screen_commands.run(self, *parsed))
             return
         conv.submit(text, images)
         if conv.working:
             self.queue_view.show(conv.queued())
         self.transcript.follow()
-
-    # Ticking: spinner, elapsed time, the bottom bar ------------------------------------
-
-    def _tick(self, advance: bool = True) -> None:
-        conv = self.conversation
-        self.new_below.show(self.transcript.unseen)
-        armed = self._quit_armed
-        if armed is not None and asyncio.get_running_loop().time() - armed > QUIT_WINDOW:
-            armed = self._quit_armed = None
-        flash = self._flash
-        if flash is not None and asyncio.get_running_loop().time() - flash[1] > FLASH_SECONDS:
-            flash = self._flash = None
-        if armed is not None:
-            self.activity.note("Press Ctrl+C again to quit")
-        elif flash is not None:
-            self.activity.note(flash[0])
-        elif conv.working:
-            self.activity.tick(WORKING, conv.elapsed(), "Esc to interrupt")
-        elif conv.shell_running:
-            elapsed = asyncio.get_running_loop().time() - self._shell_started
-            self.activity.tick("Running a shell command ({}s)", elapsed, "Esc to stop it")
-        else:
-            self.activity.tick(None, 0)
-        if advance:
-            self._ticks += 1
-            if self._ticks % 6 == 0:  # the bottom bar about twice a second
-                self._refresh_status()
-                if self.bottom_bar.children or self.top_bar.children:
-                    self._redraw_bars()
-
-    def _redraw_bars(self) -> None:
-        """Toolbar items read the session (the model, the context used): drawn again with
-        the bottom bar."""
-        from uji.tui.ito.view import ToolbarRow
-
-        for row in self.query(ToolbarRow):
-            row.redraw()
-
-    def _refresh_status(self) -> None:
-        conv = self.conversation
-        app = conv.app
-        if app is None:
-            return
-        used, window = conv.context()
-        model = (
-            f"{app.models.provider_id}/{app.models.model_id}"
-            if app.models.provider_id and app.models.model_id
-            else ""
-        )
-        mode = app.gate.modes.get().label
-        sandbox = app.gate.sandbox_status()
-        totals = conv.agent.spending.totals() if conv.agent else {}
-        spent = int(sum(totals.get(k, 0) for k in ("input", "output", "cache_read", "cache_write")))
-        self.status.show(
-            Status(
-                model=model,
-                effort=app.models.effort,
-                used=used,
-                window=window,
-                directory=app.cwd,
-                mode=mode,
-                session_tokens=spent,
-                session_cost=totals.get("cost"),
-                sandbox=(
-                    ("sandboxed" if sandbox.mode == "workspace-write" else f"sandbox {sandbox.mode}")
-                    if sandbox.available
-                    else "no sandbox"
-                ),
-            )
-        )
 
     # Quitting -----------------------------------------------------------------------
 
@@ -1107,57 +685,75 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if self._quitting:
             return
         self._quitting = True
-        self.resume_hint = self.conversation.resumable()
+        self.leaving.resume_hint = self.conversation.resumable()
         for modal in list(self.modals.children):
             from uji.tui.modals import Modal
 
             if isinstance(modal, Modal):
                 modal.finish(None)
-        leaving = await self._leave_worktree()
+        leaving = await self.leaving.leave_worktree()
         await self.conversation.quit()
         if leaving is not None:
-            await self._left_worktree(*leaving)
+            await self.leaving.left_worktree(*leaving)
         for task in list(self._tasks):
             if task is not asyncio.current_task():
                 task.cancel()
         with contextlib.suppress(Exception):
             self.exit(0)
 
-    async def _leave_worktree(self) -> tuple[Worktree, bool] | None:
-        """In a worktree uji made: ask whether to keep it (the default) or remove it and its
-        branch, saying what it holds. (the worktree, remove?), or None elsewhere."""
-        from uji import worktree as wt
 
-        app = self.conversation.app
-        current = wt.find(app.cwd) if app is not None else None
-        if current is None:
-            return None
-        try:
-            changes = await asyncio.to_thread(wt.changes, current)
-            held = changes.describe()
-            lost = f" ({held}: lost)" if changes.any else ""
-        except wt.WorktreeError as e:
-            held, lost = str(e), ""
-        where = os.path.relpath(current.path, current.repo)
-        answer = await self.select(
-            f"Leaving the worktree: {held} in {where} (branch {current.branch})",
-            [
-                "Keep it (uji resume there comes back to it)",
-                f"Remove it and its branch {current.branch}{lost}",
-            ],
-        )
-        return current, answer == 1
-
-    async def _left_worktree(self, current: Worktree, remove: bool) -> None:
-        from uji import worktree as wt
-
-        if not remove:
-            self.exit_notes.append(wt.kept(current))
-            return
-        try:
-            self.exit_notes.append(await asyncio.to_thread(wt.remove, current))
-        except wt.WorktreeError as e:
-            self.exit_notes.append(f"could not remove the worktree {current.path}: {e}")
+def _interrupt(screen: UjiApp) -> None:
+    """Esc: stop the running `!` command or turn; the draft stays as it is."""
+    screen.conversation.interrupt()
 
 
-__all__ = ["Binding", "UjiApp"]
+def _toggle_thinking(screen: UjiApp) -> None:
+    app = screen.conversation.app
+    if app is not None:
+        app.ui.toggle_thinking()
+
+
+def _cycle_mode(screen: UjiApp) -> None:
+    """Shift+Tab: the gate's next mode (ask → accept edits → plan → modes a config added)."""
+    app = screen.conversation.app
+    if app is None:
+        return
+    from uji.lua.api.mode import switch_mode
+
+    switch_mode(app.host, app.gate, app.gate.modes.next_name())
+    screen.state_changed()
+
+
+# The keymap's actions the screen runs, by name (`uji.ui.keys.ACTIONS` less the edit
+# actions, which go to the field being typed in, and the `confirm_` ones, a question's):
+# a table mypy checks, which a test keeps whole.
+KEY_ACTIONS: dict[str, Callable[[UjiApp], None]] = {
+    "nothing": lambda screen: None,
+    "quit": lambda screen: screen.request_quit(),
+    "clear_or_quit": lambda screen: screen.leaving.clear_or_quit(),
+    "interrupt": _interrupt,
+    "toggle_thinking": _toggle_thinking,
+    "submit": lambda screen: screen.draft.submit(),
+    "clear_input": lambda screen: screen.draft.clear(),
+    "paste_image": lambda screen: screen.draft.paste_image(),
+    "history_prev": lambda screen: screen.draft.history_prev(),
+    "history_next": lambda screen: screen.draft.history_next(),
+    "history_up": lambda screen: screen.draft.history_up(),
+    "history_down": lambda screen: screen.draft.history_down(),
+    "history_search": lambda screen: screen.draft.history_search(),
+    "cycle_mode": _cycle_mode,
+    "expand_output": lambda screen: screen.scrolling.expand_output(),
+    "modal_up": lambda screen: screen.popups.up(),
+    "modal_down": lambda screen: screen.popups.down(),
+    "modal_accept": lambda screen: screen.popups.accept(),
+    "modal_cancel": lambda screen: screen.popups.cancel(),
+    "suggest_complete": lambda screen: screen.popups.complete(),
+    "scroll_up": lambda screen: screen.scrolling.up(),
+    "scroll_down": lambda screen: screen.scrolling.down(),
+    "page_up": lambda screen: screen.scrolling.page_up(),
+    "page_down": lambda screen: screen.scrolling.page_down(),
+    "scroll_top": lambda screen: screen.scrolling.top(),
+    "scroll_bottom": lambda screen: screen.scrolling.bottom(),
+}
+
+__all__ = ["KEY_ACTIONS", "Binding", "UjiApp"]
