@@ -23,14 +23,24 @@ T = TypeVar("T")
 
 
 def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]:
-    def asked(answer: Awaitable[T] | None, fname: str) -> Awaitable[T] | None:
-        if answer is None:
-            ui.notice(f"{fname}: {NO_SCREEN}")
-        return answer
+    return {**_questions_api(ui, lua), **_screen_api(ui, lua)}
+
+
+def _asked(ui: Ui, answer: Awaitable[T] | None, fname: str) -> Awaitable[T] | None:
+    """The port's answer to come, or None (said in a notice) when nobody can be asked."""
+    if answer is None:
+        ui.notice(f"{fname}: {NO_SCREEN}")
+    return answer
+
+
+def _questions_api(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]:
+    """uji.ui.select, pick, prompt, confirm: a question on the screen, its answer pending."""
 
     def ui_select(title: str, labels: Any, current: int | None, fname: str | None = None) -> Pending | None:
         items = [str(x) for x in lua().convert.to_python(labels)]
-        answer = asked(ui.select(title, items, current - 1 if current else None), fname or "uji.ui.select")
+        answer = _asked(
+            ui, ui.select(title, items, current - 1 if current else None), fname or "uji.ui.select"
+        )
         if answer is None:
             return None
 
@@ -40,51 +50,12 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
 
         return Pending(Deferred(ask, answer))
 
-    def ui_pick(
-        title: str, labels: Any, current: int | None, preview_fn: Any, query_fn: Any
-    ) -> Pending | None:
-        """The Lua side keeps the lists: `preview_fn(list, i)` gives a label's lines,
-        `query_fn(text)` a new list's labels and number; the answer is (list, i)."""
-        rt = lua()
-        items = [str(x) for x in rt.convert.to_python(labels)]
-
-        async def preview(list_id: int, index: int) -> list[str]:
-            values = await rt.call(preview_fn, list_id, index + 1)
-            lines = rt.convert.to_python(values[0]) if values else None
-            return [str(x) for x in lines] if isinstance(lines, list) else []
-
-        async def query(text: str) -> tuple[list[str], int]:
-            values = await rt.call(query_fn, text)
-            found = rt.convert.to_python(values[0]) if values else None
-            return ([str(x) for x in found] if isinstance(found, list) else []), int(values[1])
-
-        answer = asked(
-            ui.pick(
-                title,
-                items,
-                current - 1 if current else None,
-                preview if preview_fn is not None else None,
-                query if query_fn is not None else None,
-            ),
-            "uji.ui.pick",
-        )
-        if answer is None:
-            return None
-
-        async def ask(answer: Awaitable[tuple[int, int] | None]) -> Any:
-            chosen = await answer
-            return (
-                None if chosen is None else rt.convert.to_lua([chosen[0], chosen[1] + 1])
-            )  # Lua counts from 1
-
-        return Pending(Deferred(ask, answer))
-
     def ui_prompt(title: str, value: str, hidden: bool) -> Pending | None:
-        answer = asked(ui.prompt(title, value, hidden), "uji.ui.prompt")
+        answer = _asked(ui, ui.prompt(title, value, hidden), "uji.ui.prompt")
         return None if answer is None else Pending(answer)
 
     def ui_confirm(title: str, body: str, timeout: float | None, preview: str | None) -> Pending | None:
-        answer = asked(ui.confirm(title, body, preview), "uji.ui.confirm")
+        answer = _asked(ui, ui.confirm(title, body, preview), "uji.ui.confirm")
         if answer is None:
             return None
 
@@ -96,6 +67,62 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
                 return None
 
         return Pending(Deferred(ask, answer))
+
+    return {
+        "ui_select": ui_select,
+        "ui_pick": _pick(ui, lua),
+        "ui_prompt": ui_prompt,
+        "ui_confirm": ui_confirm,
+    }
+
+
+def _pick(ui: Ui, lua: Callable[[], Runtime]) -> Callable[..., Pending | None]:
+    """uji.ui.pick: the Lua side keeps the lists: `preview_fn(list, i)` gives a label's
+    lines, `query_fn(text)` a new list's labels and number; the answer is (list, i)."""
+
+    def ui_pick(
+        title: str, labels: Any, current: int | None, preview_fn: Any, query_fn: Any
+    ) -> Pending | None:
+        rt = lua()
+        items = [str(x) for x in rt.convert.to_python(labels)]
+        preview = _pick_preview(rt, preview_fn) if preview_fn is not None else None
+        query = _pick_query(rt, query_fn) if query_fn is not None else None
+        answer = _asked(
+            ui, ui.pick(title, items, current - 1 if current else None, preview, query), "uji.ui.pick"
+        )
+        if answer is None:
+            return None
+
+        async def ask(answer: Awaitable[tuple[int, int] | None]) -> Any:
+            chosen = await answer
+            # Lua counts from 1
+            return None if chosen is None else rt.convert.to_lua([chosen[0], chosen[1] + 1])
+
+        return Pending(Deferred(ask, answer))
+
+    return ui_pick
+
+
+def _pick_preview(rt: Runtime, preview_fn: Any) -> Callable[[int, int], Awaitable[list[str]]]:
+    async def preview(list_id: int, index: int) -> list[str]:
+        values = await rt.call(preview_fn, list_id, index + 1)
+        lines = rt.convert.to_python(values[0]) if values else None
+        return [str(x) for x in lines] if isinstance(lines, list) else []
+
+    return preview
+
+
+def _pick_query(rt: Runtime, query_fn: Any) -> Callable[[str], Awaitable[tuple[list[str], int]]]:
+    async def query(text: str) -> tuple[list[str], int]:
+        values = await rt.call(query_fn, text)
+        found = rt.convert.to_python(values[0]) if values else None
+        return ([str(x) for x in found] if isinstance(found, list) else []), int(values[1])
+
+    return query
+
+
+def _screen_api(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]:
+    """uji.ui.configure{notify}, toggle_thinking, size, exec, open."""
 
     def ui_configure_notify(notify: Any) -> None:
         from uji.ui.bell import STYLES
@@ -122,31 +149,29 @@ def install(ui: Ui, lua: Callable[[], Runtime]) -> dict[str, Callable[..., Any]]
 
         return later(run)
 
-    def ui_open(target: str) -> Any:
-        import shutil
-        import subprocess
-        import sys
-
-        opener = {"darwin": "open", "win32": "explorer"}.get(sys.platform, "xdg-open")
-        if shutil.which(opener) is None:
-            return None, f"uji.ui.open: {opener} was not found"
-        subprocess.Popen(
-            [opener, target],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        return True
-
     return {
-        "ui_select": ui_select,
-        "ui_pick": ui_pick,
-        "ui_prompt": ui_prompt,
-        "ui_confirm": ui_confirm,
         "ui_toggle_thinking": ui_toggle_thinking,
         "ui_size": ui_size,
         "ui_configure_notify": ui_configure_notify,
         "ui_exec": ui_exec,
-        "ui_open": ui_open,
+        "ui_open": _open,
     }
+
+
+def _open(target: str) -> Any:
+    """uji.ui.open: the system's opener for a file or URL, started and left to run."""
+    import shutil
+    import subprocess
+    import sys
+
+    opener = {"darwin": "open", "win32": "explorer"}.get(sys.platform, "xdg-open")
+    if shutil.which(opener) is None:
+        return None, f"uji.ui.open: {opener} was not found"
+    subprocess.Popen(
+        [opener, target],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    return True
