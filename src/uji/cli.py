@@ -7,8 +7,11 @@ import sys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs --version ~10 ms
 if TYPE_CHECKING:
+    import argparse
     from types import SimpleNamespace
     from typing import Any, NoReturn
+
+    from uji.paths import Paths
 
 HELP = """usage: uji [--config-dir DIR] [--data-dir DIR] [--db FILE] [COMMAND]
 
@@ -343,20 +346,26 @@ def _quick_run(args: list[str]) -> SimpleNamespace | None:
             i += 1
         if kind == "append":
             values[dest] = [*(values[dest] or []), value]
-        elif kind is int or kind is float:
-            number = _positive_number(kind, value)
-            if number is None:
-                return None
-            values[dest] = number
-        elif isinstance(kind, tuple) and value not in kind:
+            continue
+        taken = _quick_value(kind, value)
+        if taken is None:
             return None
-        else:
-            values[dest] = value
+        values[dest] = taken
     if not command:
         return None
     from types import SimpleNamespace  # a small module the run imports anyway (asyncio, enum)
 
     return SimpleNamespace(**values)
+
+
+def _quick_value(kind: Any, value: str) -> Any:
+    """An option's value as `uji run` takes it (a number > 0, one of a choice, text), or
+    None when argparse should say what is wrong with it."""
+    if kind is int or kind is float:
+        return _positive_number(kind, value)
+    if isinstance(kind, tuple) and value not in kind:
+        return None
+    return value
 
 
 COMMANDS = ("new", "run", "resume", "list", "delete", "export", "acp", "lua-types", "mcp")
@@ -535,6 +544,11 @@ def main(argv: list[str] | None = None) -> int:
         if argv is None:  # the real command line; a caller in this process keeps its interpreter
             fast_exit(code)
         return code
+    return _other_command(paths, command, opts, prompt)
+
+
+def _other_command(paths: Paths, command: str, opts: argparse.Namespace, prompt: str | None) -> int:
+    """Every command but `uji run`: each imports what it needs when it runs."""
     if command == "export":
         from uji.export.command import export_command
 

@@ -222,6 +222,20 @@ BUILTIN_FIELDS = {"discover", "hint"}
 MODEL_FIELDS = {"id", "name", "context", "output", "reasoning", "cache", "images", "efforts", "wire", "cost"}
 
 
+# The model fields that are checked (when set): whether a value fits, and what it must be.
+MODEL_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "efforts": (
+        lambda v: isinstance(v, list) and all(e in EFFORTS for e in v),
+        f"efforts must be a list of {', '.join(EFFORTS)}",
+    ),
+    "context": (lambda v: isinstance(v, int), "model context must be a whole number of tokens"),
+    "output": (lambda v: isinstance(v, int), "model output must be a whole number of tokens"),
+    "cache": (lambda v: isinstance(v, bool), "model cache must be true or false"),
+    "name": (lambda v: isinstance(v, str), "model name must be a string"),
+    "wire": (lambda v: isinstance(v, str) and bool(v), "model wire must be a wire name"),
+}
+
+
 def _model(spec: Any, where: str) -> Model:
     if isinstance(spec, str) and spec:
         return Model(spec)
@@ -230,18 +244,10 @@ def _model(spec: Any, where: str) -> Model:
     unknown = set(spec) - MODEL_FIELDS
     if unknown:
         raise CatalogError(f"{where}: unknown model field(s) {', '.join(sorted(unknown))}")
+    for key, (fits, must) in MODEL_CHECKS.items():
+        if spec.get(key) is not None and not fits(spec[key]):
+            raise CatalogError(f"{where}: {must}")
     efforts = spec.get("efforts")
-    if efforts is not None and (not isinstance(efforts, list) or any(e not in EFFORTS for e in efforts)):
-        raise CatalogError(f"{where}: efforts must be a list of {', '.join(EFFORTS)}")
-    for key in ("context", "output"):
-        if spec.get(key) is not None and not isinstance(spec[key], int):
-            raise CatalogError(f"{where}: model {key} must be a whole number of tokens")
-    if spec.get("cache") is not None and not isinstance(spec["cache"], bool):
-        raise CatalogError(f"{where}: model cache must be true or false")
-    if spec.get("name") is not None and not isinstance(spec["name"], str):
-        raise CatalogError(f"{where}: model name must be a string")
-    if spec.get("wire") is not None and (not isinstance(spec["wire"], str) or not spec["wire"]):
-        raise CatalogError(f"{where}: model wire must be a wire name")
     cost = spec.get("cost")
     prices = parse_prices(cost, f"{where} model {spec['id']}") if cost is not None else None
     return Model(
@@ -337,6 +343,35 @@ def _checked(spec: dict[str, Any], where: str) -> dict[str, Any]:
     }
 
 
+def _new_provider_spec(pid: str, spec: dict[str, Any], builtin: bool) -> tuple[dict[str, Any], bool]:
+    """The spec of a provider not known yet: `custom` filled in from its template (what a
+    custom endpoint needs besides its URL, as the built-in table does), and checked
+    whole. Returns it and whether it counts as built in."""
+    if pid == "custom":
+        from uji.providers.builtin import CUSTOM
+
+        spec = {**CUSTOM, **{k: v for k, v in spec.items() if v is not None}}
+        builtin = True
+    missing = [k for k in ("name", "wire", "base_url") if not spec.get(k)]
+    if missing:
+        raise CatalogError(f"uji.provider.add: a new provider needs {', '.join(missing)}")
+    return spec, builtin
+
+
+def _apply(provider: Provider, fields: dict[str, Any], new: bool) -> None:
+    """The checked fields set on the provider (a new one or the one they merge into)."""
+    for key in SETTABLE:
+        if key in fields:
+            setattr(provider, key, fields[key])
+    if "base_url" in fields and provider.discover is not None and not new:
+        provider.state, provider.error = IDLE, None  # another server: ask it again
+    if "models" in fields:
+        provider.models = fields["models"]
+        provider.loader = None
+    if new and "needs_key" not in fields:
+        provider.needs_key = bool(provider.auth_env)
+
+
 class Catalog:
     def __init__(self) -> None:
         from uji.providers.builtin import BUILTIN
@@ -378,35 +413,18 @@ class Catalog:
         if "api" in spec and "wire" not in spec:
             spec = dict(spec, wire=spec["api"])
         old = self._providers.get(pid)
-        if old is None and pid == "custom":
-            from uji.providers.builtin import CUSTOM
-
-            # The template fills in what a custom endpoint needs besides its URL.
-            spec = {**CUSTOM, **{k: v for k, v in spec.items() if v is not None}}
-            builtin = True
         if old is None:
-            missing = [k for k in ("name", "wire", "base_url") if not spec.get(k)]
-            if missing:
-                raise CatalogError(f"uji.provider.add: a new provider needs {', '.join(missing)}")
+            spec, builtin = _new_provider_spec(pid, spec, builtin)
         fields = _checked(spec, f"uji.provider.add {pid}")
         provider = old or Provider(id=pid, name=spec["name"], wire=spec["wire"], base_url=spec["base_url"])
-        for key in SETTABLE:
-            if key in fields:
-                setattr(provider, key, fields[key])
-        if "base_url" in fields and provider.discover is not None and old is not None:
-            provider.state, provider.error = IDLE, None  # another server: ask it again
+        _apply(provider, fields, old is None)
         if builtin:
             provider.discover = spec.get("discover", provider.discover)
             provider.hint = spec.get("hint", provider.hint)
-        if "models" in fields:
-            provider.models = fields["models"]
-            provider.loader = None
         if loader is not None:
             provider.loader = loader
         if "models" in fields or loader is not None or old is None:
             provider.state, provider.error = (IDLE if provider.lazy else LOADED), None
-        if old is None and "needs_key" not in fields:
-            provider.needs_key = bool(provider.auth_env)
         self._providers[pid] = provider
         return provider
 

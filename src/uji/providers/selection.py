@@ -66,11 +66,7 @@ class ModelSelection:
         if pid == "custom" and base_url:
             self.set_custom(base_url, save=save)
             base_url = None
-        found = self.catalog.get(pid) or (self.restore_custom() if pid == "custom" else None)
-        if found is None:
-            if pid == "custom":
-                raise ValueError("custom needs a base_url (the OpenAI-compatible server's /v1 address)")
-            raise ValueError(f"unknown provider {pid!r}")
+        found = self._provider_to_use(pid)
         if pid != self.provider_id:
             self.base_url_override = None  # switching provider clears the override
         if base_url is not None:
@@ -89,6 +85,15 @@ class ModelSelection:
             self._publish(ModelChanged(pid, model or ""))
         if found.lazy and (found.loader is not None or not model):
             self._load_in_background(found)
+
+    def _provider_to_use(self, pid: str) -> Provider:
+        """The provider `use_model` switches to (`custom` as last saved), or why none."""
+        found = self.catalog.get(pid) or (self.restore_custom() if pid == "custom" else None)
+        if found is None:
+            if pid == "custom":
+                raise ValueError("custom needs a base_url (the OpenAI-compatible server's /v1 address)")
+            raise ValueError(f"unknown provider {pid!r}")
+        return found
 
     def _last_model(self, provider: Provider) -> str | None:
         saved = self.setting(f"model.{provider.id}")

@@ -576,15 +576,7 @@ class Checkpoints:
                 for path, present in (metas[s][1].get("captured") or {}).items():
                     overlay[path] = (bool(present), s)
             changes = self._diff(target, now)
-            for path, (src_mode, src_sha, _dst_mode, _dst_sha) in changes.items():
-                if src_mode != "000000":
-                    plan.write[path] = (src_mode, src_sha)
-                elif path in overlay and overlay[path][1] != seq and overlay[path][0]:
-                    found = self._entry(metas[overlay[path][1]][0], path)
-                    if found is not None:
-                        plan.write[path] = found
-                else:
-                    plan.delete.append(path)
+            self._plan_changed(plan, changes, overlay, metas)
             for path, (present, s) in overlay.items():
                 if present and path not in changes and s != seq and not self._in_tree(target, path):
                     found = self._entry(metas[s][0], path)
@@ -592,6 +584,25 @@ class Checkpoints:
                         plan.write[path] = found
             plan.conflicts = self._outside_changes(now, later, metas, set(plan.paths))
         return plan
+
+    def _plan_changed(
+        self,
+        plan: Plan,
+        changes: dict[str, tuple[str, str, str, str]],
+        overlay: dict[str, tuple[bool, int]],
+        metas: dict[int, tuple[str, dict[str, Any]]],
+    ) -> None:
+        """Each path changed since the checkpoint: written back as it was, or as a later
+        turn captured it (a path the checkpoint did not have yet), or deleted."""
+        for path, (src_mode, src_sha, _dst_mode, _dst_sha) in changes.items():
+            if src_mode != "000000":
+                plan.write[path] = (src_mode, src_sha)
+            elif path in overlay and overlay[path][1] != plan.seq and overlay[path][0]:
+                found = self._entry(metas[overlay[path][1]][0], path)
+                if found is not None:
+                    plan.write[path] = found
+            else:
+                plan.delete.append(path)
 
     def _entry(self, tree: str, path: str) -> tuple[str, str] | None:
         out = self._git("ls-tree", "-z", tree, "--", path)

@@ -38,32 +38,14 @@ def glob_to_regex(pattern: str, separator: bool = False) -> str:
     i, n, depth = 0, len(pattern), 0
     while i < n:
         c = pattern[i]
-        if c == "*" and separator and pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 2
-        elif c == "*":
-            doubled = i + 1 < n and pattern[i + 1] == "*"
-            while i + 1 < n and pattern[i + 1] == "*":
-                i += 1
-            out.append(".*" if doubled else one + "*")
+        if c == "*":
+            piece, i = _glob_star(pattern, i, separator)
+            out.append(piece)
         elif c == "?":
             out.append(one)
         elif c == "[":
-            j = i + 1
-            if j < n and pattern[j] in "!^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : j]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
+            piece, i = _glob_class(pattern, i)
+            out.append(piece)
         elif c == "{":
             depth += 1
             out.append("(?:")
@@ -81,6 +63,36 @@ def glob_to_regex(pattern: str, separator: bool = False) -> str:
     if depth:
         raise PolicyError(f"unclosed '{{' in glob {pattern!r}")
     return "(?s:" + "".join(out) + r")\Z"
+
+
+def _glob_star(pattern: str, i: int, separator: bool) -> tuple[str, int]:
+    """The run of `*` that starts at `i` as a regex, and the index of its last `*`."""
+    if separator and pattern.startswith("**/", i):
+        return "(?:.*/)?", i + 2
+    n = len(pattern)
+    doubled = i + 1 < n and pattern[i + 1] == "*"
+    while i + 1 < n and pattern[i + 1] == "*":
+        i += 1
+    return (".*" if doubled else ("[^/]" if separator else ".") + "*"), i
+
+
+def _glob_class(pattern: str, i: int) -> tuple[str, int]:
+    """The `[...]` that starts at `i` as a regex class, and the index of its `]`; a `[`
+    that no `]` closes is a plain `[`."""
+    n = len(pattern)
+    j = i + 1
+    if j < n and pattern[j] in "!^":
+        j += 1
+    if j < n and pattern[j] == "]":
+        j += 1
+    while j < n and pattern[j] != "]":
+        j += 1
+    if j >= n:
+        return re.escape("["), i
+    body = pattern[i + 1 : j]
+    if body[:1] in ("!", "^"):
+        body = "^" + body[1:]
+    return "[" + body.replace("\\", "\\\\") + "]", j
 
 
 def rule_kind(pattern: str) -> str:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -528,17 +528,23 @@ def _command_words(node: Node, src: bytes) -> tuple[list[Word], str | None]:
             # The grammar puts words after a redirect's target into the redirect; the
             # shell gives them to the command (`true &>/dev/null rm -rf x`).
             pieces.extend(child.children_by_field_name("destination")[1:])
-    pieces.sort(key=lambda n: n.start_byte)
+    return [w for g in _word_groups(pieces, src) for w in _words(g)], risk
+
+
+def _word_groups(pieces: list[Node], src: bytes) -> list[list[Node]]:
+    r"""The pieces in source order, those with nothing (or a line continuation) between
+    them together: `r\⏎m` is one word to the shell, so is `-r$"f"`."""
+    pieces = sorted(pieces, key=lambda n: n.start_byte)
     groups: list[list[Node]] = []
     last_end = -1
     for piece in pieces:
         gap = src[last_end : piece.start_byte]
         if groups and (not gap or _is_continuation(gap)):
-            groups[-1].append(piece)  # `r\⏎m` is one word to the shell, so is `-r$"f"`
+            groups[-1].append(piece)
         else:
             groups.append([piece])
         last_end = piece.end_byte
-    return [w for g in groups for w in _words(g)], risk
+    return groups
 
 
 class _Walker:
@@ -625,16 +631,8 @@ class _Walker:
                 stdin_scripts[body.id] = _stdin_scripts(node)
         elif kind in _COMMAND_NODES:
             self.command_node(node, src, nesting, stdin_scripts.get(node.id, []))
-        elif kind == "variable_assignment" and node.parent is not None:
-            if node.parent.type not in ("command", "declaration_command"):
-                risk = _risky_assignment(node)
-                if risk:
-                    self.add(_collapse(_text(node)), False, risk)
-        elif (
-            kind == "file_redirect" and not _is_bash() and any(c.type in ("&>", "&>>") for c in node.children)
-        ):
-            # Without bash, sh reads `&>` as `&` then `>`: what runs is not what was parsed.
-            self.add(_collapse(_text(node.parent or node)), False, "`&>` means something else to sh")
+        elif kind in ("variable_assignment", "file_redirect"):
+            self.assignment_or_redirect(node, kind)
         elif kind == "heredoc_redirect":
             start = node.child_by_field_name("start") or _first_of(node, "heredoc_start")
             if start is not None and re.search(r"['\"\\]", _text(start)):
@@ -645,6 +643,17 @@ class _Walker:
                 self.leaf(node, nesting)
             return []
         return list(node.children)
+
+    def assignment_or_redirect(self, node: Node, kind: str) -> None:
+        """An assignment outside a command (`X=1; …`), or `&>` where sh reads it otherwise."""
+        if kind == "variable_assignment":
+            if node.parent is not None and node.parent.type not in ("command", "declaration_command"):
+                risk = _risky_assignment(node)
+                if risk:
+                    self.add(_collapse(_text(node)), False, risk)
+        elif not _is_bash() and any(c.type in ("&>", "&>>") for c in node.children):
+            # Without bash, sh reads `&>` as `&` then `>`: what runs is not what was parsed.
+            self.add(_collapse(_text(node.parent or node)), False, "`&>` means something else to sh")
 
     def leaf(self, node: Node, nesting: int) -> None:
         """A safety net: backticks or `$(` the grammar left inside a word still run."""
@@ -716,15 +725,22 @@ class _Walker:
         fixed = why is None
         if head.text in ("eval", "trap") and args and name not in SHELLS:
             script_words = args if head.text == "eval" else args[:1]
-            if all(w.literal for w in script_words):
-                self.add(text, fixed, why, forms, spelled)
-                self.line(" ".join(w.text for w in script_words), nesting + 1)
+            if self.evaluated(script_words, nesting, lambda: self.add(text, fixed, why, forms, spelled)):
                 return
-            self.guess(" ".join(w.text if w.literal else w.alt or "" for w in script_words), nesting)
         else:
             fixed, why = self.runs_more(head, name, args, nesting, stdin, fixed, why)
         self.add(text, fixed, why, forms, spelled)
         self.wrapped(name, args, nesting, stdin)
+
+    def evaluated(self, script_words: list[Word], nesting: int, add_own: Callable[[], None]) -> bool:
+        """What `eval` or `trap` runs: read (after the command's own part, `add_own`; True)
+        when it is fixed text, else guessed at (False: the caller adds its part after)."""
+        if all(w.literal for w in script_words):
+            add_own()
+            self.line(" ".join(w.text for w in script_words), nesting + 1)
+            return True
+        self.guess(" ".join(w.text if w.literal else w.alt or "" for w in script_words), nesting)
+        return False
 
     def runs_more(
         self,
@@ -1035,38 +1051,11 @@ def _options(
         if t == "-":  # env's old spelling of -i
             i += 1
             continue
-        if t.startswith("--") and len(t) > 2:
-            key, eq, value = t.partition("=")
-            if key in with_arg and not eq:
-                if i + 1 >= len(args):
-                    return None
-                value = args[i + 1].text
-                i += 1
-            seen[key] = value
-            i += 1
-            continue
         if t.startswith("-") and len(t) > 1:
-            if numeric and t[1:].lstrip("-").isdigit():
-                i += 1
-                continue
-            j = 1
-            while j < len(t):
-                flag = "-" + t[j]
-                if flag in with_arg:
-                    value = t[j + 1 :]
-                    if not value:
-                        if i + 1 >= len(args):
-                            return None
-                        value = args[i + 1].text
-                        i += 1
-                    seen[flag] = value
-                    break
-                if t[j] in attached:
-                    seen[flag] = t[j + 1 :]
-                    break
-                seen[flag] = ""
-                j += 1
-            i += 1
+            took = _option(args, i, with_arg, attached, numeric, seen)
+            if took is None:
+                return None
+            i = took + 1
             continue
         if assignments and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", t):
             name = t.split("=", 1)[0]
@@ -1076,6 +1065,56 @@ def _options(
             continue
         break
     return args[i:], seen
+
+
+def _option(
+    args: list[Word], i: int, with_arg: frozenset[str], attached: str, numeric: bool, seen: dict[str, str]
+) -> int | None:
+    """The option at args[i] into `seen`: the index of the last word it took, or None when
+    its value is missing."""
+    t = args[i].text
+    if t.startswith("--"):  # longer than "--", which ends the options before this
+        return _long_option(args, i, with_arg, seen)
+    if numeric and t[1:].lstrip("-").isdigit():
+        return i  # a number (`head -5`), where the command takes one
+    return _short_flags(args, i, with_arg, attached, seen)
+
+
+def _long_option(args: list[Word], i: int, with_arg: frozenset[str], seen: dict[str, str]) -> int | None:
+    """`--opt`, `--opt=value` or `--opt value` at args[i] into `seen`: the index of the last
+    word it took, or None when its value is missing."""
+    key, eq, value = args[i].text.partition("=")
+    if key in with_arg and not eq:
+        if i + 1 >= len(args):
+            return None
+        value = args[i + 1].text
+        i += 1
+    seen[key] = value
+    return i
+
+
+def _short_flags(
+    args: list[Word], i: int, with_arg: frozenset[str], attached: str, seen: dict[str, str]
+) -> int | None:
+    """The cluster of short flags at args[i] (`-xvf FILE`) into `seen`: the index of the
+    last word it took, or None when an option's value is missing."""
+    t = args[i].text
+    for j in range(1, len(t)):
+        flag = "-" + t[j]
+        if flag in with_arg:
+            value = t[j + 1 :]
+            if not value:
+                if i + 1 >= len(args):
+                    return None
+                value = args[i + 1].text
+                i += 1
+            seen[flag] = value
+            break
+        if t[j] in attached:
+            seen[flag] = t[j + 1 :]
+            break
+        seen[flag] = ""
+    return i
 
 
 def _env(args: list[Word]) -> Wrapped:

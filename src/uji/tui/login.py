@@ -31,31 +31,11 @@ async def login(tui: CommandView, args: str) -> None:
     app = tui.conversation.app
     assert app is not None
     path = app.paths.auth_file
-    providers: list[Provider | _Named] = list(app.catalog.list())
-    if app.catalog.get("custom") is None:  # offered before it has a URL
-        from uji.providers.builtin import CUSTOM
-
-        providers = sorted([*providers, _Named(CUSTOM["id"], CUSTOM["name"])], key=lambda p: p.id)
-    labels = [f"{p.name} ({p.id})" + (" — signed in" if signed_in(path, p.id) else "") for p in providers]
-    wanted = args.strip()
-    index = next((i for i, p in enumerate(providers) if p.id == wanted), None)
-    if index is None:
-        index = await tui.select("Sign in to which provider?", labels)
-    if index is None:
+    chosen = await _choose_provider(tui, path, args.strip())
+    if chosen is None:
         return
-    chosen = providers[index]
-    if signed_in(path, chosen.id):
-        choice = await tui.select(f"{chosen.name} is signed in", ["Sign in again", "Sign out"])
-        if choice is None:
-            return
-        if choice == 1:
-            try:
-                sign_out(path, chosen.id)
-            except auth.AuthError as e:
-                tui.show_notice(f"could not sign out: {e}")
-                return
-            tui.show_notice(f"signed out of {chosen.name}")
-            return
+    if signed_in(path, chosen.id) and not await _sign_in_again(tui, path, chosen):
+        return
     if chosen.id == "custom" and not await _custom(tui):
         return
     provider = app.catalog.get(chosen.id)
@@ -79,6 +59,38 @@ async def login(tui: CommandView, args: str) -> None:
         app.models.use_model(provider.id, None)
         tui.show_notice(f"now using {provider.id}/{app.models.model_id} (/models picks another)")
     tui.state_changed()
+
+
+async def _choose_provider(tui: CommandView, path: str, wanted: str) -> Provider | _Named | None:
+    """The provider named on the command line, else the one the user picks."""
+    app = tui.conversation.app
+    assert app is not None
+    providers: list[Provider | _Named] = list(app.catalog.list())
+    if app.catalog.get("custom") is None:  # offered before it has a URL
+        from uji.providers.builtin import CUSTOM
+
+        providers = sorted([*providers, _Named(CUSTOM["id"], CUSTOM["name"])], key=lambda p: p.id)
+    index = next((i for i, p in enumerate(providers) if p.id == wanted), None)
+    if index is None:
+        labels = [f"{p.name} ({p.id})" + (" — signed in" if signed_in(path, p.id) else "") for p in providers]
+        index = await tui.select("Sign in to which provider?", labels)
+    return None if index is None else providers[index]
+
+
+async def _sign_in_again(tui: CommandView, path: str, chosen: Provider | _Named) -> bool:
+    """Signed in already: sign in again (True), or sign out, or neither (False)."""
+    choice = await tui.select(f"{chosen.name} is signed in", ["Sign in again", "Sign out"])
+    if choice is None:
+        return False
+    if choice == 1:
+        try:
+            sign_out(path, chosen.id)
+        except auth.AuthError as e:
+            tui.show_notice(f"could not sign out: {e}")
+            return False
+        tui.show_notice(f"signed out of {chosen.name}")
+        return False
+    return True
 
 
 class _Named:

@@ -14,6 +14,8 @@ from uji.tui.composer import Suggestion
 from uji.tui.login import login
 
 if TYPE_CHECKING:
+    from uji.agent.loop import Agent
+    from uji.agent.rewind import RewindPoint, Rewound
     from uji.agent.window import Window
     from uji.mcp import Server
     from uji.tools.gate import Gate
@@ -99,8 +101,7 @@ async def compact(tui: CommandView, args: str) -> None:
 async def rewind(tui: CommandView, args: str) -> None:
     """The last turns with the files each changed; the chosen one is undone: its files,
     its conversation, or both, back to before it."""
-    from uji.agent.rewind import RewindRefused, points
-    from uji.agent.rewind import rewind as go_back
+    from uji.agent.rewind import points
 
     conv = tui.conversation
     agent = conv.agent
@@ -115,20 +116,7 @@ async def rewind(tui: CommandView, args: str) -> None:
     if not turns:
         tui.show_notice("nothing to rewind yet: no turn in this session")
         return
-    labels = []
-    for turn in turns:
-        prompt = " ".join(turn.text.split())
-        prompt = prompt if len(prompt) <= 24 else prompt[:23] + "…"
-        if turn.files is None:
-            files = "files: no checkpoint"
-        elif not turn.files:
-            files = "no file changed"
-        else:
-            shown = ", ".join(f.stat() for f in turn.files[:3])
-            more = f" and {len(turn.files) - 3} more" if len(turn.files) > 3 else ""
-            files = f"{len(turn.files)} file(s): {shown}{more}"
-        when = _ago(int(turn.time * 1000)) if turn.time is not None else ""
-        labels.append(f"{prompt:<24} {when:>8}  {files}")
+    labels = [_rewind_label(turn) for turn in turns]
     index = await tui.select("Rewind to before which turn? (newest first)", labels)
     if index is None:
         return
@@ -141,25 +129,52 @@ async def rewind(tui: CommandView, args: str) -> None:
     if pick is None:
         return
     _, restore_files, conversation = actions[pick]
+    done = await _go_back(tui, agent, chosen.seq, restore_files, conversation)
+    if done is None:
+        return
+    conv.rewound(done.text if conversation else None)
+    tui.show_notice(f"rewound to before “{labels[index][:24].strip()}”: {done.summary()}")
+
+
+def _rewind_label(turn: RewindPoint) -> str:
+    """A turn as /rewind lists it: its prompt, how long ago, the files it changed."""
+    prompt = " ".join(turn.text.split())
+    prompt = prompt if len(prompt) <= 24 else prompt[:23] + "…"
+    if turn.files is None:
+        files = "files: no checkpoint"
+    elif not turn.files:
+        files = "no file changed"
+    else:
+        shown = ", ".join(f.stat() for f in turn.files[:3])
+        more = f" and {len(turn.files) - 3} more" if len(turn.files) > 3 else ""
+        files = f"{len(turn.files)} file(s): {shown}{more}"
+    when = _ago(int(turn.time * 1000)) if turn.time is not None else ""
+    return f"{prompt:<24} {when:>8}  {files}"
+
+
+async def _go_back(
+    tui: CommandView, agent: Agent, seq: int, files: bool, conversation: bool
+) -> Rewound | None:
+    """The rewind done; files changed since the checkpoint are overwritten only if the user
+    says so. None (said) when it was cancelled or refused."""
+    from uji.agent.rewind import RewindRefused
+    from uji.agent.rewind import rewind as go_back
+
     try:
-        done = await go_back(agent, chosen.seq, files=restore_files, conversation=conversation)
+        return await go_back(agent, seq, files=files, conversation=conversation)
     except RewindRefused as e:
         answer = await tui.select(f"{e}. Overwrite them?", ["Cancel", "Overwrite them"])
         if answer != 1:
             tui.show_notice("rewind cancelled: nothing changed")
-            return
+            return None
         try:
-            done = await go_back(
-                agent, chosen.seq, files=restore_files, conversation=conversation, force=True
-            )
+            return await go_back(agent, seq, files=files, conversation=conversation, force=True)
         except (RewindRefused, ValueError) as e2:
             tui.show_notice(f"/rewind: {e2}")
-            return
+            return None
     except ValueError as e:
         tui.show_notice(f"/rewind: {e}")
-        return
-    conv.rewound(done.text if conversation else None)
-    tui.show_notice(f"rewound to before “{labels[index][:24].strip()}”: {done.summary()}")
+        return None
 
 
 async def new(tui: CommandView, args: str) -> None:

@@ -335,7 +335,12 @@ class ResponsesStream:
                 self.text.append(delta)
                 self.reply.text(delta)
                 self.streamed.add(obj.get("item_id"))
-        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+        else:
+            self._event(kind, obj)
+
+    def _event(self, kind: str, obj: dict[str, Any]) -> None:
+        """Every event but a text delta."""
+        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             where = (kind, obj.get("item_id"), obj.get("summary_index"), obj.get("content_index"))
             self._thought(obj.get("delta"), where)
         elif kind == "response.function_call_arguments.delta":

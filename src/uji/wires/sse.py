@@ -136,6 +136,23 @@ class EventSplitter:
 
     def feed(self, chunk: bytes, final: bool = False) -> list[str]:
         """The data of the events `chunk` completes; `final`: the body ended after it."""
+        text = self._text(chunk, final)
+        tail = self._tail
+        if "\n\n" not in text and not (text[:1] == "\n" and tail and tail[-1][-1] == "\n"):
+            if text:
+                tail.append(text)
+                self._grew(self._size + len(text))
+            return []
+        whole = "".join(tail) + text if tail else text
+        cut = whole.rfind("\n\n")
+        rest = whole[cut + 2 :]
+        self._tail = [rest] if rest else []
+        self._grew(len(rest))
+        return _events(whole[:cut])
+
+    def _text(self, chunk: bytes, final: bool) -> str:
+        """The chunk decoded, without the stream's BOM, its line ends as LF (a CR at its end
+        waits for the next read: it may be half of a CRLF)."""
         text = self._decode(chunk, final)
         if self._start and text:
             self._start = False
@@ -148,40 +165,33 @@ class EventSplitter:
             text = text[:-1]
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        tail = self._tail
-        if "\n\n" not in text and not (text[:1] == "\n" and tail and tail[-1][-1] == "\n"):
-            if text:
-                tail.append(text)
-                self._grew(self._size + len(text))
-            return []
-        whole = "".join(tail) + text if tail else text
-        cut = whole.rfind("\n\n")
-        rest = whole[cut + 2 :]
-        self._tail = [rest] if rest else []
-        self._grew(len(rest))
-        done = whole[:cut]
-        out = done.split("\n\ndata: ")
-        if done[:6] == "data: " and done.count("\n") == 2 * len(out) - 2:
-            # Every newline is between events: each is one `data: ` line (Chat Completions).
-            out[0] = out[0][6:]
-            return out
-        out = []
-        for block in done.split("\n\n"):
-            # The common events: one `data:` line, or an `event:` line and one `data:` line.
-            line = block
-            if line[:6] == "event:":
-                line = line[line.find("\n") + 1 :]
-            if line[:5] == "data:" and "\n" not in line:
-                out.append(line[6:] if line[5:6] == " " else line[5:])
-            elif block:
-                _block_data(block, out)
-        return out
+        return text
 
     def _grew(self, size: int) -> None:
         """The event being received is now `size` characters: past the limit, the stream fails."""
         self._size = size
         if size > self._limit:
             raise EventStreamError(f"an event exceeded the {self._limit} character limit")
+
+
+def _events(done: str) -> list[str]:
+    """The data of each event in `done` (whole events, LF line ends)."""
+    out = done.split("\n\ndata: ")
+    if done[:6] == "data: " and done.count("\n") == 2 * len(out) - 2:
+        # Every newline is between events: each is one `data: ` line (Chat Completions).
+        out[0] = out[0][6:]
+        return out
+    out = []
+    for block in done.split("\n\n"):
+        # The common events: one `data:` line, or an `event:` line and one `data:` line.
+        line = block
+        if line[:6] == "event:":
+            line = line[line.find("\n") + 1 :]
+        if line[:5] == "data:" and "\n" not in line:
+            out.append(line[6:] if line[5:6] == " " else line[5:])
+        elif block:
+            _block_data(block, out)
+    return out
 
 
 def _block_data(block: str, out: list[str]) -> None:

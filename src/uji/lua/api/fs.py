@@ -298,15 +298,7 @@ def _walk(directory: str, parts: list[str], via_link: bool) -> Iterator[tuple[st
         return
     head, rest = parts[0], parts[1:]
     if head == "**":
-        yield from _walk(directory, rest, via_link)  # `**` may match no directory at all
-        for entry in _scan(directory):
-            if entry.name.startswith("."):
-                continue
-            child = os.path.join(directory, entry.name)
-            if entry.is_dir(follow_symlinks=False):
-                yield from _walk(child, parts, via_link)
-            elif not rest:  # a last `**` matches every name below, files too
-                yield child, via_link
+        yield from _walk_any_depth(directory, parts, via_link)
         return
     if not _MAGIC.search(head):
         path = os.path.join(directory, head)
@@ -320,6 +312,20 @@ def _walk(directory: str, parts: list[str], via_link: bool) -> Iterator[tuple[st
         if match(entry.name) and (not rest or entry.is_dir()):
             through = via_link or (bool(rest) and entry.is_symlink())
             yield from _walk(os.path.join(directory, entry.name), rest, through)
+
+
+def _walk_any_depth(directory: str, parts: list[str], via_link: bool) -> Iterator[tuple[str, bool]]:
+    """`**` at the head of `parts`: what the rest matches here, and below every directory."""
+    rest = parts[1:]
+    yield from _walk(directory, rest, via_link)  # `**` may match no directory at all
+    for entry in _scan(directory):
+        if entry.name.startswith("."):
+            continue
+        child = os.path.join(directory, entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(child, parts, via_link)
+        elif not rest:  # a last `**` matches every name below, files too
+            yield child, via_link
 
 
 def _scan(directory: str) -> list[os.DirEntry[str]]:

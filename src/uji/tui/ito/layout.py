@@ -11,7 +11,7 @@ Every block drawn here is a list of lines, each exactly `width` cells."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -20,9 +20,13 @@ from rich.text import Text
 from uji.record import Struct, field
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from uji.ui.ito import ItoSource, Node, Span
+
+    Modifier = Callable[["Inside", list[Any]], "Lines | None"]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPINNER_FRAME = 0.08
@@ -274,17 +278,7 @@ def _measure_core(ctx: Ctx, node: Node, avail: int) -> int:
     if kind == "spacer":
         return int(node.get("min") or 0)
     if kind == "hstack":
-        spacing = _spacing(node, 1)
-        total, shown = 0, 0
-        for kid in kids:
-            if kid.get("kind") == "spacer":
-                total += int(kid.get("min") or 0)
-                continue
-            w = measure(ctx, kid, max(0, avail - total))
-            if w:
-                total += w + (spacing if shown else 0)
-                shown += 1
-        return min(avail, total)
+        return _measure_hstack(ctx, node, kids, avail)
     if kind in ("vstack", "zstack", "scroll", "layout"):
         return max((measure(ctx, k, avail) for k in kids), default=0)
     if kind == "grid":
@@ -300,6 +294,20 @@ def _measure_core(ctx: Ctx, node: Node, avail: int) -> int:
         rows = node.get("rows") or []
         return min(avail, max((measure(ctx, r, avail) for r in rows), default=0) + 2)
     return 0
+
+
+def _measure_hstack(ctx: Ctx, node: Node, kids: list[Node], avail: int) -> int:
+    spacing = _spacing(node, 1)
+    total, shown = 0, 0
+    for kid in kids:
+        if kid.get("kind") == "spacer":
+            total += int(kid.get("min") or 0)
+            continue
+        w = measure(ctx, kid, max(0, avail - total))
+        if w:
+            total += w + (spacing if shown else 0)
+            shown += 1
+    return min(avail, total)
 
 
 def _spacing(node: Node, default: int) -> int:
@@ -371,79 +379,133 @@ def draw(ctx: Ctx, node: Node, width: int, height: int | None, x: int, y: int, b
 def _wrap(
     ctx: Ctx, node: Node, mods: list[list[Any]], width: int, height: int | None, x: int, y: int, style: Style
 ) -> Lines:
+    """The node drawn inside its modifiers, the last one outermost."""
     if not mods:
         return shape(_core(ctx, node, width, height, x, y, style), width, height)
     m, inner = mods[-1], mods[:-1]
-    name = m[0]
-    if name == "padding":
-        left, top, right, bottom = _pads(arg(m, 1, 1))
-        iw = max(0, width - left - right)
-        ih = None if height is None else max(0, height - top - bottom)
-        body = _wrap(ctx, node, inner, iw, ih, x + left, y + top, style) if iw > 0 else []
-        out = [blank(width) for _ in range(top)]
+    modifier = MODIFIERS.get(m[0])
+    drawn = (
+        modifier(Inside(ctx, node, inner, width, height, x, y, style), m) if modifier is not None else None
+    )
+    # None: a modifier that changes nothing drawn (id, layout_id, grow, share...) or whose
+    # argument is not one it takes.
+    return drawn if drawn is not None else _wrap(ctx, node, inner, width, height, x, y, style)
+
+
+class Inside(NamedTuple):
+    """Where a modifier draws: the node, the modifiers inside this one, and the room."""
+
+    ctx: Ctx
+    node: Node
+    inner: list[list[Any]]
+    width: int
+    height: int | None
+    x: int
+    y: int
+    style: Style
+
+
+def _padding(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    left, top, right, bottom = _pads(arg(m, 1, 1))
+    iw = max(0, width - left - right)
+    ih = None if height is None else max(0, height - top - bottom)
+    body = _wrap(ctx, node, inner, iw, ih, x + left, y + top, style) if iw > 0 else []
+    out = [blank(width) for _ in range(top)]
+    for line in body:
+        row = blank(left)
+        row.append_text(line)
+        out.append(fit(row, width))
+    out += [blank(width) for _ in range(bottom)]
+    return shape(out, width, height)
+
+
+def _background(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    """`background(color)`, or `opaque`: the theme's background behind what is drawn."""
+    opaque = m[0] == "opaque"
+    color = ctx.colors.get("background") if opaque else _color(ctx, arg(m))
+    body = _wrap(ctx, node, inner, width, height, x, y, style)
+    if color or opaque:
+        fill = Style(bgcolor=color) if color else Style()
         for line in body:
-            row = blank(left)
-            row.append_text(line)
-            out.append(fit(row, width))
-        out += [blank(width) for _ in range(bottom)]
-        return shape(out, width, height)
-    if name == "border":
-        return _border(ctx, node, m, inner, width, height, x, y, style)
-    if name in ("background", "opaque"):
-        color = _color(ctx, arg(m)) if name == "background" else ctx.colors.get("background")
-        body = _wrap(ctx, node, inner, width, height, x, y, style)
-        if color or name == "opaque":
-            fill = Style(bgcolor=color) if color else Style()
-            for line in body:
-                line.style = fill + (
-                    line.style if isinstance(line.style, Style) else Style.parse(str(line.style or ""))
-                )
-        return body
-    if name == "invisible" and arg(m, 1, True):
-        body = _wrap(ctx, node, inner, width, height, x, y, style)
-        return [blank(width) for _ in body]
-    if name == "width" and isinstance(arg(m), (int, float)):
-        w = min(width, int(arg(m)))
-        return shape(_wrap(ctx, node, inner, w, height, x, y, style), width, height)
-    if name == "max_width" and isinstance(arg(m), (int, float)):
-        w = min(width, int(arg(m)))
-        return shape(_wrap(ctx, node, inner, w, height, x, y, style), width, height)
-    if name == "height" and isinstance(arg(m), (int, float)):
-        h = int(arg(m)) if height is None else min(height, int(arg(m)))
-        return shape(_wrap(ctx, node, inner, width, h, x, y, style), width, height)
-    if name == "max_height" and isinstance(arg(m), (int, float)):
-        limit = int(arg(m)) if height is None else min(height, int(arg(m)))
-        body = _wrap(ctx, node, inner, width, None, x, y, style)
-        if len(body) > limit:
-            body = _wrap(ctx, node, inner, width, limit, x, y, style)
-        return shape(body, width, height)
-    if name == "align":
-        ax, ay = alignment(str(arg(m, 1, "center")))
-        iw = min(width, _measure_mods(ctx, node, inner, width))
-        probe = _wrap(ctx, node, inner, iw, None, 0, 0, style)
-        h = height if height is not None else len(probe)
-        dx = int((width - iw) * ax)
-        dy = int((h - len(probe)) * ay)
-        body = _wrap(ctx, node, inner, iw, None, x + dx, y + max(0, dy), style)
-        placed, _, _ = place(body, iw, width, h, ax, ay)
-        return placed
-    if name == "overlay":
-        under = _wrap(ctx, node, inner, width, height, x, y, style)
-        found = arg(m)
-        if not isinstance(found, dict) or not under:
-            return under
-        over_node = cast("Node", found)
-        ax, ay = alignment(str(arg(m, 2, "center")))
-        ow = measure(ctx, over_node, width)
-        probe = draw(ctx, over_node, ow, None, 0, 0, style)
-        dx, dy = int((width - ow) * ax), max(0, int((len(under) - len(probe)) * ay))
-        over = draw(ctx, over_node, ow, None, x + dx, y + dy, style)
-        return composite(under, over, dx, dy, width)
-    if name == "on_tap" and isinstance(arg(m), int):
-        body = _wrap(ctx, node, inner, width, height, x, y, style)
-        ctx.painted.taps.append(Tap(x, y, width, len(body), int(arg(m))))
-        return body
-    return _wrap(ctx, node, inner, width, height, x, y, style)  # id, layout_id, grow, share...
+            line.style = fill + (
+                line.style if isinstance(line.style, Style) else Style.parse(str(line.style or ""))
+            )
+    return body
+
+
+def _invisible(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    if not arg(m, 1, True):
+        return None
+    body = _wrap(ctx, node, inner, width, height, x, y, style)
+    return [blank(width) for _ in body]
+
+
+def _width(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    """`width(n)` or `max_width(n)`: drawn at most n wide."""
+    if not isinstance(arg(m), (int, float)):
+        return None
+    w = min(width, int(arg(m)))
+    return shape(_wrap(ctx, node, inner, w, height, x, y, style), width, height)
+
+
+def _height(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    if not isinstance(arg(m), (int, float)):
+        return None
+    h = int(arg(m)) if height is None else min(height, int(arg(m)))
+    return shape(_wrap(ctx, node, inner, width, h, x, y, style), width, height)
+
+
+def _max_height(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    if not isinstance(arg(m), (int, float)):
+        return None
+    limit = int(arg(m)) if height is None else min(height, int(arg(m)))
+    body = _wrap(ctx, node, inner, width, None, x, y, style)
+    if len(body) > limit:
+        body = _wrap(ctx, node, inner, width, limit, x, y, style)
+    return shape(body, width, height)
+
+
+def _align(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    ax, ay = alignment(str(arg(m, 1, "center")))
+    iw = min(width, _measure_mods(ctx, node, inner, width))
+    probe = _wrap(ctx, node, inner, iw, None, 0, 0, style)
+    h = height if height is not None else len(probe)
+    dx = int((width - iw) * ax)
+    dy = int((h - len(probe)) * ay)
+    body = _wrap(ctx, node, inner, iw, None, x + dx, y + max(0, dy), style)
+    placed, _, _ = place(body, iw, width, h, ax, ay)
+    return placed
+
+
+def _overlay(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    under = _wrap(ctx, node, inner, width, height, x, y, style)
+    found = arg(m)
+    if not isinstance(found, dict) or not under:
+        return under
+    over_node = cast("Node", found)
+    ax, ay = alignment(str(arg(m, 2, "center")))
+    ow = measure(ctx, over_node, width)
+    probe = draw(ctx, over_node, ow, None, 0, 0, style)
+    dx, dy = int((width - ow) * ax), max(0, int((len(under) - len(probe)) * ay))
+    over = draw(ctx, over_node, ow, None, x + dx, y + dy, style)
+    return composite(under, over, dx, dy, width)
+
+
+def _on_tap(at: Inside, m: list[Any]) -> Lines | None:
+    ctx, node, inner, width, height, x, y, style = at
+    if not isinstance(arg(m), int):
+        return None
+    body = _wrap(ctx, node, inner, width, height, x, y, style)
+    ctx.painted.taps.append(Tap(x, y, width, len(body), int(arg(m))))
+    return body
 
 
 def _measure_mods(ctx: Ctx, node: Node, mods: list[list[Any]], avail: int) -> int:
@@ -463,17 +525,8 @@ def alignment(name: str) -> tuple[float, float]:
     return ALIGN_X.get(h, 0.5), ALIGN_Y.get(v, 0.5)
 
 
-def _border(
-    ctx: Ctx,
-    node: Node,
-    m: list[Any],
-    inner: list[list[Any]],
-    width: int,
-    height: int | None,
-    x: int,
-    y: int,
-    style: Style,
-) -> Lines:
+def _border(at: Inside, m: list[Any]) -> Lines:
+    ctx, node, inner, width, height, x, y, style = at
     chars = BORDERS.get(str(arg(m, 1, "rounded")), BORDERS["rounded"])
     opts = arg(m, 2, {})
     color = _color(ctx, opts.get("color") if isinstance(opts, dict) else None) or ctx.colors.get("muted")
@@ -587,8 +640,44 @@ def _text(ctx: Ctx, node: Node, width: int, style: Style) -> Lines:
 def _hstack(ctx: Ctx, node: Node, width: int, height: int | None, x: int, y: int, style: Style) -> Lines:
     kids = [k for k in node.get("children") or [] if mod(k, "hidden") is None]
     spacing = _spacing(node, 1)
-    # Fixed children take their natural widths; the room left goes to the spacers and the
-    # children that grow, by their shares; a spacer never gets a spacing of its own.
+    widths = _hstack_widths(ctx, kids, width, spacing)
+    rows_by_kid: list[Lines] = []
+    cx = 0
+    for i, kid in enumerate(kids):
+        if _spaced_before(kids, widths, i, cx):
+            cx += spacing
+        w = max(0, min(widths[i], width - cx))
+        rows_by_kid.append(draw(ctx, kid, w, None, x + cx, y, style) if w else [])
+        widths[i] = w
+        cx += w
+    h = height if height is not None else max((len(r) for r in rows_by_kid), default=0)
+    ay = ALIGN_Y.get(str(node.get("alignment") or "top"), 0.0)
+    out: Lines = []
+    for row in range(h):
+        line = Text(end="", no_wrap=True, style=style)
+        cx = 0
+        for i, lines in enumerate(rows_by_kid):
+            if _spaced_before(kids, widths, i, cx):
+                line.append(" " * spacing)
+                cx += spacing
+            r = row - int((h - len(lines)) * ay)
+            line.append_text(lines[r] if 0 <= r < len(lines) else blank(widths[i]))
+            cx += widths[i]
+        out.append(fit(line, width))
+    return out
+
+
+def _spaced_before(kids: list[Node], widths: list[int], i: int, cx: int) -> bool:
+    """Whether the spacing goes before kid `i`: a shown kid after another, where neither
+    is a spacer."""
+    return bool(
+        i and widths[i] and kids[i].get("kind") != "spacer" and kids[i - 1].get("kind") != "spacer" and cx
+    )
+
+
+def _hstack_widths(ctx: Ctx, kids: list[Node], width: int, spacing: int) -> list[int]:
+    """Fixed children take their natural widths; the room left goes to the spacers and the
+    children that grow, by their shares; a spacer never gets a spacing of its own."""
     widths: list[int] = []
     used = 0
     for kid in kids:
@@ -616,32 +705,7 @@ def _hstack(ctx: Ctx, node: Node, width: int, height: int | None, x: int, y: int
                 share = spare - given if i == last else int(spare * f / total)
                 widths[i] += share
                 given += share
-    rows_by_kid: list[Lines] = []
-    cx = 0
-    for i, kid in enumerate(kids):
-        if i and widths[i] and kid.get("kind") != "spacer" and kids[i - 1].get("kind") != "spacer" and cx:
-            cx += spacing
-        w = max(0, min(widths[i], width - cx))
-        rows_by_kid.append(draw(ctx, kid, w, None, x + cx, y, style) if w else [])
-        widths[i] = w
-        cx += w
-    h = height if height is not None else max((len(r) for r in rows_by_kid), default=0)
-    ay = ALIGN_Y.get(str(node.get("alignment") or "top"), 0.0)
-    out: Lines = []
-    for row in range(h):
-        line = Text(end="", no_wrap=True, style=style)
-        cx = 0
-        for i, kid in enumerate(kids):
-            if i and widths[i] and kid.get("kind") != "spacer" and kids[i - 1].get("kind") != "spacer" and cx:
-                line.append(" " * spacing)
-                cx += spacing
-            lines = rows_by_kid[i]
-            off = int((h - len(lines)) * ay)
-            r = row - off
-            line.append_text(lines[r] if 0 <= r < len(lines) else blank(widths[i]))
-            cx += widths[i]
-        out.append(fit(line, width))
-    return out
+    return widths
 
 
 def _vstack(
@@ -836,3 +900,21 @@ def _list(ctx: Ctx, node: Node, width: int, height: int | None, x: int, y: int, 
         top = max(0, min(start_row - room // 2, len(flat) - room))
         flat = flat[top : top + room]
     return flat + footer_lines
+
+
+# What each modifier does to the lines drawn inside it (`_wrap`): its lines, or None to
+# draw them unchanged.
+MODIFIERS: dict[str, Modifier] = {
+    "padding": _padding,
+    "border": _border,
+    "background": _background,
+    "opaque": _background,
+    "invisible": _invisible,
+    "width": _width,
+    "max_width": _width,
+    "height": _height,
+    "max_height": _max_height,
+    "align": _align,
+    "overlay": _overlay,
+    "on_tap": _on_tap,
+}

@@ -152,34 +152,40 @@ class ItoView(KeyRouter, Widget):
             return True
         if control is None:
             return False
-        node = control.node
         if control.kind == "textfield":
-            value = str(node.get("value", ""))
-            if key == "enter":
-                if node.get("submit"):
-                    self.source.fire(int(node["submit"]), value)
-                    return True
-                return False
-            if key == "backspace":
-                self._ito_set_text(node, value[:-1])
-                return True
-            if key == "ctrl+u":
-                self._ito_set_text(node, "")
-                return True
-            if character and character.isprintable() and len(character) == 1 and "ctrl+" not in key:
-                self._ito_set_text(node, value + character)
+            return self._textfield_key(control.node, key, character)
+        if control.kind == "list":
+            return self._list_key(control.node, key)
+        return False
+
+    def _textfield_key(self, node: Node, key: str, character: str | None) -> bool:
+        value = str(node.get("value", ""))
+        if key == "enter":
+            if node.get("submit"):
+                self.source.fire(int(node["submit"]), value)
                 return True
             return False
-        if control.kind == "list":
-            rows = len(node.get("rows") or [])
-            selected = int(node.get("selected") or 0)
-            if key in ("up", "down") and rows:
-                step = -1 if key == "up" else 1
-                self.source.fire(int(node["select"]), (selected - 1 + step) % rows + 1)
-                return True
-            if key == "enter" and node.get("choose") and rows:
-                self.source.fire(int(node["choose"]), selected)
-                return True
+        if key == "backspace":
+            self._ito_set_text(node, value[:-1])
+            return True
+        if key == "ctrl+u":
+            self._ito_set_text(node, "")
+            return True
+        if character and character.isprintable() and len(character) == 1 and "ctrl+" not in key:
+            self._ito_set_text(node, value + character)
+            return True
+        return False
+
+    def _list_key(self, node: Node, key: str) -> bool:
+        rows = len(node.get("rows") or [])
+        selected = int(node.get("selected") or 0)
+        if key in ("up", "down") and rows:
+            step = -1 if key == "up" else 1
+            self.source.fire(int(node["select"]), (selected - 1 + step) % rows + 1)
+            return True
+        if key == "enter" and node.get("choose") and rows:
+            self.source.fire(int(node["choose"]), selected)
+            return True
         return False
 
     def _ito_set_text(self, node: Node, text: str) -> None:
