@@ -33,6 +33,13 @@ PNG = base64.b64encode(
 ).decode()
 
 
+def started_as() -> int:
+    """The pid of the process started as this server, which is the one its client watches
+    and a test kills: this one, or the one that had the test worker's zygote fork it
+    (tests/zygote.py sets STARTED_AS)."""
+    return int(globals().get("STARTED_AS") or os.getpid())
+
+
 def main() -> None:
     # The SDK is imported here rather than at the top, since the tests import PNG from this
     # file and the SDK costs most of a second. The tools' annotations name these: globals.
@@ -62,11 +69,11 @@ def main() -> None:
     if opts.delay:
         time.sleep(opts.delay)
     with open(f"{opts.log}.starts", "a") as f:  # each start of the server, one line
-        f.write(f"{os.getpid()}\n")
+        f.write(f"{started_as()}\n")
 
     def record(tool: str, args: dict[str, Any]) -> None:
         with open(opts.log, "a") as f:
-            f.write(json.dumps({"tool": tool, "args": args, "pid": os.getpid()}) + "\n")
+            f.write(json.dumps({"tool": tool, "args": args, "pid": started_as()}) + "\n")
 
     if opts.auth:
         from mcp.server.auth.settings import AuthSettings
@@ -182,7 +189,7 @@ def main() -> None:
     @server.tool(description="Its process id.")
     def pid() -> str:
         record("pid", {})
-        return str(os.getpid())
+        return str(started_as())
 
     @server.tool(description="Always fails.")
     def broken() -> str:
@@ -329,4 +336,10 @@ def step_up(app: Any, auth: str, base: str) -> Any:
 
 
 if __name__ == "__main__":
+    # Forked by the test worker's zygote, which loaded the SDK once (tests/zygote.py), when
+    # there is one; else served here.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tests.zygote import launch
+
+    launch(__file__)
     main()

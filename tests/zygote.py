@@ -12,6 +12,14 @@ the waiter reports the exit status (as `subprocess` would give it) on a socket o
 own. A run whose environment would change how Python itself starts (any `PYTHON*` variable
 but the ones the zygote started with), or that is measured by coverage, goes through
 `subprocess` instead, as does everything when the zygote can't start.
+
+The zygote also starts the MCP test server (tests/mcp_server.py), which costs more than a
+second of CPU at each start for the SDK's types: started as `python tests/mcp_server.py
+ARGS` (by uji, or by a test), it asks the zygote of the test worker it runs under (found
+through its parent processes) to fork the server with its stdio, arguments, working
+directory and environment, then exits as the server exits, passing on the signals it gets
+(see `launch`). Where there is no such zygote (a tmux session's uji, `./test --cov`) it
+serves by itself.
 """
 
 from __future__ import annotations
@@ -23,10 +31,11 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 # What every run shares with the zygote: the variables Python reads when it starts (the
@@ -55,6 +64,11 @@ LAZY = (
     "tree_sitter_bash",
     "truststore",
 )
+# What the MCP test server imports before it serves (loaded for the servers the zygote starts).
+SERVER_SIDE = ("mcp.server.mcpserver", "uvicorn")
+# Where a zygote listens for MCP test servers to start: one socket per test worker, named
+# by the worker's pid.
+LAUNCHES = Path(tempfile.gettempdir()) / "uji-test-mcp"
 # Not loaded: the screen (no run through the zygote opens one), and tools for developers.
 UNUSED = ("uji.tui", "uji.devtools", "uji.__main__")
 
@@ -70,7 +84,7 @@ def warm() -> None:
         ".".join(("uji", *path.relative_to(top).with_suffix("").parts)).removesuffix(".__init__")
         for path in sorted(top.rglob("*.py"))
     ]
-    for name in [*names, *LAZY]:
+    for name in [*names, *LAZY, *SERVER_SIDE]:
         if name.startswith(UNUSED):
             continue
         try:
@@ -80,6 +94,7 @@ def warm() -> None:
 
 
 def serve(control: socket.socket) -> None:
+    listener = _listen()  # before loading: a server that asks meanwhile waits in its backlog
     warm()
     # What the zygote holds is shared with every child: the children's collector leaves it be
     # instead of scanning (and so copying) it on each collection.
@@ -91,16 +106,71 @@ def serve(control: socket.socket) -> None:
     try:
         control.sendall(b"ready\n")
     except OSError:
-        return  # the test worker went away before it needed a run
-    while True:
-        header, fds = _receive(control)
-        if header is None:
-            return  # the test worker went away
-        if os.fork() == 0:
-            control.close()
-            _waiter(header, fds)  # never returns
+        return _unlisten(listener)  # the test worker went away before it needed a run
+    with selectors.DefaultSelector() as sel:
+        sel.register(control, selectors.EVENT_READ)
+        if listener is not None:
+            sel.register(listener, selectors.EVENT_READ)
+        while True:
+            for key, _ in sel.select():
+                if key.fileobj is control:
+                    header, fds = _receive(control)
+                    if header is None:
+                        return _unlisten(listener)  # the test worker went away
+                    reply = None
+                else:
+                    assert listener is not None
+                    header, fds, reply = _accept(listener)
+                    if header is None:
+                        continue
+                if os.fork() == 0:
+                    control.close()
+                    if listener is not None:
+                        listener.close()
+                    if reply is None:
+                        _waiter(header, fds)  # never returns
+                    _launch_waiter(header, fds, reply)  # never returns
+                for fd in fds:
+                    os.close(fd)
+                if reply is not None:
+                    reply.close()
+
+
+def _listen() -> socket.socket | None:
+    """The socket MCP test servers started under this zygote's worker ask it on."""
+    path = LAUNCHES / f"{os.getppid()}.sock"
+    try:
+        LAUNCHES.mkdir(exist_ok=True)
+        path.unlink(missing_ok=True)  # a socket left by an earlier worker with this pid
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(path))
+        listener.listen(64)
+    except OSError:
+        return None  # the servers serve by themselves
+    return listener
+
+
+def _unlisten(listener: socket.socket | None) -> None:
+    if listener is not None:
+        Path(listener.getsockname()).unlink(missing_ok=True)
+        listener.close()
+
+
+def _accept(listener: socket.socket) -> tuple[dict[str, Any] | None, list[int], socket.socket | None]:
+    """A server's request: what to run, its stdin, stdout and stderr, and the socket to answer on."""
+    try:
+        conn, _ = listener.accept()
+        conn.settimeout(10)
+        header, fds = _receive(conn)
+    except OSError:
+        return None, [], None
+    if header is None or len(fds) != 3:
         for fd in fds:
             os.close(fd)
+        conn.close()
+        return None, [], None
+    conn.settimeout(None)
+    return header, fds, conn
 
 
 def _receive(control: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
@@ -113,7 +183,7 @@ def _receive(control: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
     return json.loads(data), list(fds)
 
 
-def _waiter(header: dict[str, Any], fds: list[int]) -> None:
+def _waiter(header: dict[str, Any], fds: list[int]) -> NoReturn:
     stdin, stdout, stderr, reply_fd = fds
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     reply = socket.socket(fileno=reply_fd)
@@ -129,13 +199,8 @@ def _waiter(header: dict[str, Any], fds: list[int]) -> None:
     os._exit(0)
 
 
-def _child(header: dict[str, Any], stdin: int, stdout: int, stderr: int) -> None:
-    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
-        os.dup2(fd, target)
-        os.close(fd)
-    os.chdir(header["cwd"])
-    os.environ.clear()
-    os.environ.update(header["env"])
+def _child(header: dict[str, Any], stdin: int, stdout: int, stderr: int) -> NoReturn:
+    _become(header, stdin, stdout, stderr)
     import runpy
 
     import uji
@@ -145,6 +210,155 @@ def _child(header: dict[str, Any], stdin: int, stdout: int, stderr: int) -> None
     sys.path[0] = header["cwd"]
     runpy.run_module("uji", run_name="__main__", alter_sys=True)
     raise SystemExit(0)
+
+
+def _become(header: dict[str, Any], stdin: int, stdout: int, stderr: int) -> None:
+    """This forked process takes the run's stdio, working directory and environment."""
+    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(header["cwd"])
+    os.environ.clear()
+    os.environ.update(header["env"])
+
+
+# MCP test servers ------------------------------------------------------------------------
+
+
+def _launch_waiter(header: dict[str, Any], fds: list[int], reply: socket.socket) -> NoReturn:
+    """Fork the server, then answer the process that asked: the server's pid, the signals
+    it passes on, and how the server ended. When that process dies (SIGKILL), so does the
+    server, as it would have with it."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    pid = os.fork()
+    if pid == 0:
+        reply.close()
+        _server_child(header, *fds)
+    for fd in fds:
+        os.close(fd)
+    try:
+        reply.sendall(f"pid {pid}\n".encode())
+    except OSError:
+        os.kill(pid, signal.SIGKILL)
+    pending = b""
+    with selectors.DefaultSelector() as sel:
+        ended = os.pidfd_open(pid)
+        sel.register(ended, selectors.EVENT_READ)
+        sel.register(reply, selectors.EVENT_READ)
+        while True:
+            for key, _ in sel.select():
+                if key.fileobj == ended:
+                    _, status = os.waitpid(pid, 0)
+                    try:
+                        reply.sendall(f"exit {os.waitstatus_to_exitcode(status)}\n".encode())
+                    except OSError:
+                        pass
+                    os._exit(0)
+                try:
+                    piece = reply.recv(256)
+                except OSError:
+                    piece = b""
+                if not piece:  # the process that asked is gone
+                    sel.unregister(reply)
+                    os.kill(pid, signal.SIGKILL)
+                    continue
+                pending += piece
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    os.kill(pid, int(line.removeprefix(b"signal ")))
+
+
+def _server_child(header: dict[str, Any], stdin: int, stdout: int, stderr: int) -> NoReturn:
+    _become(header, stdin, stdout, stderr)
+    import runpy
+
+    # As `python SCRIPT ARGV`, but its main() called rather than its `__main__` block, which
+    # would ask the zygote again.
+    sys.argv = [header["script"], *header["argv"]]
+    sys.path[0] = os.path.dirname(header["script"])
+    runpy.run_path(header["script"], {"STARTED_AS": header["pid"]}, "__zygote__")["main"]()
+    raise SystemExit(0)
+
+
+def launch(script: str) -> None:
+    """In a process started as `python SCRIPT ARGS`: have the zygote of the test worker this
+    process runs under run SCRIPT's main() in a child with this process's stdio, arguments,
+    working directory and environment; then exit as it exits, passing on the signals this
+    process gets. Returns (having done nothing) when no zygote answers."""
+    conn = _ancestors_zygote()
+    if conn is None:
+        return
+    header = {
+        "script": os.path.abspath(script),
+        "argv": sys.argv[1:],
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+        "pid": os.getpid(),
+    }
+    try:
+        socket.send_fds(conn, [json.dumps(header).encode()], [0, 1, 2])
+    except OSError:
+        conn.close()
+        return
+    # The server alone holds the stdio now: when it ends, its client reads the end at once.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+
+    def forward(signum: int, _frame: Any) -> None:
+        try:
+            conn.sendall(f"signal {signum}\n".encode())
+        except OSError:
+            pass
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, forward)
+    answer = b""
+    while True:
+        try:
+            piece = conn.recv(256)
+        except OSError:
+            piece = b""
+        if not piece:
+            break
+        answer += piece
+    words = dict(line.split(" ", 1) for line in answer.decode().splitlines())
+    if "pid" not in words:
+        return  # the zygote refused: serve here
+    if "exit" not in words:
+        print("the zygote lost the server it started", file=sys.stderr)
+        os._exit(1)
+    _exit_as(int(words["exit"]))
+
+
+def _exit_as(code: int) -> NoReturn:
+    """Exit with `code`, as `subprocess` gives it: below 0, killed by that signal."""
+    if code < 0:
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code if code >= 0 else 128 - code)
+
+
+def _ancestors_zygote() -> socket.socket | None:
+    """A connection to the zygote of the nearest parent process that is a test worker."""
+    pid = os.getppid()
+    for _ in range(16):  # a worker, uji, a waiter, a zygote, Node, ...
+        if pid <= 1:
+            return None
+        path = LAUNCHES / f"{pid}.sock"
+        if path.exists():
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                conn.connect(str(path))
+                return conn
+            except OSError:
+                conn.close()  # a socket left behind: look further up
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return None
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # "pid (name) state ppid ..."
+    return None
 
 
 # The client ------------------------------------------------------------------------------
