@@ -418,7 +418,8 @@ async def test_a_mouse_selection_is_copied_and_falls_back_to_osc_52(
             app.screen.post_message(events.TextSelected())
 
         select_notice()
-        await until(pilot, got.exists, what="wl-copy to get the selection")
+        # The stand-in's `cat > FILE` makes the file before it writes: wait for what it got.
+        await until(pilot, lambda: got.exists() and "second line" in got.read_text(), what="wl-copy's input")
         assert "first line\nsecond line" in got.read_text()
         await shows(pilot, "copied 2 lines")
 
