@@ -61,3 +61,26 @@ def test_the_screen_module_leaves_the_config_and_markdown_for_later() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=unmeasured()
     )
     assert out.stdout.strip() == "[]", out.stdout
+
+
+@needs_tmux
+def test_keys_typed_before_the_screen_is_ready_reach_the_composer(home: Home, tmux: Tmux) -> None:
+    """Keys sent with the command line, so they wait in the terminal's input before uji's
+    process exists, and more keys while init.lua still holds the config: all of them land
+    in the composer, in order."""
+    go = home.root / "config-may-load"
+    home.init(f'while not io.open("{go}") do end\n')
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    tmux.type(f"{command}; echo uji-exited-$?")
+    tmux.keys("Enter")
+    tmux.type("typed early")  # before the first frame: still in the terminal's buffer
+    # The screen is up (the tty's echo of the keys is gone with the shell's screen), the
+    # config still held, the keys in the composer.
+    screen = tmux.wait(lambda s: "loading config" in s and "SHELL-READY" not in s, "the first frame")
+    assert "typed early" in screen
+    tmux.type(", then more")  # the screen is up, the config is not loaded
+    go.write_text("")
+    tmux.wait(lambda s: "loading config" not in s, "the config loaded")
+    tmux.shows("typed early, then more")
+    tmux.keys("C-u")  # an empty composer, so Ctrl+C quits
+    quit_uji(tmux)

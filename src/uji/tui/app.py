@@ -75,6 +75,10 @@ BLOCKED = 0.25
 class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     ENABLE_COMMAND_PALETTE = False
     TITLE = "uji"
+    # The composer has the focus from the first frame. Textual would focus the first
+    # focusable widget (the transcript) until on_mount's focus() took effect, and keys
+    # typed before the screen was ready went to the transcript, which dropped them.
+    AUTO_FOCUS = "#composer"
     CSS = """
     Screen { layout: vertical; }
     #modals { height: auto; }
