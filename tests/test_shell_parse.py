@@ -294,3 +294,84 @@ def test_limits_make_parts_not_fixed_instead_of_hanging() -> None:
 )
 def test_a_descriptor_duplication_is_a_redirection(line: str, expected: list[tuple[str, bool]]) -> None:
     assert parts(line) == expected
+
+
+# Lines of plain words read without the grammar, beside others the grammar must read.
+PLAIN_LINES = [
+    "touch marker",
+    "  ls -la src/uji  ",
+    "git\tstatus",
+    "pytest -q tests/test_x.py -k name",
+    "sudo rm -rf build",
+    "env rm x",
+    "nohup make all",
+    "timeout 5 make test",
+    "xargs rm",
+    "find . -name x -delete",
+    "find . -exec rm",
+    "sh -c ls",
+    "bash -c make",
+    "eval ls",
+    "source ./env.sh",
+    ". ./env.sh",
+    "alias ll",
+    "trap cleanup EXIT",
+    "exec",
+    "exec ls",
+    "command -v git",
+    "builtin cd /tmp",
+    "read PATH",
+    "read -r line",
+    "printf -v PATH x",
+    "mapfile -C cb arr",
+    "test -v PATH",
+    "let x",
+    "/usr/bin/rm -rf /",
+    "npm run build:prod",
+    "curl -sS https://example.com/a,b",
+    "git log --oneline -5 -- src/uji/wires/transport.py",
+]
+
+
+def _corpus() -> list[str]:
+    """Every string constant of these tests that is a line of plain words, and PLAIN_LINES."""
+    import ast
+    from pathlib import Path
+
+    from uji.tools.shell import _plain_words
+
+    found = set(PLAIN_LINES)
+    for path in Path(__file__).parent.glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 300:
+                found.add(node.value)
+    return sorted(line for line in found if _plain_words(line) is not None)
+
+
+def test_a_line_of_plain_words_reads_as_the_grammar_reads_it() -> None:
+    corpus = _corpus()
+    assert len(corpus) > 200 and set(PLAIN_LINES) <= set(corpus)
+    for line in corpus:
+        assert parse_command(line) == parse_command(line, grammar=True), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "a=1 ls",
+        "ls ~",
+        "ls *",
+        "ls {a,b}",
+        "ls # x",
+        "ls > x",
+        "ls; rm x",
+        "'ls'",
+        "if",
+        "export X",
+        "time ls",
+    ],
+)
+def test_other_lines_are_left_to_the_grammar(line: str) -> None:
+    from uji.tools.shell import _plain_words
+
+    assert _plain_words(line) is None

@@ -251,15 +251,18 @@ class App:
         self.notice.set_sink(sink)
 
     async def load_config(self) -> None:
-        self.models.restore_custom()
-        await self.host.load_config()
-        # The project's .mcp.json, once the config had its say (uji.mcp.configure{project}).
-        self.mcp.import_project(self.trust, self.cwd, dict(os.environ))
-        if self.models.provider_id is None:
-            # The config chose no model: the one saved last time (its provider may be
-            # one the config just added).
-            self.models.restore_model()
-        self.host.run_scheduled()
+        try:
+            self.models.restore_custom()
+            await self.host.load_config()
+            # The project's .mcp.json, once the config had its say (uji.mcp.configure{project}).
+            self.mcp.import_project(self.trust, self.cwd, dict(os.environ))
+            if self.models.provider_id is None:
+                # The config chose no model: the one saved last time (its provider may be
+                # one the config just added).
+                self.models.restore_model()
+            self.host.run_scheduled()
+        finally:
+            _collect_from_now_on()
 
     async def close(self) -> None:
         self.models.close()
@@ -275,3 +278,13 @@ class App:
         if self._store is not None:
             self._store.close()
         await self.http.aclose()
+
+
+def _collect_from_now_on() -> None:
+    """The cycle collector back on after the start-up, which `uji` runs without it
+    (cli.tune_gc): what the start-up made is frozen, so no collection walks it again."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()

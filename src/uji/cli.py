@@ -422,6 +422,11 @@ def tune_gc() -> None:
     import gc
 
     gc.set_threshold(GC_YOUNG)
+    # Until the config is loaded, nothing is collected: what the start-up makes (modules,
+    # classes, the Lua runtime, the config's tables) lives as long as the process, and the
+    # collections during imports walked it for nothing. App.load_config then freezes it
+    # (later collections skip it) and turns the collector back on.
+    gc.disable()
 
 
 class Worktree:
@@ -603,20 +608,16 @@ def fast_exit(code: int) -> None:
         main = threading.main_thread()
         if any(t is not main and t.is_alive() and not t.daemon for t in threading.enumerate()):
             return
-    flush_c_streams = None
-    if "lupa" in sys.modules:
-        try:
-            import ctypes
-
-            flush_c_streams = ctypes.CDLL(None).fflush
-        except (ImportError, OSError, AttributeError):
-            return
+    runtime = sys.modules.get("uji.lua.runtime")  # Lua ran: C's stdio may hold its output
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed or broken pipe: nothing more can be said
             code = code or 1
-    if flush_c_streams is not None:
-        flush_c_streams(None)
+    if runtime is not None:
+        try:
+            runtime.flush_c_stdio()
+        except (ImportError, OSError, AttributeError):
+            return  # the normal exit flushes them
     os._exit(code)

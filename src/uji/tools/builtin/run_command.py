@@ -407,9 +407,11 @@ async def execute(command: str, timeout: int, ctx: ToolContext) -> ToolResult:
         await pipe.drain(EXIT_GRACE)
         pipe.close()
         text = _exit_text(code, output.render())
-        from uji.sandbox.denial import note
+        blocked = None
+        if code != 0 and ctx.os_sandbox is not None:  # (its patterns cost a start-up to compile)
+            from uji.sandbox.denial import note
 
-        blocked = note(ctx.os_sandbox, code, text, ctx.cwd)
+            blocked = note(ctx.os_sandbox, code, text, ctx.cwd)
         if blocked and ctx.outside_sandbox is not None and await ctx.outside_sandbox(blocked):
             ctx.os_sandbox, ctx.outside_sandbox = None, None
             again = await execute(command, timeout, ctx)
