@@ -89,6 +89,7 @@ class Decision(Struct):
             remembered=v is not None and v.by == "remembered",
             form=v.form if v else None,
             policy=v.decision if v else None,
+            basis=v.by if v else None,
             reason=self.reason,
             hook=HookRef(str(x["hook"]), text("hook_origin")) if "hook" in x else None,
             question=text("question"),

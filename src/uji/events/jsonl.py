@@ -45,7 +45,7 @@ from uji.tools.base import TaskRow
 def outcome_fields(o: Outcome) -> dict[str, Any]:
     """What decided a call, as the `call` line spells it (absent keys: not applicable)."""
     out: dict[str, Any] = {"decision": o.decision, "by": o.by}
-    for key in ("rule", "source", "part", "unfixed"):
+    for key in ("rule", "source", "part", "unfixed", "basis"):
         value = getattr(o, key)
         if value is not None:
             out[key] = value

@@ -17,7 +17,7 @@ from typing import Any, Literal, cast
 
 from uji.record import Record
 from uji.tools.base import TaskRow
-from uji.tools.verdict import DecidedBy, Decision, Resolved
+from uji.tools.verdict import Basis, DecidedBy, Decision, Resolved
 from uji.wires.base import Usage
 
 DeltaKind = Literal["text", "reasoning"]
@@ -121,6 +121,9 @@ class Outcome(Record):
     remembered: bool = False  # a remembered approval decided it
     form: str | None = None  # the form of a file path a rule matched, when not as written
     policy: Decision | None = None  # the policy's verdict, when the policy layer decided
+    # What in the policy made that verdict: a rule, a default, a part that is not fixed
+    # text, a write flag, a redirection writing outside, a remembered answer, the mode.
+    basis: Basis | None = None
     reason: str | None = None  # the text after "denied: "
     hook: HookRef | None = None
     question: str | None = None  # the title of the question the user was asked

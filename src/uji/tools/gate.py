@@ -172,10 +172,15 @@ class Gate:
         if tool.command_subject:
             from uji.tools.remembered import writes_through_redirect
 
+            sandbox = self.sandbox()
+
+            def refuse_write(path: str) -> str | None:
+                return sandbox.check(path, write=True)
+
             if writes_through_redirect(subject):
                 with policy.remembered.pause():
-                    return policy.decide_command(tool.name, subject, tool.policy)
-            return policy.decide_command(tool.name, subject, tool.policy)
+                    return policy.decide_command(tool.name, subject, tool.policy, refuse_write)
+            return policy.decide_command(tool.name, subject, tool.policy, refuse_write)
         if not tool.path_subject:
             return policy.decide(tool.name, [subject], tool.policy, tool.remembers_tool)
         from uji.tools.decision import matched_form, through_symlink

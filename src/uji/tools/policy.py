@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.record import Struct, field
 from uji.tools.verdict import Decision
 from uji.tools.verdict import Verdict as Verdict  # re-exported: callers import it from here
+
+if TYPE_CHECKING:
+    from uji.tools.shell import Part
 
 DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
 STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
@@ -342,16 +345,26 @@ class Policy:
         """Whether a remembered allow could answer this verdict (an ask of the policy)."""
         return self.remembered.recallable(verdict, self.floor(tool))
 
-    def decide_command(self, tool: str, line: str, declared: Decision | None) -> Verdict:
+    def decide_command(
+        self,
+        tool: str,
+        line: str,
+        declared: Decision | None,
+        refuse_write: Callable[[str], str | None] | None = None,
+    ) -> Verdict:
         """run_command: the strictest of each part's full evaluation (see tools/shell.py)
         and of the rule matching the raw line, if one does. A part whose command word is
         not fixed text is never allowed: at best it asks; nor is one carrying a write flag
-        (tools/write_flags.py), unless that exact part was remembered. A line with no part
-        (only an assignment or a comment) gets the fallback."""
-        from uji.tools.shell import parse_command
+        (tools/write_flags.py), unless that exact part was remembered. A line that rules
+        allow but whose redirections write a file `refuse_write` refuses (confinement: a
+        file outside the working directory and the roots), or a file whose name is not
+        fixed text, asks. A line with no part (only an assignment or a comment) gets the
+        fallback."""
+        from uji.tools.shell import parse_line
 
         verdicts: list[Verdict] = []
-        for part in parse_command(line):
+        parts, writes = parse_line(line)
+        for part in parts:
             v = self.decide(tool, [part.text, *part.forms], declared)
             if not part.fixed and v.decision == "allow":
                 v = Verdict("ask", "unfixed", note=part.why)
@@ -369,4 +382,49 @@ class Policy:
             verdicts.append(self.recall(tool, [line], whole))
         if not verdicts:
             verdicts.append(self.fallback(tool, declared))
-        return _strictest(verdicts)
+        verdict = _strictest(verdicts)
+        if verdict.decision == "allow" and refuse_write is not None and any(v.by == "rule" for v in verdicts):
+            # `echo *` allows echo, not `echo x > ~/.bashrc`. (A default of allow stays the
+            # user's choice; a remembered answer never meets a writing redirection.)
+            why = _outside_write(writes, parts, refuse_write)
+            if why is not None:
+                return Verdict("ask", "redirect", note=why, subject=line)
+        return verdict
+
+
+# Places every program may write: the terminal and the descriptors it already holds.
+_HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
+_MOVES = frozenset({"cd", "pushd", "popd"})
+
+
+def _outside_write(
+    writes: list[str | None], parts: list[Part], refuse_write: Callable[[str], str | None]
+) -> str | None:
+    """Why a line's redirections write outside confinement, or None when they do not.
+    After a change of directory to anywhere but a fixed place inside (`cd sub`), a relative
+    target's place is unknown, so it counts as outside. (From inside, a relative target
+    that stays inside the working directory also stays inside.)"""
+    moved = any(p.words and p.words[0] in _MOVES and not _moves_inside(p, refuse_write) for p in parts)
+    for target in writes:
+        if target is None:
+            return "a redirection to a file whose name is not fixed text"
+        if target in _HARMLESS_TARGETS or target.startswith("/dev/fd/"):
+            continue
+        if moved and not target.startswith(("/", "~")):
+            return f"`{target}` after a change of directory"
+        refusal = refuse_write(target)
+        if refusal is not None:
+            return f"`{target}`"
+    return None
+
+
+def _moves_inside(part: Part, refuse_write: Callable[[str], str | None]) -> bool:
+    """`cd DIR` with DIR fixed text inside confinement (not `cd`, `cd -`, pushd or popd)."""
+    words = part.words
+    return (
+        part.fixed
+        and words[0] == "cd"
+        and len(words) == 2
+        and words[1] != "-"
+        and refuse_write(words[1]) is None
+    )

@@ -152,9 +152,17 @@ def _unfixed(part: Part, why: str) -> Part:
 def parse_command(line: str, *, grammar: bool = False) -> list[Part]:
     """Every simple command `line` could run, in the order they appear. `grammar`: parse
     with tree-sitter even a line of plain words (to compare the two ways)."""
+    return parse_line(line, grammar=grammar)[0]
+
+
+def parse_line(line: str, *, grammar: bool = False) -> tuple[list[Part], list[str | None]]:
+    """The parts of `line` (parse_command) and the files its redirections write to, in
+    order: each target's text, or None where it is not fixed text (`> $HOME/x`). A copy
+    to another descriptor (`2>&1`, `>&-`) writes no file. (A line of plain words has no
+    redirection.)"""
     walker = _Walker(plain=not grammar)
     walker.line(line, 0)
-    return walker.result()
+    return walker.result(), walker.writes
 
 
 # A line of plain words: characters bash takes as literal text wherever they stand (no
@@ -578,6 +586,7 @@ class _Walker:
     def __init__(self, plain: bool = True) -> None:
         self.plain = plain  # read a line of plain words without the grammar
         self.parts: list[Part] = []
+        self.writes: list[str | None] = []  # the files output redirections write to
         self.full = False
 
     def result(self) -> list[Part]:
@@ -657,6 +666,9 @@ class _Walker:
         evaluates = _evaluates(node)
         if evaluates:
             self.add(_short(evaluates[0]), False, evaluates[1])
+        if kind == "file_redirect" and _writes_a_file(node):
+            target = _word(node.children_by_field_name("destination")[:1])
+            self.writes.append(target.text if target.literal and not target.pattern else None)
         if kind == "redirected_statement":
             body = node.child_by_field_name("body")
             if body is not None and body.type == "command":
@@ -979,6 +991,18 @@ def _printf_v(texts: list[str]) -> list[str]:
         if t.startswith("-v") and len(t) > 2:
             return [t[2:]]
     return []
+
+
+def _writes_a_file(redirect: Node) -> bool:
+    """An output redirection to a file: `>`, `>>`, `>|`, `&>`, `&>>`, `<>`, or `>&` with a
+    word that is not a descriptor (`>&out` writes out and stderr to it)."""
+    operators = [c.type for c in redirect.children if not c.is_named]
+    destination = redirect.children_by_field_name("destination")
+    if not destination or not any(">" in op for op in operators):
+        return False
+    if any(op in (">&", "<&") for op in operators):
+        return not re.fullmatch(r"\d+-?|-", _text(destination[0]))
+    return True
 
 
 def _first_of(node: Node, kind: str) -> Node | None:

@@ -28,6 +28,7 @@ Basis = Literal[
     "fallback",
     "unfixed",
     "write-flag",
+    "redirect",
     "remembered",
     "mode",
 ]
@@ -74,6 +75,8 @@ class Verdict(Struct):
             return f"the top-level default `{self.decision}`{where}{part}"
         if self.by == "write-flag":
             return f"`{self.rule}` can write files or run programs{where}: `{self.subject}` asks"
+        if self.by == "redirect":
+            return f"the line writes a file outside the working directory and the roots ({self.note}), so ask"
         if self.by == "unfixed":
             return f"`{self.subject}` is not a fixed command ({self.note}), so ask"
         if self.by == "remembered":
