@@ -298,7 +298,7 @@ async def test_edit_replaces_one_match(ctx: ToolContext, cwd: Path) -> None:
     assert result.diff is not None
     assert result.diff.splitlines()[:3] == ["--- a/f.py", "+++ b/f.py", "@@ -1,3 +1,3 @@"]
     assert "-b = 2\n+b = 20\n" in result.diff
-    assert result.summary == "Added 1 lines, removed 1 lines"
+    assert result.summary == "Added 1 line, removed 1 line"
 
 
 async def test_edit_replace_all_and_delete(ctx: ToolContext, cwd: Path) -> None:

@@ -58,7 +58,7 @@ RUN_EXAMPLES = """examples:
   uji run -m openai/gpt-5-mini --effort low "summarise README.md"
   git diff | uji run "review this diff"      # the prompt, a blank line, then stdin
   uji run - < task.md                        # the prompt is stdin
-  uji run --json --tools read_file,grep "where is main defined?"
+  uji run --json --tools read_file,run_command "where is main defined?"
   uji run --on-ask deny "clean up the build"  # calls that would ask are refused
   uji run --image shot.png "why is this button cut off?"
   uji run --json --input-format stream-json < messages.jsonl   # a turn per line, one session

@@ -135,7 +135,11 @@ def _summary(diff: str) -> str:
     rows = diff.splitlines()[2:]  # skip the ---/+++ header
     added = sum(1 for r in rows if r.startswith("+"))
     removed = sum(1 for r in rows if r.startswith("-"))
-    return f"Added {added} lines, removed {removed} lines"
+    return f"Added {_lines(added)}, removed {_lines(removed)}"
+
+
+def _lines(n: int) -> str:
+    return "1 line" if n == 1 else f"{n} lines"
 
 
 async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
