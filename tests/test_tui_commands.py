@@ -193,3 +193,19 @@ async def test_new_output_after_scrolling_up_keeps_the_place_and_says_new_below(
             await pilot.pause()
         assert not app.new_below.display
         await shows(pilot, "fresh-output")
+
+
+async def test_compact_says_it_once(tmp_path: Path, fake: FakeOpenAI) -> None:
+    fake.script(*[text(f"answer {i}") for i in range(4)])
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for i in range(4):
+            await send(pilot, f"question {i}")
+            await shows(pilot, f"answer {i}")
+            await idle(pilot)
+        await send(pilot, "/compact")
+        await until(pilot, lambda: [e for e in entries(app, "info") if e.get("label") == "compacted"])
+        await idle(pilot)
+        said = [e for e in app.transcript.entries if "compacted" in str(e.data)]
+        assert len(said) == 1, said

@@ -94,7 +94,8 @@ async def compact(tui: CommandView, args: str) -> None:
     tui.show_notice("compacting the conversation…")
     result = await agent.compactor.compact(manual=True)
     done, why = result if isinstance(result, tuple) else (bool(result), None)
-    tui.show_notice("compacted: older messages are now a summary" if done else f"nothing compacted: {why}")
+    if not done:  # a compaction shows as its own saved row ("compacted"): one line, not two
+        tui.show_notice(f"nothing compacted: {why}")
     tui.state_changed()
 
 
