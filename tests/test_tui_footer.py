@@ -81,3 +81,18 @@ async def test_the_context_figure_follows_the_history_as_it_is_saved_and_rewound
         await choose(pilot, app, "conversation only")
         # Back to the first turn, estimated: "first question" 4 tokens, "first answer" 3.
         await shows(pilot, "context 7/100.0k (0%)")
+
+
+async def test_a_model_without_a_known_window_says_so(tmp_path: Path, fake: FakeOpenAI) -> None:
+    lua = f"""
+    uji.provider.add({{ id = "mine", name = "Mine", wire = "openai-chat", base_url = "{fake.base_url}",
+      models = {{ "custom" }} }})
+    uji.model.use({{ provider = "mine", model = "custom" }})
+    """
+    fake.script(text("hi", usage=make_usage(100, 4)))
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await idle(pilot)
+        await until(pilot, lambda: re.search(r"context \d+ tokens, window unknown", screen_text(app)))

@@ -70,7 +70,8 @@ class StatusBar(Static):
                     f" · context {tokens(status.used)}/{tokens(status.window)} ({pct}%)", style=render.MUTED
                 )
             else:
-                out.append(f" · context {tokens(status.used)}", style=render.MUTED)
+                # A model whose window nobody gave (a custom one): say so, not a bare number.
+                out.append(f" · context {tokens(status.used)} tokens, window unknown", style=render.MUTED)
         if status.session_tokens:
             out.append(f" · session {tokens(status.session_tokens)} tokens", style=render.MUTED)
             if status.session_cost is not None:
