@@ -306,9 +306,12 @@ async def test_shift_tab_cycles_the_modes_and_the_gate_follows(tmp_path: Path, f
         await send(pilot, "/mode")  # every layer, inspectable
         await shows(pilot, "Modes (Shift+Tab cycles)")
         labels = app.top_modal().labels  # type: ignore[union-attr]
-        assert labels[0] == "ask (current): the rules as written  (no layer)"
-        assert labels[1].startswith("accept_edits: file tools inside the roots are allowed")
-        assert '"write_file": {"default": "deny"}' in labels[2]
+        # Each mode named as the bar names it, its layer in words (not JSON).
+        assert labels[0] == "ask (current): the rules as written · no layer"
+        assert labels[1].startswith("accept edits: file tools inside the roots are allowed · ")
+        assert "write_file allow inside the roots" in labels[1]
+        assert labels[2].startswith("plan: read-only: edits are denied · ")
+        assert "write_file deny" in labels[2] and "{" not in "".join(labels)
         await pilot.press("down", "down", "enter")  # choosing one switches to it
         await shows(pilot, "mode plan")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from uji.command_registry import CommandError
 from uji.lua.runtime import LuaError
@@ -373,8 +373,6 @@ def context_lines(shown: Window) -> list[str]:
 async def mode(tui: CommandView, args: str) -> None:
     """`/mode`: the gate's modes and the policy layer of each; choosing one switches to
     it. `/mode NAME` switches at once."""
-    import json
-
     from uji.lua.api.mode import switch_mode
     from uji.lua.runtime import ApiError
 
@@ -385,8 +383,8 @@ async def mode(tui: CommandView, args: str) -> None:
     if not name:
         rows = modes.rows()
         lines = [
-            f"{r['name']}{' (current)' if r['current'] else ''}: {r['desc'] or '-'}  "
-            f"{json.dumps(r['policy'], sort_keys=True) if r['policy'] else '(no layer)'}"
+            f"{r['name'].replace('_', ' ')}{' (current)' if r['current'] else ''}: {r['desc'] or '-'}"
+            f" · {_layer_text(r['policy'])}"
             for r in rows
         ]
         index = await tui.select("Modes (Shift+Tab cycles) · Enter switches", lines)
@@ -498,6 +496,28 @@ async def theme(tui: CommandView, args: str) -> None:
     from uji.tui.theme import command
 
     await command(tui, args)
+
+
+def _layer_text(policy: dict[str, Any]) -> str:
+    """A mode's policy layer in words: "edit_file deny, write_file deny" or
+    "read_file allow inside the roots", "run_command ask; allow git status"."""
+    if not policy:
+        return "no layer"
+    parts = []
+    for tool, rules in sorted(policy.items()):
+        if not isinstance(rules, dict):
+            parts.append(f"{tool} {rules}")
+            continue
+        said = []
+        if "default" in rules:
+            said.append(str(rules["default"]))
+        if "inside_roots" in rules:
+            said.append(f"{rules['inside_roots']} inside the roots")
+        for verdict in ("allow", "ask", "deny"):
+            if isinstance(rules.get(verdict), list) and rules[verdict]:
+                said.append(f"{verdict} {', '.join(map(str, rules[verdict]))}")
+        parts.append(f"{tool} {'; '.join(said) or 'as written'}")
+    return ", ".join(parts)
 
 
 async def quit_(tui: CommandView, args: str) -> None:

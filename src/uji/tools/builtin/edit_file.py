@@ -135,10 +135,10 @@ def _summary(diff: str) -> str:
     rows = diff.splitlines()[2:]  # skip the ---/+++ header
     added = sum(1 for r in rows if r.startswith("+"))
     removed = sum(1 for r in rows if r.startswith("-"))
-    return f"Added {_lines(added)}, removed {_lines(removed)}"
+    return f"Added {_n_lines(added)}, removed {_n_lines(removed)}"
 
 
-def _lines(n: int) -> str:
+def _n_lines(n: int) -> str:
     return "1 line" if n == 1 else f"{n} lines"
 
 
