@@ -75,7 +75,7 @@ def test_global_options_after_the_subcommand_and_with_equals(home: Home, tmp_pat
     assert home.fake.turn_requests[-1].body["model"] == "m2"
     assert last_user_text(home) == "two words"
 
-    listed = home.uji("list", "--json", f"--db={db}")
+    listed = home.uji("list", "--runs", "--json", f"--db={db}")
     assert [json.loads(line)["title"] for line in listed.stdout.splitlines()] == ["hi"]
 
 
@@ -132,7 +132,7 @@ def test_a_prompt_and_a_file_on_stdin_are_joined(home: Home, tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr
     assert last_user_text(home) == "review this\n\n" + diff.read_text().rstrip("\n")
     session = json.loads(proc.stdout.splitlines()[0])
-    listed = home.uji("list", "--json")
+    listed = home.uji("list", "--runs", "--json")
     assert [(s["id"], s["title"]) for s in map(json.loads, listed.stdout.splitlines())] == [
         (session["id"], "review this")
     ]
@@ -261,7 +261,8 @@ def test_list_json_for_scripts(home: Home) -> None:
     home.fake.script(text("a"), text("b"))
     older = home.run("the older one")
     newer = home.run("the newer one")
-    listed = home.uji("list", "--json")
+    assert home.uji("list", "--json").stdout == ""  # one-shot runs, no conversation
+    listed = home.uji("list", "--runs", "--json")
     assert listed.rc == 0
     rows = [json.loads(line) for line in listed.stdout.splitlines()]
     assert [(r["id"], r["title"], r["directory"]) for r in rows] == [

@@ -103,7 +103,7 @@ def test_list_and_delete(home: Home) -> None:
     first = home.run("first session", check=True)
     second = home.run("second session", check=True)
     child = home.run("a child", "--parent", first.session_id, check=True)
-    listing = home.uji("list")
+    listing = home.uji("list", "--runs")
     lines = listing.stdout.splitlines()
     assert listing.rc == 0 and len(lines) == 2  # children are not listed
     assert lines[0].startswith("second session") and lines[0].endswith(second.session_id)

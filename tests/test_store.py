@@ -84,11 +84,11 @@ def test_creates_parent_dirs_schema_and_pragmas(store: Store, db_path: Path) -> 
     con = raw(db_path)
     try:
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert {"sessions", "messages", "settings"} <= tables
         cols = [r[1] for r in con.execute("PRAGMA table_info(sessions)")]
-        assert cols == ["id", "title", "directory", "time_created", "time_updated", "parent", "usage"]
+        assert cols == ["id", "title", "directory", "time_created", "time_updated", "parent", "usage", "kind"]
         cols = [r[1] for r in con.execute("PRAGMA table_info(messages)")]
         assert cols == ["id", "session_id", "seq", "type", "time_created", "data"]
         unique = [

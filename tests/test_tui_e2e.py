@@ -223,13 +223,13 @@ def test_uji_list_at_a_terminal_opens_the_picker(home: Home, tmux: Tmux) -> None
     home.fake.script(text("a"), text("b"))
     older = home.run("the older session")
     newer = home.run("the newer session")
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", "list"])
+    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", "list", "--runs"])
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
-    screen = tmux.shows("Sessions in this directory")
+    screen = tmux.shows("One-shot runs (uji run) in this directory")
     assert older.session_id in screen and f"{newer.session_id} (current)" in screen
     tmux.keys("Escape")
-    tmux.wait(lambda s: "Sessions in this directory" not in s, "the picker to close")
+    tmux.wait(lambda s: "One-shot runs (uji run)" not in s, "the picker to close")
     quit_uji(tmux)
     tmux.shows("uji-exited-0")
 

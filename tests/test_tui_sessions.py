@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import Home
 from tests.fakes.openai_server import FakeOpenAI, text
 from tests.test_tui_support import SIZE, idle, make_app, ready, send, shows, until
 from uji.agent.messages import SUMMARY_HEAD
+from uji.paths import Paths
 from uji.store.sessions import Store
+from uji.tui.app import UjiApp
+from uji.tui.modals import SelectPanel
 
 SMALL = """
 uji.provider.add({ id = "small", name = "Small", wire = "openai-chat", base_url = "%s",
@@ -61,3 +65,38 @@ async def test_resuming_a_compacted_session_sends_the_same_messages(tmp_path: Pa
             {"role": "user", "content": "again"},
         ]
         assert len(fake.side_requests) == 1
+
+
+async def test_resume_and_sessions_keep_one_shot_runs_apart_from_conversations(home: Home) -> None:
+    """Scripts make `uji run`s by the dozen: `uji resume`, `uji list` and `/sessions` show
+    the conversations, and `uji list --runs` and `/sessions runs` the one-shot runs."""
+    home.init("")
+    assert home.fake is not None
+    paths = Paths(str(home.config), str(home.data), str(home.db))
+    app = UjiApp(paths, cwd=str(home.work))
+    home.fake.script(text("talked"))
+    async with app.run_test(size=SIZE) as pilot:
+        conv = (await ready(pilot)).conversation
+        await send(pilot, "a conversation")
+        await idle(pilot)
+        talk = conv.session_id
+    runs = [home.run(f"one-shot {i}", check=True).session_id for i in (1, 2)]  # newer than the talk
+
+    listed = home.uji("list", check=True).stdout.splitlines()
+    assert len(listed) == 1 and listed[0].endswith(talk)
+    listed = home.uji("list", "--runs", check=True).stdout.splitlines()
+    assert [line.split()[-1] for line in listed] == runs[::-1]
+
+    app = UjiApp(paths, cwd=str(home.work), latest=True)  # `uji resume`
+    async with app.run_test(size=SIZE) as pilot:
+        conv = (await ready(pilot)).conversation
+        assert conv.session_id == talk
+        await send(pilot, "/sessions")
+        panel = await until(pilot, lambda: app.query(SelectPanel))
+        screen = await shows(pilot, "Conversations in this directory")
+        assert talk in screen and not any(r in screen for r in runs)
+        await pilot.press("escape")
+        await until(pilot, lambda: not panel[0].is_attached)
+        await send(pilot, "/sessions runs")
+        screen = await shows(pilot, "One-shot runs")
+        assert all(r in screen for r in runs) and talk not in screen

@@ -25,8 +25,9 @@ commands:
   --worktree [NAME]   run the session in its own git worktree and branch (new, run, resume):
                       <repo>/.uji/worktrees/NAME on branch uji/NAME, made if not there
   run PROMPT...       run one prompt headless and print the answer (PROMPT - or none: stdin)
-  resume [--id ID]    reopen the latest session of this directory, or session ID
-  list [--json]       list the sessions of this directory
+  resume [--id ID]    reopen the latest conversation of this directory, or session ID
+  list [--json] [--runs]
+                      list the conversations of this directory (--runs: its one-shot `uji run`s)
   export [--id ID] [--format md|json|html|atif] [-o FILE]
                       write the latest session of this directory (or ID) to stdout or FILE
   acp                 serve the Agent Client Protocol on stdio (for editors: Zed, JetBrains, ...)
@@ -227,8 +228,11 @@ def _parser() -> Any:
     )
     resume = command("resume", "reopen a session")
     resume.add_argument("--id")
-    listing = command("list", "list the sessions of this directory")
+    listing = command("list", "list the conversations of this directory")
     listing.add_argument("--json", action="store_true", help="one JSON object per session and line")
+    listing.add_argument(
+        "--runs", action="store_true", help="the one-shot `uji run`s instead of the conversations"
+    )
     delete = command("delete", "delete a session")
     delete.add_argument("id")
     export = command("export", "write a session as Markdown, JSON lines, HTML or an ATIF trajectory")
@@ -581,7 +585,9 @@ def _other_command(paths: Paths, command: str, opts: argparse.Namespace, prompt:
     if command in ("list", "delete"):
         from uji.sessions_cli import delete, listing
 
-        return listing(paths, as_json=opts.json) if command == "list" else delete(paths, opts.id)
+        return (
+            listing(paths, as_json=opts.json, runs=opts.runs) if command == "list" else delete(paths, opts.id)
+        )
     if command in ("new", "resume"):
         from uji.tui import main as screen
 

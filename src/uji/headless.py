@@ -238,7 +238,8 @@ def _open_session(app: App, opts: Any, prompt: str) -> tuple[str | None, str | N
         store.repair(opts.session)  # calls a crash left unanswered
         app.events.publish(SessionResumed(opts.session))
         return opts.session, None
-    session_id = store.create_session(app.cwd, opts.title or title_from_prompt(prompt), parent=opts.parent)
+    title = opts.title or title_from_prompt(prompt)
+    session_id = store.create_session(app.cwd, title, parent=opts.parent, kind="run")
     app.events.publish(SessionCreated(session_id))
     return session_id, None
 

@@ -14,17 +14,20 @@ def _when(ms: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
 
 
-def listing(paths: Paths, as_json: bool = False) -> int:
-    """The sessions of this directory, newest first: title, updated, id. At a terminal
-    the session picker opens instead. With `as_json`, one object per line:
-    `{id, title, directory, updated}` (updated in ms since the epoch), for scripts."""
+def listing(paths: Paths, as_json: bool = False, runs: bool = False) -> int:
+    """The conversations of this directory (with `runs`, its one-shot `uji run`s instead),
+    newest first: title, updated, id. At a terminal the session picker opens instead. With
+    `as_json`, one object per line: `{id, title, directory, updated}` (updated in ms since
+    the epoch), for scripts."""
     import json
 
     from uji.store.sessions import Store
 
     store = Store(paths.db)
     try:
-        rows = store.list_sessions(os.path.realpath(os.getcwd()))
+        here = os.path.realpath(os.getcwd())
+        rows = store.list_sessions(here, kind="run" if runs else "conversation")
+        others = 0 if rows or runs else len(store.list_sessions(here, kind="run"))
     finally:
         store.close()
     if as_json:
@@ -32,7 +35,9 @@ def listing(paths: Paths, as_json: bool = False) -> int:
     if rows and sys.stdout.isatty() and sys.stdin.isatty():
         from uji.tui import pick_session
 
-        return pick_session(paths)
+        return pick_session(paths, runs)
+    if not rows and not runs and others:
+        print(f"no conversations here; `uji list --runs` lists {others} one-shot `uji run`s", file=sys.stderr)
     width = max((len(r["title"]) for r in rows), default=5)
     width = min(max(width, 5), 60)
     return _print_lines(f"{r['title'][:60]:<{width}}  {_when(r['updated'])}  {r['id']}" for r in rows)

@@ -22,12 +22,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "CRASH_ERROR",
     "SCHEMA_VERSION",
     "SchemaTooNewError",
+    "SessionKind",
     "Store",
     "StoreError",
     "new_id",
@@ -36,6 +37,9 @@ __all__ = [
 
 # The answer given to tool calls that were cut off by a crash (reference wording).
 CRASH_ERROR = "error: uji stopped before this tool returned a result"
+
+# What made a session: the screen or ACP (a conversation), or a one-shot `uji run`.
+SessionKind = Literal["conversation", "run"]
 
 _Migration = Callable[[sqlite3.Connection], None]
 
@@ -135,7 +139,14 @@ def _migration_4(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN usage TEXT")
 
 
-MIGRATIONS: list[_Migration] = [_migration_1, _migration_2, _migration_3, _migration_4]
+def _migration_5(db: sqlite3.Connection) -> None:
+    # What made the session: a conversation (the screen, ACP) or a one-shot `uji run`, so
+    # `uji resume` and `/sessions` can leave the scripts' runs out. Older rows count as
+    # conversations.
+    db.execute("ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'conversation'")
+
+
+MIGRATIONS: list[_Migration] = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -256,15 +267,21 @@ class Store:
 
     # -- sessions ----------------------------------------------------------
 
-    def create_session(self, directory: str, title: str = "untitled", parent: str | None = None) -> str:
+    def create_session(
+        self,
+        directory: str,
+        title: str = "untitled",
+        parent: str | None = None,
+        kind: SessionKind = "conversation",
+    ) -> str:
         """Create a session and return its id. An unknown `parent` raises KeyError."""
         sid = new_id()
         now = self._clock()
         try:
             self._db.execute(
-                "INSERT INTO sessions(id, title, directory, parent, time_created, time_updated)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (sid, title, directory, parent, now, now),
+                "INSERT INTO sessions(id, title, directory, parent, time_created, time_updated, kind)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (sid, title, directory, parent, now, now, kind),
             )
         except sqlite3.IntegrityError:
             raise KeyError(f"unknown parent session {parent!r}")
@@ -289,19 +306,27 @@ class Store:
         if cur.rowcount == 0:
             raise KeyError(f"unknown session {session_id!r}")
 
+    def set_kind(self, session_id: str, kind: SessionKind) -> None:
+        """A one-shot run taken up in the screen becomes a conversation."""
+        self._db.execute("UPDATE sessions SET kind = ? WHERE id = ?", (kind, session_id))
+
     def latest_session(self, directory: str) -> str | None:
-        """The latest top-level session of `directory`, preferring ones with messages."""
+        """The latest top-level conversation of `directory` (a one-shot run only when
+        there is none), preferring ones with messages."""
         row = self._db.execute(
             "SELECT s.id FROM sessions s WHERE s.directory = ? AND s.parent IS NULL"
-            " ORDER BY EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) DESC,"
+            " ORDER BY s.kind = 'conversation' DESC,"
+            " EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) DESC,"
             " s.time_updated DESC, s.id DESC LIMIT 1",
             (directory,),
         ).fetchone()
         return row[0] if row else None
 
-    def list_sessions(self, directory: str | None = None, parent: str | None = None) -> list[dict[str, Any]]:
+    def list_sessions(
+        self, directory: str | None = None, parent: str | None = None, kind: SessionKind | None = None
+    ) -> list[dict[str, Any]]:
         """Top-level sessions (or with `parent`, that session's children), newest first by
-        time_updated: `{id, title, directory, updated}`."""
+        time_updated: `{id, title, directory, updated}`; with `kind`, only those of it."""
         sql = "SELECT id, title, directory, time_updated FROM sessions WHERE "
         args: tuple[str, ...] = ()
         if parent is None:
@@ -312,6 +337,9 @@ class Store:
         if directory is not None:
             sql += " AND directory = ?"
             args = (*args, directory)
+        if kind is not None:
+            sql += " AND kind = ?"
+            args = (*args, kind)
         # id (time-ordered) breaks ties between sessions touched in the same ms.
         sql += " ORDER BY time_updated DESC, id DESC"
         return [

@@ -21,15 +21,15 @@ if TYPE_CHECKING:
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
-def pick_session(paths: Paths) -> int:
+def pick_session(paths: Paths, runs: bool = False) -> int:
     """`uji list` at a terminal: the screen on the latest session, with its session
-    picker open (resume or delete)."""
+    picker open (resume or delete); `runs`: the picker of the one-shot runs."""
     from uji.tui.app import UjiApp
     from uji.tui.terminal import enable_alt_enter
 
     enable_alt_enter()
     app = UjiApp(paths, latest=True)
-    app._early.append("/sessions")  # runs as soon as the config has loaded
+    app._early.append("/sessions runs" if runs else "/sessions")  # runs as soon as the config has loaded
     code = app.run()
     _say_how_to_resume(app)
     return code or 0

@@ -149,6 +149,7 @@ class Conversation:
         history = self._history(session_id)
         if resumed:
             store.repair(session_id)  # answer calls a crash left open
+            store.set_kind(session_id, "conversation")  # a one-shot run taken up here
             messages = history.read(None, OPEN_MESSAGES)
             app.events.publish(SessionResumed(session_id))
         if session_id != self.session_id:

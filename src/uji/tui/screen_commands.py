@@ -198,13 +198,19 @@ async def sessions(tui: CommandView, args: str) -> None:
     conv = tui.conversation
     app = conv.app
     assert app is not None
-    rows = app.store.list_sessions(app.cwd)
+    # Conversations; `/sessions runs` the one-shot `uji run`s, which scripts make by the dozen.
+    runs = args.strip() == "runs"
+    rows = app.store.list_sessions(app.cwd, kind="run" if runs else "conversation")
     if not rows:
-        tui.show_notice("no sessions in this directory yet")
+        others = len(app.store.list_sessions(app.cwd, kind="conversation" if runs else "run"))
+        said = "no one-shot runs" if runs else "no conversations"
+        more = f"; /sessions{'' if runs else ' runs'} lists {others} {'conversations' if runs else 'one-shot runs'}"
+        tui.show_notice(f"{said} in this directory yet" + (more if others else ""))
         return
     labels = [f"{r['title'][:40]:<40}  {_ago(r['updated']):>9}  {r['id']}" for r in rows]
     current = next((i for i, r in enumerate(rows) if r["id"] == conv.session_id), None)
-    index = await tui.select("Sessions in this directory", labels, current)
+    title = "One-shot runs (uji run) in this directory" if runs else "Conversations in this directory"
+    index = await tui.select(title, labels, current)
     if index is None:
         return
     chosen = rows[index]
@@ -532,7 +538,9 @@ BUILTINS: dict[str, Builtin] = {
     "compact": Builtin("summarise older messages now", compact),
     "new": Builtin("start a fresh session (keeps the draft)", new),
     "rewind": Builtin("undo turns: their files, the conversation, or both", rewind),
-    "sessions": Builtin("resume or delete a session of this directory", sessions),
+    "sessions": Builtin(
+        "resume or delete a conversation here (`/sessions runs`: the one-shot runs)", sessions
+    ),
     "reload": Builtin("reload the config on the same session", reload),
     "rules": Builtin("see or forget the approvals uji remembers", rules),
     "mcp": Builtin("MCP servers: state, tools, errors; reconnect, disable, log in", mcp),
