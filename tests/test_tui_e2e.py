@@ -319,7 +319,9 @@ def test_a_long_paste_in_a_real_terminal_is_a_marker_and_reaches_the_model_whole
     screen = tmux.shows("why this? [paste #1 +40 lines]")
     assert "worker 7 failed" not in screen  # the composer holds the marker, not the log
     tmux.keys("Enter")
-    tmux.shows("Seen the log.")
+    screen = tmux.shows("Seen the log.")
+    # Sent, it stays a marker in the transcript; the model got the whole log.
+    assert "> why this? [paste #1 +40 lines]" in screen and "worker 7 failed" not in screen
     assert home.fake.turn_requests[-1].body["messages"][-1]["content"] == "why this? " + log
     quit_uji(tmux)
     tmux.shows("uji-exited-0")

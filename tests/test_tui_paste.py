@@ -41,8 +41,15 @@ async def test_a_long_paste_is_a_marker_in_the_composer_and_whole_for_the_model(
         await pilot.press("enter")
         await until(pilot, lambda: fake.turn_requests, what="the request")
         await idle(pilot)
-        await shows(pilot, "ValueError: bad")  # the transcript shows what was sent
+        # The transcript keeps the markers; the model got the pastes whole (below).
+        screen = await shows(pilot, "see [paste #1 +3 lines] and [paste #2 90 chars] short words [paste #7")
+        assert "ValueError: bad" not in screen
         assert app.composer.text == "" and len(app.pastes) == 0
+        # And so does the session opened again.
+        assert app.conversation.session_id is not None
+        assert app.conversation.resume(app.conversation.session_id) is None
+        screen = await shows(pilot, "see [paste #1 +3 lines] and [paste #2 90 chars]")
+        assert "ValueError: bad" not in screen
     want = (
         'see Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad\n'
         f" and {url} short words [paste #7 +2 lines]"
@@ -118,9 +125,9 @@ async def test_a_5_mb_paste_is_sent_whole_and_recalled_whole(tmp_path: Path, fak
         await until(pilot, lambda: app.composer.text.startswith("[paste #1 +"), 60, "the marker")
         await pilot.press("enter")
         await idle(pilot, timeout=120)
-        # The transcript shows the message's first 100 lines and how many more it has.
-        screen = await shows(pilot, f"+{pasted.count(chr(10)) + 1 - 100} lines")
-        assert "got it" in screen
+        # The transcript shows the paste's marker, not 238,094 lines.
+        screen = await shows(pilot, f"> [paste #1 +{pasted.count(chr(10)) + 1} lines]")
+        assert "got it" in screen and "def load" not in screen
         assert user_texts(fake) == [pasted]
         await pilot.press("ctrl+p")
         await until(pilot, lambda: app.composer.text == pasted, 120, "the message recalled")

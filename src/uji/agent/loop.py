@@ -125,10 +125,17 @@ class Agent:
 
     # The turn -----------------------------------------------------------------
 
-    async def turn(self, text: str, images: list[dict[str, Any]] | None = None) -> TurnResult:
+    async def turn(
+        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
+    ) -> TurnResult:
+        """One prompt to the end of its turn. `shown`: what the transcript shows of the
+        prompt instead of `text` (the screen's long pastes as their markers); the model
+        gets `text`."""
         user: dict[str, Any] = {"type": "user", "text": text}
         if images:
             user["images"] = images
+        if shown is not None and shown != text:
+            user["shown"] = shown
         self.running = True
         self.compactor.failed = False
         self.started_at = self.spending.start_turn()
@@ -224,6 +231,8 @@ class Agent:
         message: dict[str, Any] = {"type": "user", "text": item["text"]}
         if item.get("images"):
             message["images"] = item["images"]
+        if item.get("shown"):
+            message["shown"] = item["shown"]
         from uji.agent.mentioned import MentionFailed
 
         try:

@@ -14,13 +14,18 @@ if TYPE_CHECKING:
 class Steering:
     def __init__(self, emit: Sink) -> None:
         self._emit = emit
-        self.queue: list[dict[str, Any]] = []  # {text, images?}
+        self.queue: list[dict[str, Any]] = []  # {text, images?, shown?}
 
-    def enqueue(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
-        """Queue a message typed during a turn; it is steered in at the next model call."""
+    def enqueue(
+        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
+    ) -> None:
+        """Queue a message typed during a turn; it is steered in at the next model call.
+        `shown`: what the transcript shows instead of `text` (long pastes as markers)."""
         item: dict[str, Any] = {"text": text}
         if images:
             item["images"] = images
+        if shown is not None and shown != text:
+            item["shown"] = shown
         self.queue.append(item)
         self.changed()
 
@@ -33,7 +38,7 @@ class Steering:
         return item
 
     def texts(self) -> list[str]:
-        return [item["text"] for item in self.queue]
+        return [item.get("shown") or item["text"] for item in self.queue]
 
     def changed(self) -> None:
         self._emit(QueueChanged(len(self.queue)))

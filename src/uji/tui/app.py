@@ -98,7 +98,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._resume, self._latest = resume, latest
         self.ring = KillRing()
         self.attachments = Attachments()  # the draft's images, `[image #N]` in its text
-        self.pastes = Pastes()  # the draft's long pastes, `[paste #N +L lines]` in its text
+        self.pastes = Pastes()  # the draft's long pastes: `[paste #N +L lines]` in it and the transcript
         # Typed before the config finished loading, or given on the command line (`uji "PROMPT"`).
         self._early: list[str] = [prompt] if prompt else []
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -656,9 +656,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if event.text_area is self.composer and (self.mentions.open or "@" in self.composer.text):
             self.popups.update_mentions()
 
-    def submit_line(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+    def submit_line(
+        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
+    ) -> None:
         """A line from the composer (or uji.session.submit): a command, `!`, or a message
-        (with the images attached to it)."""
+        (with the images attached to it; `shown`: the transcript's text of it)."""
         conv = self.conversation
         if not conv.ready.is_set():
             self._early.append(text)
@@ -677,7 +679,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
             self.spawn(screen_commands.run(self, *parsed))
             return
-        conv.submit(text, images)
+        conv.submit(text, images, shown)
         if conv.working:
             self.queue_view.show(conv.queued())
         self.transcript.follow()

@@ -6,7 +6,7 @@ with the message, numbered again from 1 in the order they stand.
 
 Long pastes, `[paste #N +L lines]` or `[paste #N C chars]` (as the original: a paste of
 more than one line or more than 80 characters): on send each marker becomes the text
-pasted, so the model (and the transcript) get it whole while the composer stays short.
+pasted for the model, while the transcript keeps the marker (the user message's `shown`).
 
 Deleting a marker drops what it stands for."""
 

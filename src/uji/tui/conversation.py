@@ -243,25 +243,29 @@ class Conversation:
 
     # Input ------------------------------------------------------------------------
 
-    def submit(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+    def submit(self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None) -> None:
         """A message for the model (with the images attached to it): now, or queued
-        while a turn runs."""
+        while a turn runs. `shown`: the transcript's text of it (pastes as markers)."""
         if self.agent is None:
             self.view.show_notice("no session is open (see the error above); /reload tries again")
             return
         if self.working:
-            self.agent.steering.enqueue(text, images)
+            self.agent.steering.enqueue(text, images, shown)
             return
-        self._start_turn(text, images)
+        self._start_turn(text, images, shown)
 
-    def _start_turn(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+    def _start_turn(
+        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
+    ) -> None:
         assert self.agent is not None
-        self.turn = asyncio.get_running_loop().create_task(self._run_turn(self.agent, text, images))
+        self.turn = asyncio.get_running_loop().create_task(self._run_turn(self.agent, text, images, shown))
         self.view.state_changed()
 
-    async def _run_turn(self, agent: Agent, text: str, images: list[dict[str, Any]] | None = None) -> None:
+    async def _run_turn(
+        self, agent: Agent, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
+    ) -> None:
         try:
-            result = await agent.turn(text, images)
+            result = await agent.turn(text, images, shown)
             if result.unsent and self.app is not None and not self.app.ui.input_get():
                 self.app.ui.input_set(text)  # not sent (a resource it names): back in the draft
         except Exception as e:  # a bug must not take the screen down with it
@@ -273,7 +277,7 @@ class Conversation:
         if agent is self.agent and queue:
             item = queue.pop(0)
             self.view.agent_event(QueueChanged(len(queue)))
-            self._start_turn(item["text"], item.get("images"))
+            self._start_turn(item["text"], item.get("images"), item.get("shown"))
 
     def interrupt(self) -> bool:
         """Esc on an empty composer: a running `!` command first, else the turn."""

@@ -50,6 +50,7 @@ class Draft:
             if why:  # the draft and its images stay
                 screen.show_notice(f"{why}: choose one that does with /model, or delete the [image #N]")
                 return
+        shown = text if len(screen.pastes) else None  # the transcript keeps the paste markers
         text = screen.pastes.expand(text)  # after the images: a paste's own "[image #1]" is text
         composer = screen.composer
         composer.sent.add(text)
@@ -59,7 +60,7 @@ class Draft:
         screen.mentions.close()
         screen.attachments.clear()
         screen.pastes.clear()
-        screen.submit_line(text, images)
+        screen.submit_line(text, images, shown)
 
     async def _attach_paths_and_send(self, text: str, found: list[tuple[int, int, str]]) -> None:
         from uji.images import ImageError, load

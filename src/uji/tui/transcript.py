@@ -301,7 +301,9 @@ class Transcript(KeyRouter, VerticalScroll):
         if kind == "user":
             from uji.tui.attachments import shown
 
-            self.add("user", text=shown(message.get("text", ""), len(message.get("images") or [])))
+            # A long paste stays its marker (`shown`); the model got the whole text.
+            said = message.get("shown") or message.get("text", "")
+            self.add("user", text=shown(said, len(message.get("images") or [])))
         elif kind == "assistant":
             self.assistant(message)
         elif kind == "tool":
