@@ -195,10 +195,18 @@ async def test_slash_rules_lists_remembered_approvals_and_forgets_one(home: Home
         panel = await until(pilot, lambda: app.query(SelectPanel) and app.query(SelectPanel).first())
         await shows(pilot, "Remembered approvals")
         assert panel.labels == [f"run_command  ls  ({rules}:3)", f"run_command  touch x.txt  ({rules}:4)"]
+        # First "n" keeps it, at once: no filter field takes the key typed after Enter.
+        await pilot.press("down", "enter", "n")
+        await until(pilot, lambda: not app.query(ApprovalPanel) and not app.query(SelectPanel))
+        assert app.composer.text == "" and "touch x.txt" in rules.read_text()
+        await send(pilot, "/rules")
+        await until(pilot, lambda: app.query(SelectPanel))
         await pilot.press("down", "enter")
-        await shows(pilot, "Forget touch x.txt?")  # titles drop Markdown backticks
-        await pilot.press("enter")
+        screen = await shows(pilot, "Forget touch x.txt?")  # titles drop Markdown backticks
+        assert "1. Forget it" in screen and "2. Keep it" in screen
+        await pilot.press("y")
         await shows(pilot, "its line is gone from")
+        assert app.composer.text == ""
         assert rules.read_text() == RULES_HEADER + 'uji.tool.allow("run_command", "ls")\n'
         await send(pilot, "touch it")  # asks again now
         await until(pilot, lambda: app.query(ApprovalPanel))

@@ -386,10 +386,19 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
         return cast("str | None", await self.ask(PromptPanel(title, value, hidden)))
 
-    async def confirm(self, title: str, body: str, preview: str | None = None) -> bool:
+    async def confirm(
+        self,
+        title: str,
+        body: str,
+        preview: str | None = None,
+        labels: tuple[str, str] | None = None,
+        asked_for: bool = False,
+    ) -> bool:
+        """A yes/no question (y, n or Esc). `asked_for`: by the user's own command, so
+        keys answer it at once (see ApprovalPanel)."""
         from uji.tui.approval import ApprovalPanel, Reply
 
-        reply = await self.ask(ApprovalPanel(title, body, preview))
+        reply = await self.ask(ApprovalPanel(title, body, preview, labels=labels, asked_for=asked_for))
         return isinstance(reply, Reply) and reply.allow
 
     async def form(self, form: Form, check: FormCheck) -> FormAnswer:

@@ -29,7 +29,7 @@ from rich.text import Text
 from textual._time import get_time  # the clock that stamps key events
 from textual.widgets import Input, Static
 
-from uji.record import Record
+from uji.record import Record, replace
 from uji.tools.remembered import ANY_SUBJECT
 from uji.tui import render
 from uji.tui.focus import KeyRouter
@@ -120,18 +120,27 @@ class ApprovalPanel(KeyRouter, Modal):
         remember: str | None = None,
         tell: bool = False,
         cwd: str | None = None,
+        labels: tuple[str, str] | None = None,
+        asked_for: bool = False,
     ) -> None:
+        """`labels`: the yes and no choices' words. `asked_for`: a question the user's
+        own command asked (`/rules`' "forget it?"), not one that arrived as they typed:
+        keys answer it at once."""
         super().__init__(title)
         self.body = body
         self.preview = preview
         self.remember = remember
         self.choices = choices(remember, tell, cwd)
+        if labels is not None:
+            yes, no = labels
+            self.choices = [replace(c, label=yes if c.kind == "yes" else no) for c in self.choices]
         self.choice = 0
         self.telling: Field | None = None
         self.shown_at = get_time()
+        self.asked_for = asked_for
         self.held = False  # shown while the user was typing: letters wait (see the top)
         # Keys typed before this time are typing, not answers; each one pushes it on.
-        self.quiet_until = self.shown_at + GUARD_SECONDS
+        self.quiet_until = self.shown_at + (0.0 if asked_for else GUARD_SECONDS)
         self._view = Static("")
 
     def compose(self) -> Any:
@@ -139,6 +148,10 @@ class ApprovalPanel(KeyRouter, Modal):
 
     def on_mount(self) -> None:
         self.shown_at = get_time()
+        if self.asked_for:
+            self.quiet_until = self.shown_at
+            self._draw()
+            return
         self.quiet_until = max(self.quiet_until, self.shown_at + GUARD_SECONDS)
         typed = getattr(self.app, "last_typed", None)  # the composer's last key (app.route_key)
         if isinstance(typed, float) and self.shown_at - typed < TYPING_SECONDS:

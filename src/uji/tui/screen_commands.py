@@ -263,8 +263,11 @@ async def rules(tui: CommandView, args: str) -> None:
     if index is None:
         return
     chosen = remembered[index]
-    answer = await tui.select(f"Forget `{chosen.subject}`?", ["Forget it", "Keep it"])
-    if answer == 0:
+    # A yes/no question, not a list: a list's filter field took the y or n typed next.
+    body = f"{chosen.tool} `{' '.join(chosen.subject.split())}` ({chosen.where()})"
+    if await tui.confirm(
+        f"Forget `{chosen.subject}`?", body, labels=("Forget it", "Keep it"), asked_for=True
+    ):
         tui.show_notice(forget(app.gate.policy.remembered, path, chosen))
 
 
