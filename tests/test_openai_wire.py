@@ -71,6 +71,7 @@ def test_golden_text_body_and_url() -> None:
                 },
             }
         ],
+        "tool_choice": "auto",  # llama.cpp's servers leave the tools out without it
         "max_tokens": 1024,
     }
     assert chat_url("http://localhost:11434/v1/") == "http://localhost:11434/v1/chat/completions"

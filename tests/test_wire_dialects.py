@@ -172,6 +172,7 @@ def test_check_compat_takes_each_documented_option() -> None:
         "tool_result_name": True,
         "bridge_tool_images": True,
         "stream_options": False,
+        "tool_choice": False,
         "reasoning_field": "reasoning",
         "effort": "reasoning",
     }
@@ -186,6 +187,7 @@ def test_check_compat_takes_each_documented_option() -> None:
         tool_result_name=True,
         bridge_tool_images=True,
         stream_options=False,
+        tool_choice=False,
         reasoning_field="reasoning",
     )
 

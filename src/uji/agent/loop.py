@@ -94,7 +94,9 @@ class Agent:
         self.in_flight = InFlight(self.calls, self.log.save)
         self.requests.track = self.in_flight.track
         self.compactor = compaction.Compactor(services, self.log, self.meter, self.requests, self._emit)
-        self.titler = Titler(self.log, self._emit, self.requests.side, self.options.auto_title)
+        self.titler = Titler(
+            self.log, self._emit, self.requests.side, self.options.auto_title, self._after_first_call
+        )
         self.steering = Steering(self._emit)
         self.submitter = Submitter(services, self.calls, self.log.save)
 
@@ -122,6 +124,10 @@ class Agent:
 
     def _result(self, **kw: Any) -> TurnResult:
         return TurnResult(usage=self.spending.usage, cost=self.spending.cost, **kw)
+
+    async def _after_first_call(self) -> None:
+        if self.requests.to_local_server():
+            await self.requests.streamed.wait()
 
     # The turn -----------------------------------------------------------------
 
@@ -155,6 +161,7 @@ class Agent:
             if self.services.checkpoints is not None:  # the files as they are before the turn
                 self.services.checkpoints.begin(self.session_id, seq)
             await self.submitter.attach(text, mentioned)
+            self.requests.streamed.clear()
             self.titler.first_message(text)
             if self.services.tools_ready is not None:
                 await self.services.tools_ready()  # MCP servers still connecting: seconds at most
@@ -174,6 +181,7 @@ class Agent:
             self.log.save({"type": "error", "text": text})
             return self._result(error=text)
         finally:
+            self.requests.streamed.set()  # a title still waiting for the turn's call goes now
             if self.services.checkpoints is not None:
                 await self.services.checkpoints.end()
             self.running = False

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from uji.events.stream import Delta, DeltaKind, Sink, StreamCleared
-from uji.wires.base import Answer, Failure, WireRequest
+from uji.wires.base import Answer, Failure, Usage, WireRequest
 
 MAX_RETRIES = 5
 RETRY_AFTER_CAP = 60.0
@@ -95,6 +95,24 @@ class Collector:
         self.finished.set_result(None)
 
 
+def estimated_usage(request: WireRequest, answer: Answer) -> Usage:
+    """What a call took, counted here (characters / 4, as the context bar does) for a
+    server that sends no usage: the prompt, tools and history sent, and what came back.
+    Marked `estimated`, so the bar and `--json` say so."""
+    import json
+
+    from uji.agent.context import estimate, tokens
+
+    sent = (
+        tokens(request.system) + tokens(json.dumps(request.tools))
+        if request.tools
+        else tokens(request.system)
+    )
+    sent += sum(estimate(dict(m)) for m in request.messages)
+    calls = sum(tokens(c.name) + tokens(c.arguments) for c in answer.tool_calls)
+    return Usage(input=sent, output=tokens(answer.text) + tokens(answer.reasoning) + calls, estimated=True)
+
+
 def describe_failure(f: Failure) -> str:
     if f.kind == "auth":
         return f"authentication rejected ({f.status}) - check the api key for this provider"
@@ -151,7 +169,10 @@ async def call_model(
         await stream_once(wire, request, reply, idle)
         track(None)
         if reply.answer is not None:
-            return reply.answer
+            answer = reply.answer
+            if answer.usage.total == 0:  # the server sent none
+                answer.usage = estimated_usage(request, answer)
+            return answer
         failure = reply.failure or Failure("provider", "the wire ended without an answer")
         refused = refused_locally(failure, request, hint)
         if refused is not None:

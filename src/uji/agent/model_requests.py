@@ -4,7 +4,9 @@ settings, through `model_call.call_model` (retries, the stall watchdog), and is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from uji.agent.messages import for_model
@@ -47,6 +49,11 @@ class ModelRequests:
         self.max_output = max_output  # when the model says none
         # The answer being streamed, for an interrupt to keep (agent/in_flight.py).
         self.track: Callable[[Collector | None], None] = lambda reply: None
+        # A local server may run one stream at a time (llama.cpp's stops one when another
+        # request arrives): its requests take turns through this lock, and a title waits
+        # until the turn's first call has streamed (`streamed`), so it never goes first.
+        self._slot = asyncio.Lock()
+        self.streamed = asyncio.Event()
 
     async def step(self, system: str) -> Answer:
         """The turn's next model call, with its tools, over the live messages."""
@@ -58,7 +65,13 @@ class ModelRequests:
         estimated = request_tokens(system, request.tools, request.messages)
         notice = self.services.notice
         try:
-            answer = await call_model(wire, request, idle, self._emit, notice, self.track, self._hint())
+            try:
+                async with self.one_stream_at_a_time(request):
+                    answer = await call_model(
+                        wire, request, idle, self._emit, notice, self.track, self._hint()
+                    )
+            finally:
+                self.streamed.set()
         except Failure as failure:
             if failure.usage is not None:
                 self.spending.count(failure.usage)  # a refusal or a cut-off call still cost tokens
@@ -67,7 +80,8 @@ class ModelRequests:
             # A model of unknown ability refused a request with images: once more without
             # them, and if that works, remember that it takes none.
             request.images = False
-            answer = await call_model(wire, request, idle, self._emit, notice, self.track, self._hint())
+            async with self.one_stream_at_a_time(request):
+                answer = await call_model(wire, request, idle, self._emit, notice, self.track, self._hint())
             models.remember_text_only()
             notice(f"{models.model_id} does not take images; they are left out from now on")
         self.spending.count(answer.usage)
@@ -88,9 +102,30 @@ class ModelRequests:
         request.cache = "off"
         request.max_output = min(request.max_output, max_output)
         notice = (lambda text: None) if quiet else self.services.notice
-        answer = await call_model(wire, request, idle, discard, notice, hint=self._hint())
+        async with self.one_stream_at_a_time(request):
+            answer = await call_model(wire, request, idle, discard, notice, hint=self._hint())
         self.spending.count(answer.usage)
         return answer.text
+
+    def to_local_server(self) -> bool:
+        models = self.services.models
+        provider = models.provider()
+        if provider is None:
+            return False
+        from uji.providers.discovery import is_local
+
+        return is_local(models.base_url(provider) or "")
+
+    @contextlib.asynccontextmanager
+    async def one_stream_at_a_time(self, request: WireRequest) -> AsyncIterator[None]:
+        """Around a model call: to a local server, one call at a time (see `_slot`)."""
+        from uji.providers.discovery import is_local
+
+        if not is_local(str(request.provider.get("base_url") or "")):
+            yield
+            return
+        async with self._slot:
+            yield
 
     def _request(self, system: str) -> tuple[WireRequest, Any, float]:
         services = self.services
@@ -134,6 +169,7 @@ class ModelRequests:
             effort=for_request(models.effort, model),
             reasoning=bool(model and model.reasoning),
             max_output=(model.output if model and model.output else self.max_output),
+            model_output=model.output if model and model.output else None,
             cache=services.context.cache,
             session=self.log.session_id,
             model_cache=model.cache if model else None,

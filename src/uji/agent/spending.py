@@ -108,6 +108,8 @@ class Spending:
             if requests:  # the turn's own request: the estimate of its next one
                 spend.last_tokens, spend.last_cost = usage.total, cost or 0.0
         row: dict[str, float] = {**usage.as_dict(), "requests": requests}
+        if usage.estimated:  # requests whose tokens uji counted: the bar says "estimated"
+            row["estimated"] = 1
         if cost is not None:
             row["cost"] = cost
         try:

@@ -39,12 +39,19 @@ class Titler:
     screen's sessions; `uji run` leaves them untitled), or as `uji.session.set_title` says."""
 
     def __init__(
-        self, log: SessionLog, emit: Sink, side: Callable[[str, str, int, bool], Awaitable[str]], auto: bool
+        self,
+        log: SessionLog,
+        emit: Sink,
+        side: Callable[[str, str, int, bool], Awaitable[str]],
+        auto: bool,
+        after_first_call: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.log = log
         self._emit = emit
         self._side = side
         self.auto = auto
+        # To a server that runs one stream at a time: waits for the turn's own first call.
+        self._after_first_call = after_first_call
         self.task: asyncio.Task[None] | None = None
 
     def first_message(self, text: str) -> None:
@@ -62,6 +69,8 @@ class Titler:
         self.task = asyncio.get_running_loop().create_task(self._title(text))
 
     async def _title(self, text: str) -> None:
+        if self._after_first_call is not None:
+            await self._after_first_call()  # never beside the turn's own first call
         try:
             answer = await self._side(PROMPT, clip_input(text), 64, True)
         except Exception:

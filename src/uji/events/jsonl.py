@@ -101,7 +101,10 @@ def json_line(event: Event) -> dict[str, Any] | None:
                 out["error"] = event.error
             else:
                 out["text"] = event.text or ""
-            out["usage"] = event.usage.as_dict()
+            usage: dict[str, Any] = dict(event.usage.as_dict())
+            if event.usage.estimated:  # the server sent none: uji counted characters / 4
+                usage["estimated"] = True
+            out["usage"] = usage
             if event.cost is not None:
                 out["cost"] = round(event.cost, 10)
             if event.budget is not None:

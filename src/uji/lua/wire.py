@@ -39,7 +39,12 @@ def _answer(value: Any) -> Answer:
         text=value.get("text") or "",
         reasoning=value.get("reasoning") or "",
         tool_calls=calls,
-        usage=Usage(*(int(usage.get(k) or 0) for k in ("input", "output", "cache_read", "cache_write"))),
+        usage=Usage(
+            input=int(usage.get("input") or 0),
+            output=int(usage.get("output") or 0),
+            cache_read=int(usage.get("cache_read") or 0),
+            cache_write=int(usage.get("cache_write") or 0),
+        ),
         replay=value.get("replay"),
     )
 

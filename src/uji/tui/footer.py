@@ -24,6 +24,7 @@ class Status(Struct):
     mode: str = ""  # the gate's mode (Shift+Tab), as shown: "ask", "accept edits", "plan"
     session_tokens: int = 0  # sent and received in the session, over all its runs
     session_cost: float | None = None  # dollars, when the model's prices are known
+    estimated: bool = False  # some of the session's tokens were counted by uji, not the server
     sandbox: str = ""  # the OS sandbox of commands: its mode, or "no sandbox"
 
 
@@ -73,7 +74,8 @@ class StatusBar(Static):
                 # A model whose window nobody gave (a custom one): say so, not a bare number.
                 out.append(f" · context {tokens(status.used)} tokens, window unknown", style=render.MUTED)
         if status.session_tokens:
-            out.append(f" · session {tokens(status.session_tokens)} tokens", style=render.MUTED)
+            said = f"~{tokens(status.session_tokens)} tokens (estimated)" if status.estimated else None
+            out.append(f" · session {said or tokens(status.session_tokens) + ' tokens'}", style=render.MUTED)
             if status.session_cost is not None:
                 from uji.agent.limits import dollars  # with the first price, not before the first frame
 

@@ -90,6 +90,7 @@ class Ticker:
                 mode=app.gate.modes.get().label,
                 session_tokens=spent,
                 session_cost=totals.get("cost"),
+                estimated=bool(totals.get("estimated")),
                 sandbox=(
                     ("sandboxed" if sandbox.mode == "workspace-write" else f"sandbox {sandbox.mode}")
                     if sandbox.available

@@ -40,6 +40,7 @@ from .base import (
     ToolSpec,
     Usage,
     WireRequest,
+    output_limit,
 )
 from .common import (
     NO_PARAMETERS,
@@ -115,7 +116,7 @@ def caches(request: WireRequest) -> bool:
 def build_body(request: WireRequest) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": request.model,
-        "max_tokens": max(request.max_output or 0, MIN_OUTPUT),
+        "max_tokens": output_limit(request, MIN_OUTPUT),
         "messages": build_messages(request.messages, request.model, images=request.images is not False),
         "stream": True,
     }

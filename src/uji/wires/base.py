@@ -109,6 +109,8 @@ class Usage(Struct):
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    # Counted by uji (characters / 4) because the server sent no usage (llama.cpp's).
+    estimated: bool = False
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -128,6 +130,7 @@ class Usage(Struct):
         self.output += other.output
         self.cache_read += other.cache_read
         self.cache_write += other.cache_write
+        self.estimated = self.estimated or other.estimated
 
 
 class ToolCall(Struct):
@@ -169,6 +172,13 @@ class Failure(Struct, Exception):
         return self.status is None or self.status in RETRYABLE_STATUS or 500 <= self.status <= 599
 
 
+def output_limit(request: WireRequest, floor: int) -> int:
+    """The output limit to send: what the call asks for, raised to the wire's `floor`
+    (room to think and answer) but never above the model's own limit."""
+    wanted = max(request.max_output or 0, floor)
+    return min(wanted, request.model_output) if request.model_output else wanted
+
+
 class WireRequest(Struct):
     """What a wire is asked to send. `messages` hold only user/assistant/tool items in
     the stored message shape (see agent/messages.py)."""
@@ -188,6 +198,9 @@ class WireRequest(Struct):
     # request table: Lua wires read the provider's own settings instead.
     model_cache: bool | None = None  # takes prompt-cache breakpoints (Anthropic)
     images: bool | None = None  # False: text-only, images are left out with a note
+    # The model's own output limit (its catalog `output`), None when unknown: a wire's
+    # floor for max_tokens never goes above it.
+    model_output: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {

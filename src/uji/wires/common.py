@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
@@ -187,6 +188,46 @@ def scrub(text: str, secrets: list[str]) -> str:
     return text
 
 
+# How servers say a prompt is larger than their context, each with the prompt's tokens
+# (`n`) and the context's (`m`) where it names them. llama.cpp's server (its error JSON
+# carries both numbers), llama-cpp-python's, vLLM's and OpenAI's, LM Studio's, Anthropic's.
+OVERFLOW_NUMBERS = (
+    re.compile(r'"n_prompt_tokens"\s*:\s*(?P<n>\d+).*?"n_ctx"\s*:\s*(?P<m>\d+)', re.S),
+    re.compile(r"Requested tokens \((?P<n>\d+)\) exceed context window of (?P<m>\d+)"),
+    re.compile(r"maximum context length is (?P<m>\d+) tokens\. However, you requested (?P<n>\d+) tokens"),
+    re.compile(r"keep the first (?P<n>\d+) tokens .*? context length of only (?P<m>\d+) tokens", re.S),
+    re.compile(r"prompt is too long: (?P<n>\d+) tokens > (?P<m>\d+) maximum"),
+)
+OVERFLOW_WORDS = ("exceed_context_size", "exceeds the available context size", "context_length_exceeded")
+
+
+def context_overflow(failure: Failure) -> Failure | None:
+    """The failure as one line saying the prompt does not fit, with both numbers where
+    the server gave them; None when it is about something else. Not retried: the same
+    prompt would not fit the next time either."""
+    text = failure.message
+    for pattern in OVERFLOW_NUMBERS:
+        found = pattern.search(text)
+        if found:
+            n, m = int(found["n"]), int(found["m"])
+            return Failure(
+                "provider",
+                f"the prompt does not fit: {n} tokens, the server holds {m}"
+                " (a smaller prompt, /compact, or a larger context on the server)",
+                status=failure.status,
+                usage=failure.usage,
+            )
+    if any(word in text for word in OVERFLOW_WORDS):
+        return Failure(
+            "provider",
+            "the prompt does not fit in the server's context"
+            " (a smaller prompt, /compact, or a larger context on the server)",
+            status=failure.status,
+            usage=failure.usage,
+        )
+    return None
+
+
 def scrubbed(failure: Failure, request: WireRequest) -> Failure:
     """The failure with every credential of the request cut out of its message: an
     error body may echo the request back, `Authorization` header and all."""
@@ -265,7 +306,7 @@ class SSEWire:
         try:
             answer = await self._call(request, reply)
         except Failure as failure:
-            reply.fail(scrubbed(failure, request))
+            reply.fail(scrubbed(context_overflow(failure) or failure, request))
         except Exception as e:  # a bug or an unforeseen payload must still end the call
             reply.fail(scrubbed(Failure("provider", f"{self.name}: {type(e).__name__}: {e}"), request))
         else:

@@ -29,7 +29,18 @@ from urllib.parse import quote
 
 from uji.wires.base import BUDGETS, RANK
 
-from .base import Answer, AssistantItem, Failure, Message, Reply, ToolCall, ToolSpec, Usage, WireRequest
+from .base import (
+    Answer,
+    AssistantItem,
+    Failure,
+    Message,
+    Reply,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    WireRequest,
+    output_limit,
+)
 from .common import (
     NO_PARAMETERS,
     TOOL_IMAGES_TEXT,
@@ -99,7 +110,7 @@ def build_body(request: WireRequest) -> dict[str, Any]:
         body["systemInstruction"] = {"parts": [{"text": request.system}]}
     if request.tools:
         body["tools"] = [{"functionDeclarations": [_declaration(t) for t in request.tools]}]
-    config: dict[str, Any] = {"maxOutputTokens": max(request.max_output or 0, MIN_OUTPUT)}
+    config: dict[str, Any] = {"maxOutputTokens": output_limit(request, MIN_OUTPUT)}
     thinking = thinking_config(request.effort, request.model, request.reasoning)
     if thinking:
         config["thinkingConfig"] = thinking

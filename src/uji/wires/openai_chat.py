@@ -34,6 +34,7 @@ from .base import (
     Usage,
     UserItem,
     WireRequest,
+    output_limit,
 )
 from .common import (
     NO_PARAMETERS,
@@ -89,6 +90,9 @@ class Dialect(Record):
     tool_result_name: bool = False  # tool messages carry the tool's `name`
     bridge_tool_images: bool = False  # an assistant line before the tool-images message
     stream_options: bool = True  # ask for the usage chunk (`stream_options.include_usage`)
+    # `tool_choice: "auto"` beside the tools: llama.cpp's servers leave the tools out of the
+    # prompt without one (the model never sees them). False for a server that refuses it.
+    tool_choice: bool = True
     # The assistant-message field that carries the model's reasoning back (DeepSeek's
     # thinking mode with tools refuses an assistant message without `reasoning_content`).
     # Every assistant message then has it: its own reasoning, or "" when it had none.
@@ -105,6 +109,7 @@ COMPAT_OPTIONS: dict[str, str] = {
     "tool_result_name": "true or false",
     "bridge_tool_images": "true or false",
     "stream_options": "true or false",
+    "tool_choice": "true or false",
     "reasoning_field": "a field name (reasoning_content, reasoning), or false",
 }
 
@@ -198,8 +203,10 @@ def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str
         body["stream_options"] = {"include_usage": True}
     if request.tools:
         body["tools"] = [_tool_spec(t) for t in request.tools]
+        if dialect.tool_choice:
+            body["tool_choice"] = "auto"
     if dialect.max_tokens_field:
-        body[dialect.max_tokens_field] = max(request.max_output or 0, MIN_OUTPUT)
+        body[dialect.max_tokens_field] = output_limit(request, MIN_OUTPUT)
     add_effort(body, request.effort, dialect.effort)
     if dialect.cache_key and request.cache != "off" and request.session:
         body["prompt_cache_key"] = request.session

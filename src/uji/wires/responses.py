@@ -52,6 +52,7 @@ from .base import (
     ToolSpec,
     Usage,
     WireRequest,
+    output_limit,
 )
 from .common import (
     NO_PARAMETERS,
@@ -118,7 +119,7 @@ def build_body(request: WireRequest, *, summary: bool = True) -> dict[str, Any]:
         ),
         "stream": True,
         "store": False,
-        "max_output_tokens": max(request.max_output or 0, floor),
+        "max_output_tokens": output_limit(request, floor),
     }
     if request.system:
         body["instructions"] = request.system

@@ -372,9 +372,14 @@ class LuaTool(Tool):
             data = rt.convert.to_python(spent)
             if not isinstance(data, dict):
                 data = {}  # an empty table: nothing spent
-            tokens = {k: int(data.get(k, 0)) for k in ("input", "output", "cache_read", "cache_write")}
+            spent_now = Usage(
+                input=int(data.get("input", 0)),
+                output=int(data.get("output", 0)),
+                cache_read=int(data.get("cache_read", 0)),
+                cache_write=int(data.get("cache_write", 0)),
+            )
             cost = data.get("cost")
-            ctx.usage(Usage(**tokens), None if cost is None else float(cost))
+            ctx.usage(spent_now, None if cost is None else float(cost))
 
         timing: dict[int, tuple[float, float | None]] = {}  # task -> (started, ended)
         # A tool with tasks (ctx.task) has them as its live line: no waiting note over it.
