@@ -75,8 +75,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     what uji sends. The GGUF carries no chat template and the model is Gemma's base
     (pretrained) one: in Gemma's own turn format it never emits <end_of_turn> and runs to
     the output limit, while in ChatML (plain text turns) it closes its turn with
-    `<|im_end|>` by itself. The server ignores `tools` for ChatML (llama-cpp-python puts
-    tools in the prompt only when a request names a tool_choice, which uji does not send)."""
+    `<|im_end|>` by itself. uji sends `tool_choice: "auto"` with the tools (llama.cpp's
+    servers leave the tools out of the prompt without one)."""
     python = VENV / "bin" / "python"
     if not python.exists() or not MODEL_FILE.exists():
         pytest.fail(
