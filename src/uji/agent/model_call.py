@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from uji.events.stream import Delta, DeltaKind, Sink, StreamCleared
@@ -159,14 +161,17 @@ async def call_model(
     notice: Callable[[str], None],
     track: Callable[[Collector | None], None] = lambda reply: None,
     hint: str | None = None,
+    slot: Callable[[WireRequest], AbstractAsyncContextManager[None]] | None = None,
 ) -> Answer:
     """Stream one answer, retrying what can be retried. Raises Failure when it gives up.
     `track` sees the reply in flight, so an interrupt can keep its partial text. `hint`
-    is what to suggest when a local server refuses the connection."""
+    is what to suggest when a local server refuses the connection. `slot` is held around
+    each attempt (not the waits between them): a one-slot server's calls take turns."""
     for attempt in range(MAX_RETRIES + 1):
         reply = Collector(emit)
         track(reply)
-        await stream_once(wire, request, reply, idle)
+        async with slot(request) if slot is not None else contextlib.nullcontext():
+            await stream_once(wire, request, reply, idle)
         track(None)
         if reply.answer is not None:
             answer = reply.answer
