@@ -384,7 +384,8 @@ def test_a_lua_wire_answers_a_turn(home: Home) -> None:
         uji.wire.add("echo", { stream = function(request, reply)
           local last = request.messages[#request.messages]
           if last.type == "user" then
-            reply.done({ text = "", tool_calls = { { id = "c1", name = "read_file", arguments = '{"path":"nope"}' } } })
+            reply.done({ text = "", tool_calls = { { id = "c1", name = "read_file", arguments = '{"path":"nope"}' } },
+                         usage = { input = 1, output = 1 } })
           else
             reply.text("echo: ")
             reply.done({ text = "echo: " .. request.model .. " " .. #request.tools .. " " .. last.content:sub(1, 11),
@@ -400,7 +401,7 @@ def test_a_lua_wire_answers_a_turn(home: Home) -> None:
     run = home.run("hi")
     assert run.rc == 0, run.stderr
     assert run.done["text"] == "echo: e1 4 error: read"
-    assert run.done["usage"]["input"] == 3
+    assert run.done["usage"]["input"] == 4 and "estimated" not in run.done["usage"]
     assert "anthropic,echo,gemini,openai-chat,responses" in run.notices
 
 

@@ -326,5 +326,5 @@ async def test_slash_sessions_typed_fast_runs_sessions_not_the_first_suggestion(
         for c in "sessions":  # then the rest, and Enter, before the popup can catch up
             app.post_message(events.Key(c, c))
         app.post_message(events.Key("enter", "\r"))
-        await shows(pilot, "Sessions in this directory")
+        await shows(pilot, "Conversations in this directory")
         assert "compact" not in screen_text(app).lower()

@@ -149,7 +149,6 @@ class Conversation:
         history = self._history(session_id)
         if resumed:
             store.repair(session_id)  # answer calls a crash left open
-            store.set_kind(session_id, "conversation")  # a one-shot run taken up here
             messages = history.read(None, OPEN_MESSAGES)
             app.events.publish(SessionResumed(session_id))
         if session_id != self.session_id:
@@ -258,6 +257,8 @@ class Conversation:
         self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
     ) -> None:
         assert self.agent is not None
+        if self.app is not None:  # a one-shot run taken up here becomes a conversation
+            self.app.store.set_kind(self.agent.session_id, "conversation")
         self.turn = asyncio.get_running_loop().create_task(self._run_turn(self.agent, text, images, shown))
         self.view.state_changed()
 
