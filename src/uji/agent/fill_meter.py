@@ -88,7 +88,7 @@ class FillMeter:
     def counted(self, usage: Usage, estimated: int) -> None:
         """The provider counted the request we estimated at `estimated` tokens."""
         reported = usage.input + usage.cache_read + usage.cache_write
-        if reported > 0:
+        if reported > 0 and not usage.estimated:  # only the provider's own count anchors and calibrates
             self._anchor_tokens = reported
             self._anchor_seq = self._anchor_pending
             self.calibration = Calibration(reported, estimated)

@@ -66,10 +66,16 @@ class ModelRequests:
         notice = self.services.notice
         try:
             try:
-                async with self.one_stream_at_a_time(request):
-                    answer = await call_model(
-                        wire, request, idle, self._emit, notice, self.track, self._hint()
-                    )
+                answer = await call_model(
+                    wire,
+                    request,
+                    idle,
+                    self._emit,
+                    notice,
+                    self.track,
+                    self._hint(),
+                    slot=self.one_stream_at_a_time,
+                )
             finally:
                 self.streamed.set()
         except Failure as failure:
@@ -80,8 +86,16 @@ class ModelRequests:
             # A model of unknown ability refused a request with images: once more without
             # them, and if that works, remember that it takes none.
             request.images = False
-            async with self.one_stream_at_a_time(request):
-                answer = await call_model(wire, request, idle, self._emit, notice, self.track, self._hint())
+            answer = await call_model(
+                wire,
+                request,
+                idle,
+                self._emit,
+                notice,
+                self.track,
+                self._hint(),
+                slot=self.one_stream_at_a_time,
+            )
             models.remember_text_only()
             notice(f"{models.model_id} does not take images; they are left out from now on")
         self.spending.count(answer.usage)
@@ -102,8 +116,9 @@ class ModelRequests:
         request.cache = "off"
         request.max_output = min(request.max_output, max_output)
         notice = (lambda text: None) if quiet else self.services.notice
-        async with self.one_stream_at_a_time(request):
-            answer = await call_model(wire, request, idle, discard, notice, hint=self._hint())
+        answer = await call_model(
+            wire, request, idle, discard, notice, hint=self._hint(), slot=self.one_stream_at_a_time
+        )
         self.spending.count(answer.usage)
         return answer.text
 
@@ -118,7 +133,8 @@ class ModelRequests:
 
     @contextlib.asynccontextmanager
     async def one_stream_at_a_time(self, request: WireRequest) -> AsyncIterator[None]:
-        """Around a model call: to a local server, one call at a time (see `_slot`)."""
+        """Around each attempt of a model call (not its retries' waits): to a local
+        server, one at a time (see `_slot`)."""
         from uji.providers.discovery import is_local
 
         if not is_local(str(request.provider.get("base_url") or "")):
