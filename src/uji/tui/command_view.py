@@ -29,4 +29,13 @@ class CommandView(Protocol):
 
     async def prompt(self, title: str, value: str = "", hidden: bool = False) -> str | None: ...
 
+    async def confirm(
+        self,
+        title: str,
+        body: str,
+        preview: str | None = None,
+        labels: tuple[str, str] | None = None,
+        asked_for: bool = False,
+    ) -> bool: ...
+
     async def quit(self) -> None: ...
