@@ -103,7 +103,7 @@ def estimated_usage(request: WireRequest, answer: Answer) -> Usage:
     Marked `estimated`, so the bar and `--json` say so."""
     import json
 
-    from uji.agent.context import estimate, tokens
+    from uji.agent.context_fill import estimate, tokens
 
     sent = (
         tokens(request.system) + tokens(json.dumps(request.tools))
