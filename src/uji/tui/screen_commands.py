@@ -84,8 +84,8 @@ async def thinking(tui: CommandView, args: str) -> None:
 async def compact(tui: CommandView, args: str) -> None:
     conv = tui.conversation
     agent = conv.agent
-    if agent is None or not hasattr(agent, "compact"):
-        tui.show_notice("compaction is not available yet")
+    if agent is None:
+        tui.show_notice("/compact: no session is open")
         return
     problem = conv.refusal()
     if problem:
