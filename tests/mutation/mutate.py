@@ -208,15 +208,86 @@ def retest(name: str) -> None:
     subprocess.run(["nice", "-n", "19", cosmic, "exec", config(name), after], cwd=where, env=env, check=True)
 
 
+# The whole of the gate's tests, for `--recheck`: a mutant the module's fast selection let
+# live is run once more against these before it is called a survivor.
+WIDE = (
+    "tests/test_policy.py tests/test_policy_layers.py tests/test_gate_commands.py tests/test_gate_decide.py"
+    " tests/test_gate_expansions.py tests/test_gate_hooks.py tests/test_gate_layers.py tests/test_gate_paths.py"
+    " tests/test_gate_write_flags.py tests/test_gate_redirects.py tests/test_remembered.py tests/test_confine.py"
+    " tests/test_sandbox.py tests/test_shell_parse.py tests/test_secrets.py tests/test_compaction.py"
+    " tests/test_rewind.py tests/test_verdict.py tests/test_gate_pieces.py"
+)
+RENAMED = {"src/uji/tools/paths.py": "src/uji/tools/path_forms.py"}
+
+
+def recheck(name: str) -> None:
+    """NAME's survivors applied to HEAD as text patches (the module may have moved since its
+    run) and run against WIDE, two workers, stopping at the first failure. Results go to
+    NAME-recheck.json: killed (by which test), survived, or stale (the patch no longer applies)."""
+    import json
+
+    db = CACHE / f"{name}.sqlite"
+    rows = (
+        sqlite3.connect(db)
+        .execute(
+            "SELECT s.job_id, s.operator_name, s.start_pos_row, r.diff FROM work_results r"
+            " JOIN mutation_specs s USING (job_id) WHERE r.test_outcome = 'SURVIVED' ORDER BY s.start_pos_row"
+        )
+        .fetchall()
+    )
+    out_file = CACHE / f"{name}-recheck.json"
+    results: dict[str, dict[str, object]] = json.loads(out_file.read_text()) if out_file.exists() else {}
+    where = tree(f"{name}-recheck", not results)
+    env = dict(os.environ, PYTHONPATH=str(where / "src"), PYTHONDONTWRITEBYTECODE="1")
+    for job, op, row, diff in rows:
+        if job in results:
+            continue
+        for old, new in RENAMED.items():
+            diff = diff.replace(old, new)
+        applied = subprocess.run(
+            ["patch", "-p1", "-F3", "--no-backup-if-mismatch"],
+            input=diff,
+            text=True,
+            cwd=where,
+            capture_output=True,
+        )
+        if applied.returncode != 0:
+            results[job] = {"op": op, "line": row, "outcome": "stale", "diff": diff}
+        else:
+            ran = subprocess.run(
+                ["nice", "-n", "19", *PYTEST.split(), "-n", "2", "--timeout", "120", *WIDE.split()],
+                cwd=where,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            failed = [ln.split(" ")[1] for ln in ran.stdout.splitlines() if ln.startswith("FAILED ")]
+            results[job] = {
+                "op": op,
+                "line": row,
+                "diff": diff,
+                "outcome": "survived" if ran.returncode == 0 else "killed",
+                "by": failed[:1],
+            }
+            subprocess.run(["git", "checkout", "-q", "--", "src"], cwd=where, check=True)
+        out_file.write_text(json.dumps(results, indent=1))
+        print(name, row, op, results[job]["outcome"], results[job].get("by", ""), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help=f"modules to mutate (default: all): {', '.join(MODULES)}")
     ap.add_argument("--report", action="store_true", help="print the counts and survivors only")
     ap.add_argument("--fresh", action="store_true", help="make the worktree anew from HEAD first")
     ap.add_argument("--retest", action="store_true", help="run the survivors again against HEAD's tests")
+    ap.add_argument("--recheck", action="store_true", help="the survivors as patches on HEAD, against WIDE")
     opts = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     names = opts.names or list(MODULES)
+    if opts.recheck:
+        for name in names:
+            recheck(name)
+        return
     if opts.retest:
         for name in names:
             retest(name)

@@ -1,0 +1,77 @@
+"""The pieces of Gate.decide that need none of its state (uji.tools.decision), each at its
+edges: a before_tool result read with Lua truthiness, the form of a path a rule matched, a
+symlink making a path another file, and the words of a deny. The layers around them are
+tested through `uji run` in test_gate_decide.py and test_gate_layers.py; these edges are
+ones a run reaches only by accident (a hook returning 0 or "", a path with a NUL)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from uji.tools.confine import Sandbox
+from uji.tools.decision import deny_text, matched_form, read_hook, through_symlink
+from uji.tools.verdict import Verdict
+
+pytestmark = pytest.mark.timeout(10)
+
+
+def test_a_hook_result_is_read_with_lua_truthiness() -> None:
+    # 0 and "" are true in Lua: `{ deny = 0 }` denies, with the handler's name for reason.
+    assert read_hook({"deny": 0}, "guard") == ("deny", "denied by guard")
+    assert read_hook({"deny": ""}, "guard") == ("deny", "denied by guard")
+    assert read_hook({"deny": True}, "guard") == ("deny", "denied by guard")
+    assert read_hook({"deny": "no"}, "guard") == ("deny", "no")
+    assert read_hook({"ask": 0}, "guard") == ("ask", None)
+    assert read_hook({"ask": ""}, "guard") == ("ask", None)
+    assert read_hook({"ask": "sure?"}, "guard") == ("ask", "sure?")
+    assert read_hook({"allow": 0}, "guard") == ("allow", None)
+    # false and nil decide nothing; the strictest of several wins.
+    assert read_hook({"deny": False, "ask": False, "allow": False}, "guard") is None
+    assert read_hook({"allow": True, "ask": True}, "guard") == ("ask", None)
+    assert read_hook({"allow": True, "ask": True, "deny": "x"}, "guard") == ("deny", "x")
+    assert read_hook("deny", "guard") is None
+    assert read_hook(None, "guard") is None
+
+
+def test_the_form_a_rule_matched_is_named_only_when_not_as_written() -> None:
+    forms = ["link/.env", "/project/real/.env"]
+    assert matched_form("link/*", forms) is None  # matched as written
+    assert matched_form("/project/real/*", forms) == "/project/real/.env"
+    assert matched_form("*.env", ["a.env", "b.env"]) is None  # the first form matched
+    assert matched_form("b.*", ["a.env", "b.env", "c.env"]) == "b.env"  # a middle one
+    assert matched_form("zzz", forms) is None
+
+
+def test_a_symlink_in_the_path_or_the_file_makes_it_another_file(tmp_path: Path) -> None:
+    cwd = tmp_path.resolve()
+    (cwd / "real").mkdir()
+    (cwd / "real" / "f").write_text("x")
+    (cwd / "a" / "b").mkdir(parents=True)
+    os.symlink(cwd / "real", cwd / "dir")
+    os.symlink(cwd / "a" / "b", cwd / "deep")
+    os.symlink(cwd / "real" / "f", cwd / "file")
+    sandbox = Sandbox(str(cwd), [])
+    assert through_symlink(sandbox, "dir/f")
+    assert through_symlink(sandbox, "file")
+    assert through_symlink(sandbox, "deep/../x")  # a/x: climbs from where `deep` points
+    assert not through_symlink(sandbox, "real/f")
+    assert not through_symlink(sandbox, "missing/file")
+    # A path the system cannot resolve is treated as another file (the stricter answer).
+    assert through_symlink(sandbox, "real/f\0x")
+
+
+def test_a_deny_tells_the_model_what_decided_it() -> None:
+    rule = Verdict(decision="deny", by="rule", rule="rm *", subject="rm -rf x")
+    assert deny_text(rule, "run_command") == "blocked by the policy rule `rm *` (in `rm -rf x`)"
+    form = Verdict(decision="deny", by="rule", rule="/p/real/*", subject="link", form="/p/real/f")
+    assert deny_text(form, "read_file") == "blocked by the policy rule `/p/real/*` (the file is `/p/real/f`)"
+    said = Verdict(decision="deny", by="rule", rule="rm *", message="never rm here")
+    assert deny_text(said, "run_command") == "never rm here"
+    assert deny_text(Verdict(decision="deny", by="rule", rule="rm"), "t") == "blocked by the policy rule `rm`"
+    mode = Verdict(decision="deny", by="mode", rule="plan")
+    assert deny_text(mode, "t") == "blocked by the plan mode (Shift+Tab or uji.mode.set changes the mode)"
+    default = Verdict(decision="deny", by="default")
+    assert deny_text(default, "t") == "blocked by policy (the top-level default `deny`)"
