@@ -501,3 +501,52 @@ def test_a_secret_whose_end_begins_another_is_cut_at_every_split_point(first: st
         stream = redactor.stream()
         out = b"".join([stream.feed(text[:k].encode()), stream.feed(text[k:].encode()), stream.flush()])
         assert out.decode() == whole, k
+
+
+def _stream_all(redactor: Any, chunks: list[str]) -> str:
+    stream = redactor.stream()
+    return b"".join([*(stream.feed(c.encode()) for c in chunks), stream.flush()]).decode()
+
+
+def test_a_key_inside_a_longer_key_is_not_cut_before_the_longer_one_shows() -> None:
+    # The chunk ends "zzabcdefgh": the start of the longer key, holding the whole shorter
+    # one. Cutting the shorter one there would send "zz" and "12", the longer key's ends.
+    from uji.tools.secrets import Redactor
+
+    redactor = Redactor({"zzabcdefgh12": "[B]", "abcdefgh": "[A]"})
+    text = "x zzabcdefgh12 y and abcdefgh"
+    for k in range(len(text) + 1):
+        assert _stream_all(redactor, [text[:k], text[k:]]) == "x [B] y and [A]", k
+
+
+def test_generated_keys_streamed_in_two_chunks_match_the_whole_cut() -> None:
+    # Keys over a two-letter alphabet overlap, nest and begin one another in every way;
+    # each text, cut at every point, must come out as the whole text cut at once. The first
+    # case needs the cut moved back twice (one key's start found inside another's).
+    import random
+
+    from uji.tools.secrets import Redactor
+
+    cases = [({"bbbabb": "[0]", "baaa": "[1]", "babbb": "[2]"}, "bbbbbbabbbaa")]
+    rnd = random.Random(22)
+    for _ in range(400):
+        keys = {"".join(rnd.choice("ab") for _ in range(rnd.randint(3, 7))): f"[{i}]" for i in range(3)}
+        cases.append((keys, "".join(rnd.choice("ab") for _ in range(rnd.randint(4, 14)))))
+    for keys, text in cases:
+        redactor = Redactor(keys)
+        whole = redactor(text)
+        for k in range(len(text) + 1):
+            assert _stream_all(redactor, [text[:k], text[k:]]) == whole, (keys, text, k)
+
+
+def test_a_chunk_goes_on_at_once_up_to_what_could_begin_a_key() -> None:
+    # Only a chunk's end that is the start of a longer key waits for the next chunk: plain
+    # output and a whole key that begins no other go out, cut, as soon as they are read.
+    from uji.tools.secrets import Redactor
+
+    stream = Redactor({"sk-alone-12345": "[A]", "sk-nest-0123456789": "[N]"}).stream()
+    assert stream.feed(b"plain line\n") == b"plain line\n"
+    assert stream.feed(b"key sk-alone-12345") == b"key [A]"
+    assert stream.feed(b" then sk-ne") == b" then "
+    assert stream.feed(b"st-0123456789") == b"[N]"
+    assert stream.flush() == b""

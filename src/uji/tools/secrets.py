@@ -23,10 +23,10 @@ MIN_SECRET = 8  # shorter values ("x", "test") would garble ordinary output
 
 class Redactor:
     """Replaces each known secret in a text (the mapping's keys) by its replacement (the
-    values), longest secret first."""
+    values). No order among them is needed: cut_out finds every occurrence of each first."""
 
     def __init__(self, secrets: Mapping[str, str]) -> None:
-        self.pairs = sorted(secrets.items(), key=lambda kv: len(kv[0]), reverse=True)
+        self.pairs = list(secrets.items())
 
     def __bool__(self) -> bool:
         return bool(self.pairs)
