@@ -238,9 +238,12 @@ def recheck(name: str) -> None:
     out_file = CACHE / f"{name}-recheck.json"
     results: dict[str, dict[str, object]] = json.loads(out_file.read_text()) if out_file.exists() else {}
     where = tree(f"{name}-recheck", not results)
+    subprocess.run(
+        ["git", "checkout", "-q", "--", "src"], cwd=where, check=True
+    )  # an interrupted run's mutant
     env = dict(os.environ, PYTHONPATH=str(where / "src"), PYTHONDONTWRITEBYTECODE="1")
     for job, op, row, diff in rows:
-        if job in results:
+        if job in results and results[job]["outcome"] != "stale":
             continue
         for old, new in RENAMED.items():
             diff = diff.replace(old, new)
