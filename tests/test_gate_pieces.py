@@ -75,3 +75,33 @@ def test_a_deny_tells_the_model_what_decided_it() -> None:
     assert deny_text(mode, "t") == "blocked by the plan mode (Shift+Tab or uji.mode.set changes the mode)"
     default = Verdict(decision="deny", by="default")
     assert deny_text(default, "t") == "blocked by policy (the top-level default `deny`)"
+
+
+def test_a_path_that_cannot_name_a_file_is_refused_with_where() -> None:
+    from uji.tools.path_forms import MAX_PATH_BYTES, path_problem
+
+    assert MAX_PATH_BYTES == 4096  # Linux's PATH_MAX
+    assert path_problem("a" * 4096) is None
+    assert path_problem("a" * 4097) == "path is too long (4097 bytes; the limit is 4096)"
+    assert path_problem("é" * 2048) is None  # bytes, not characters: 4096 of them
+    assert path_problem("ab\0c") == "path contains a NUL byte at character 3"
+    assert path_problem("\nx") == "path contains a newline at character 1"
+    assert path_problem("x\r") == "path contains a carriage return at character 2"
+    assert path_problem("ok\ud800") == "path is not valid text (an unpaired surrogate at character 3)"
+    assert path_problem("a/b c/é.txt") is None
+
+
+def test_every_spelling_of_a_file_is_a_form_the_rules_see(tmp_path: Path) -> None:
+    from uji.tools.path_forms import path_forms
+
+    cwd = tmp_path.resolve()
+    (cwd / "real").mkdir()
+    os.symlink(cwd / "real", cwd / "link")
+    sandbox = Sandbox(str(cwd), [])
+    assert path_forms(sandbox, "./sub/../b.txt") == ["./sub/../b.txt", str(cwd / "b.txt"), "b.txt"]
+    assert path_forms(sandbox, "link/f") == [
+        "link/f",
+        str(cwd / "link" / "f"),
+        str(cwd / "real" / "f"),
+        "real/f",
+    ]
