@@ -10,6 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Home
 from tests.fakes.openai_server import text, tool_call
 
@@ -314,3 +316,28 @@ def test_outside_git_a_file_tools_write_keeps_the_executable_bit_and_the_link(ho
     assert os.access(work / "run.sh", os.X_OK)
     assert os.readlink(work / "link") == "target.txt"
     assert (work / "target.txt").read_text() == "target before\n"
+
+
+@pytest.mark.parametrize("escape", ["../escape.txt", "sub/../../escape.txt", "ABS", ".git/hooks/pre-commit"])
+def test_a_restore_never_writes_or_deletes_outside_the_project(tmp_path: Path, escape: str) -> None:
+    # A plan is read back from the checkpoint store, which a process of the user's could
+    # have written: a path in it that leaves the project (or is absolute, even inside it,
+    # or is in .git) is refused before anything is written, and nothing else is touched.
+    from uji.store.checkpoints import CheckpointError, Checkpoints, Plan
+
+    work = tmp_path / "work"
+    work.mkdir()
+    make_repo(work)
+    cps = Checkpoints(str(tmp_path / "data"), str(work))
+    cps.begin("s", 1)
+    (work / "a.txt").write_text("changed\n")
+    cps.touched()
+    cps.end()
+    blob = cps.plan("s", 1).write["a.txt"]
+    path = str(work / "a.txt") if escape == "ABS" else escape
+    for plan in (Plan(seq=1, write={path: blob}), Plan(seq=1, delete=[path])):
+        with pytest.raises(CheckpointError, match="outside the project"):
+            cps.restore(plan, "s")
+    assert not (tmp_path / "escape.txt").exists()
+    assert (work / "a.txt").read_text() == "changed\n"
+    assert not (work / ".git" / "hooks" / "pre-commit").exists()
