@@ -238,9 +238,14 @@ def recheck(name: str) -> None:
     out_file = CACHE / f"{name}-recheck.json"
     results: dict[str, dict[str, object]] = json.loads(out_file.read_text()) if out_file.exists() else {}
     where = tree(f"{name}-recheck", not results)
-    subprocess.run(
-        ["git", "checkout", "-q", "--", "src"], cwd=where, check=True
-    )  # an interrupted run's mutant
+    # An interrupted run's mutant goes. cosmic-ray's exception mutants name an exception it
+    # defines while it runs; here every process the tests start (PYTHONPATH=src) defines
+    # it through sitecustomize.
+    subprocess.run(["git", "checkout", "-q", "--", "src"], cwd=where, check=True)
+    (where / "src" / "sitecustomize.py").write_text(
+        "import builtins\n\n\nclass CosmicRayTestingException(Exception):\n    pass\n\n\n"
+        "builtins.CosmicRayTestingException = CosmicRayTestingException\n"
+    )
     env = dict(os.environ, PYTHONPATH=str(where / "src"), PYTHONDONTWRITEBYTECODE="1")
     for job, op, row, diff in rows:
         if job in results and results[job]["outcome"] != "stale":
