@@ -532,11 +532,11 @@ def test_generated_keys_streamed_in_two_chunks_match_the_whole_cut() -> None:
     for _ in range(400):
         keys = {"".join(rnd.choice("ab") for _ in range(rnd.randint(3, 7))): f"[{i}]" for i in range(3)}
         cases.append((keys, "".join(rnd.choice("ab") for _ in range(rnd.randint(4, 14)))))
-    for keys, text in cases:
+    for keys, said in cases:
         redactor = Redactor(keys)
-        whole = redactor(text)
-        for k in range(len(text) + 1):
-            assert _stream_all(redactor, [text[:k], text[k:]]) == whole, (keys, text, k)
+        whole = redactor(said)
+        for k in range(len(said) + 1):
+            assert _stream_all(redactor, [said[:k], said[k:]]) == whole, (keys, said, k)
 
 
 def test_a_chunk_goes_on_at_once_up_to_what_could_begin_a_key() -> None:
