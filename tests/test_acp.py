@@ -79,7 +79,8 @@ def drive(home: Home, steps: list[dict[str, Any]], timeout: float = 180) -> Tran
     where = client_dir()
     node = shutil.which("node")
     assert node, "node is needed to run the ACP client"
-    agent = [sys.executable, "-m", "uji", "acp"]
+    # `python -m uji acp`, forked by this worker's zygote (tests/forked_uji.py).
+    agent = [sys.executable, str(ROOT / "tests" / "forked_uji.py"), "acp"]
     proc = subprocess.run(
         [node, str(where / "client.mjs"), json.dumps(agent), json.dumps(steps)],
         cwd=home.work,
