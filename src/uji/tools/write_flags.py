@@ -55,8 +55,10 @@ class WriteFlags:
         self.table: dict[str, list[str] | bool] = {}
         self.entries: dict[str, list[WriteFlag]] = {}
 
-    def set(self, table: dict[str, Any], origin: str | None) -> None:
-        """Replace the list. Raises WriteFlagError for what cannot be read."""
+    def set(self, table: dict[str, Any], origin: str | None, *, shipped: bool = False) -> None:
+        """Replace the list. Raises WriteFlagError for what cannot be read. `shipped`: the
+        list uji ships (defaults.lua), whose regular expressions are compiled when first
+        needed, not on every start (a test compiles them all)."""
         entries: dict[str, list[WriteFlag]] = {}
         kept: dict[str, list[str] | bool] = {}
         for key, value in table.items():
@@ -73,7 +75,7 @@ class WriteFlags:
             else:
                 raise WriteFlagError(f"{key}: expected a list of flags or true, got {value!r}")
             for spelling in spellings:
-                found = WriteFlag(command, sub, spelling, _matcher(key, spelling), origin)
+                found = WriteFlag(command, sub, spelling, _matcher(key, spelling, shipped), origin)
                 entries.setdefault(command, []).append(found)
         self.table, self.entries = kept, entries
 
@@ -96,9 +98,18 @@ class WriteFlags:
         return None
 
 
-def _matcher(key: str, spelling: str) -> Callable[[tuple[str, ...], bool], bool]:
+def _matcher(key: str, spelling: str, lazy: bool = False) -> Callable[[tuple[str, ...], bool], bool]:
     if spelling == ANY_USE:
         return lambda words, loose: True
+    if len(spelling) >= 2 and spelling.startswith("/") and spelling.endswith("/") and lazy:
+        compiled: list[re.Pattern[str]] = []
+
+        def search(words: tuple[str, ...], loose: bool) -> bool:
+            if not compiled:
+                compiled.append(re.compile(spelling[1:-1]))
+            return compiled[0].search(" ".join(words)) is not None
+
+        return search
     if len(spelling) >= 2 and spelling.startswith("/") and spelling.endswith("/"):
         try:
             rx = re.compile(spelling[1:-1])

@@ -141,7 +141,7 @@ def _policy_api(host: LuaHost, gate: Gate) -> Api:
             if not isinstance(data, dict):
                 raise ApiError("uji.tool.write_flags expects a table: command = { flags } or true")
             try:
-                gate.policy.write_flags.set(data, origin)
+                gate.policy.write_flags.set(data, origin, shipped=_shipped(origin))
             except WriteFlagError as e:
                 raise ApiError(f"uji.tool.write_flags: {e}") from None
         return host.lua.convert.to_lua(gate.policy.write_flags.table)
@@ -545,3 +545,12 @@ def process_api(host: LuaHost) -> Api:
         "process_stop": process_stop,
         "process_release": process_release,
     }
+
+
+def _shipped(origin: str | None) -> bool:
+    """Whether a call comes from the Lua files uji ships (uji/builtin/)."""
+    import os
+
+    from uji.lua.runtime import RUNTIME_DIR
+
+    return origin is not None and origin.startswith(os.path.join(RUNTIME_DIR, "uji", "builtin") + os.sep)
