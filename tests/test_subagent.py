@@ -154,6 +154,8 @@ def test_a_task_runs_a_child_that_reads_a_file_and_its_answer_is_the_result(home
 
     # The call's task (ctx.task: the `tasks` events) follows the child's calls, then ends done.
     rows = [e["tasks"] for e in run.of("tasks") if e["tool"] == "subagent"]
+    said = [json.dumps(e, sort_keys=True) for e in run.of("tasks")]
+    assert len(said) == len(set(said))  # each step of the child once (--json repeated them four times)
     assert {"label": "subagent", "status": "running", "line": "read_file a.py"}.items() <= rows[-2][0].items()
     assert rows[-1][0]["status"] == "done" and rows[-1][0]["detail"] == "a.py defines alpha()"
 
