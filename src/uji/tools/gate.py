@@ -34,7 +34,6 @@ class Gate:
         auth_file: str,
         rules_lua: str,
         key_variables: Callable[[], Iterable[str]],
-        tools: Iterable[Tool] = (),
         protected: Iterable[str] = (),
     ) -> None:
         """`key_variables` gives the providers' key variables, whose values are secrets
@@ -45,9 +44,7 @@ class Gate:
         self.auth_file = auth_file
         self.rules_lua = rules_lua
         self._key_variables = key_variables
-        self.registry = Registry()
-        for tool in tools:
-            self.registry.add(tool)
+        self.registry = Registry()  # the tools are added by whoever makes them (uji.app, Lua, MCP)
         self.policy = Policy()
         self.confined = True
         # Provider key variables commands keep (uji.tool.inherit_keys): none, all, or these.
