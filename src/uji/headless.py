@@ -7,7 +7,7 @@ import json
 import signal
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.agent.approval import Answer, Question
 from uji.agent.loop import Agent, TurnOptions, TurnResult
@@ -27,6 +27,9 @@ from uji.stdio import UsageError, prompt_from, say, silence, write_all
 from uji.ui.headless import HeadlessUi
 from uji.worktree import Worktree
 from uji.worktree import find as find_worktree
+
+if TYPE_CHECKING:
+    from uji.wires.base import Image
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BUDGET = 3  # a budget (--max-steps, --max-cost, uji.session.configure) stopped the turn
@@ -81,10 +84,10 @@ class Printer:
             text = event.message.get("text")
             if isinstance(text, str) and text.strip():
                 self.written.append(text.strip())
-        if isinstance(event, MessageSaved) and event.message.get("type") == "file":
+        if isinstance(event, MessageSaved) and event.message["type"] == "file":
             from uji.agent.mentions import line
 
-            label, text = line(dict(event.message))
+            label, text = line(event.message)
             if label != "attached":  # a refused @file mention says so (--json: its `message` line)
                 self.notice(f"{label}: {text}")
 
@@ -363,7 +366,7 @@ async def _run_loaded(app: App, opts: Any, printer: Printer, sigint: Sigint, pro
         printer.notice(picked)
     if getattr(opts, "input_format", "text") == "stream-json":
         return await _run_stream(app, opts, printer, sigint, tools)
-    images: list[dict[str, Any]] = []
+    images: list[Image] = []
     if opts.image:
         refusal = await _image_refusal(app)
         if refusal:
@@ -453,7 +456,7 @@ def _bad_line(printer: Printer, number: int | None, why: str) -> None:
         printer.notice(f"{where}{why}")
 
 
-async def _stream_images(app: App, parts: tuple[tuple[str, bytes], ...], number: int) -> list[dict[str, Any]]:
+async def _stream_images(app: App, parts: tuple[tuple[str, bytes], ...], number: int) -> list[Image]:
     """A message's image parts, checked and fitted as --image files are."""
     from uji.images import ImageError, current_limits, from_bytes
     from uji.stream_input import BadLine
@@ -485,7 +488,7 @@ async def _image_refusal(app: App) -> str | None:
     return f"--image: {why}; choose a model that does with --model PROVIDER/MODEL" if why else None
 
 
-async def _load_images(app: App, paths: list[str]) -> tuple[list[dict[str, Any]], str | None]:
+async def _load_images(app: App, paths: list[str]) -> tuple[list[Image], str | None]:
     """The --image files, checked and fitted to the current wire's limits, or the first
     problem, naming its path."""
     from uji.images import ImageError, current_limits, load
@@ -498,7 +501,7 @@ async def _load_images(app: App, paths: list[str]) -> tuple[list[dict[str, Any]]
 
 
 async def _run_prompt(
-    app: App, agent: Agent, prompt: str, sigint: Sigint, images: list[dict[str, Any]] | None = None
+    app: App, agent: Agent, prompt: str, sigint: Sigint, images: list[Image] | None = None
 ) -> TurnResult:
     """A prompt, or a `/command args` line whose handler may submit prompts. The images
     go with the first message."""
@@ -538,7 +541,7 @@ async def _run_prompt(
 
 
 async def _turn(
-    app: App, agent: Agent, prompt: str, sigint: Sigint, images: list[dict[str, Any]] | None = None
+    app: App, agent: Agent, prompt: str, sigint: Sigint, images: list[Image] | None = None
 ) -> TurnResult:
     """One turn in its own task, so an interrupt cancels the turn and not uji run."""
     task = asyncio.get_running_loop().create_task(agent.turn(prompt, images))

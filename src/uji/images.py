@@ -20,6 +20,7 @@ from uji.tools.builtin.read_file import image_info
 
 if TYPE_CHECKING:
     from uji.providers.selection import ModelSelection
+    from uji.wires.base import Image
 
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp")
@@ -83,7 +84,7 @@ class ImageError(Exception):
 # -- reading --------------------------------------------------------------------------
 
 
-def load(path: str, limits: Limits, cwd: str | None = None) -> dict[str, Any]:
+def load(path: str, limits: Limits, cwd: str | None = None) -> Image:
     """The image at `path` (relative to `cwd`), fitted to `limits`; ImageError names the
     path and what is wrong with it."""
     full = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
@@ -102,7 +103,7 @@ def load(path: str, limits: Limits, cwd: str | None = None) -> dict[str, Any]:
     return from_bytes(data, os.path.basename(full), limits, where=path)
 
 
-def from_bytes(data: bytes, name: str, limits: Limits, where: str | None = None) -> dict[str, Any]:
+def from_bytes(data: bytes, name: str, limits: Limits, where: str | None = None) -> Image:
     """Raw image bytes → the stored image, fitted to `limits`."""
     where = where or name
     info = image_info(data)
@@ -114,7 +115,7 @@ def from_bytes(data: bytes, name: str, limits: Limits, where: str | None = None)
     return _fit(data, media_type, name, limits, where)
 
 
-def stored(data: bytes, media_type: str, name: str, width: int, height: int) -> dict[str, Any]:
+def stored(data: bytes, media_type: str, name: str, width: int, height: int) -> Image:
     return {
         "media_type": media_type,
         "data": base64.b64encode(data).decode("ascii"),
@@ -124,7 +125,7 @@ def stored(data: bytes, media_type: str, name: str, width: int, height: int) -> 
     }
 
 
-def _fit(data: bytes, media_type: str, name: str, limits: Limits, where: str) -> dict[str, Any]:
+def _fit(data: bytes, media_type: str, name: str, limits: Limits, where: str) -> Image:
     """Decode the image (which checks it whole), turn it upright by its EXIF orientation,
     scale its long edge down to the limit, and encode it again only if something changed;
     then JPEG at falling quality, then halving, until it fits the bytes."""

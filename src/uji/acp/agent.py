@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 
     from uji.agent.loop import Agent, TurnResult
     from uji.app import App
+    from uji.wires.base import Image
 
     McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
     PromptBlock = (
@@ -157,7 +158,7 @@ class Session:
         self.turn.cancel()
         return True
 
-    async def prompt(self, text: str, images: list[dict[str, Any]]) -> StopReason:
+    async def prompt(self, text: str, images: list[Image]) -> StopReason:
         if self.turn is not None and not self.turn.done():
             raise RequestError(INVALID_PARAMS, "a prompt is still running in this session")
         self.turn = asyncio.get_running_loop().create_task(self.agent.turn(text, images or None))
@@ -436,12 +437,12 @@ def _add_mcp(app: App, server: McpServer) -> None:
     app.mcp.add(server.name, config)
 
 
-async def _read_prompt(app: App, blocks: list[PromptBlock]) -> tuple[str, list[dict[str, Any]]]:
+async def _read_prompt(app: App, blocks: list[PromptBlock]) -> tuple[str, list[Image]]:
     """A prompt's text (resources the client embeds follow it) and its images."""
     from uji.images import ImageError, current_limits, from_bytes
 
     parts: list[str] = []
-    images: list[dict[str, Any]] = []
+    images: list[Image] = []
     for i, block in enumerate(blocks, 1):
         if isinstance(block, TextContentBlock):
             parts.append(block.text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp.schema import (
     AgentMessageChunk,
@@ -32,6 +32,9 @@ from acp.schema import (
 
 from uji.agent.approval import Question
 from uji.events.stream import AgentEvent, CallSubject, Delta, MessageSaved, ToolStarted
+
+if TYPE_CHECKING:
+    from uji.store.rows import Row
 
 Update = (
     AgentMessageChunk
@@ -175,12 +178,11 @@ class Updates:
             raw_input=question.arguments,
         )
 
-    def replay(self, messages: list[dict[str, Any]]) -> list[Update]:
+    def replay(self, messages: list[Row]) -> list[Update]:
         """A saved session told again (`session/load`): prompts, answers and their calls."""
         out: list[Update] = []
         for message in messages:
-            kind = message.get("type")
-            if kind == "user":
+            if message["type"] == "user":
                 out.append(
                     UserMessageChunk(
                         session_update="user_message_chunk", content=text_block(str(message.get("text", "")))
@@ -197,7 +199,7 @@ class Updates:
                             ),
                         )
                     )
-            elif kind == "assistant":
+            elif message["type"] == "assistant":
                 if message.get("reasoning"):
                     out.append(
                         AgentThoughtChunk(
@@ -211,7 +213,7 @@ class Updates:
                             session_update="agent_message_chunk", content=text_block(str(message["text"]))
                         )
                     )
-            elif kind == "tool":
+            elif message["type"] == "tool":
                 name = str(message.get("name", ""))
                 subject = str(message.get("subject") or name)
                 text = str(message.get("content", ""))

@@ -4,7 +4,7 @@ fitting its model's window (reference internals §5)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from uji.agent.context_fill import estimate
 from uji.agent.messages import live
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from uji.agent.services import TurnServices
     from uji.agent.session_log import SessionLog
     from uji.events.stream import Sink
+    from uji.store.rows import Row
 
 TRANSCRIPT_CHARS = 200_000
 FAILED_NOTICE = "could not compact; sending the full context"
@@ -45,7 +46,7 @@ UPDATE = """Update the previous summary (in <previous-summary>) with the newer p
 conversation that follows it, keeping the same sections."""
 
 
-def cut_index(history: list[dict[str, Any]], start: int, keep_recent: int) -> int | None:
+def cut_index(history: list[Row], start: int, keep_recent: int) -> int | None:
     """Where the kept part begins: walk back from the end until `keep_recent` tokens are
     kept, then back to a non-tool message so no tool result loses its call. None when
     nothing would be left to fold."""
@@ -63,25 +64,24 @@ def cut_index(history: list[dict[str, Any]], start: int, keep_recent: int) -> in
     return i
 
 
-def _label(message: dict[str, Any]) -> str | None:
-    kind = message["type"]
-    if kind == "user":
+def _label(message: Row) -> str | None:
+    if message["type"] == "user":
         return f"[user]\n{message.get('text', '')}"
-    if kind == "assistant":
+    if message["type"] == "assistant":
         parts = [message.get("text", "")]
         for call in message.get("tool_calls") or []:
             parts.append(f"(called {call.get('name')} {call.get('arguments', '')})")
         return "[assistant]\n" + "\n".join(p for p in parts if p)
-    if kind == "tool":
+    if message["type"] == "tool":
         return f"[{message.get('name', 'tool')}]\n{message.get('content', '')}"
-    if kind == "compaction":
+    if message["type"] == "compaction":
         return f"[earlier summary]\n{message.get('summary', '')}"
-    if kind == "file" and isinstance(message.get("content"), str):
+    if message["type"] == "file" and isinstance(message.get("content"), str):
         return f"[the user attached {message.get('path', '')}]\n{message['content']}"
     return None
 
 
-def transcript(messages: list[dict[str, Any]]) -> str:
+def transcript(messages: list[Row]) -> str:
     """The part to fold, as labelled text, newest kept first when it must be cut."""
     blocks: list[str] = []
     size = 0
@@ -98,9 +98,11 @@ def transcript(messages: list[dict[str, Any]]) -> str:
     return "\n\n".join(reversed(blocks))
 
 
-def files_touched(messages: list[dict[str, Any]], previous: list[str]) -> list[str]:
+def files_touched(messages: list[Row], previous: list[str]) -> list[str]:
     files = list(previous)
     for message in messages:
+        if message["type"] != "assistant":
+            continue
         for call in message.get("tool_calls") or []:
             try:
                 args = json.loads(call.get("arguments") or "{}")
@@ -112,7 +114,7 @@ def files_touched(messages: list[dict[str, Any]], previous: list[str]) -> list[s
     return files
 
 
-def request_text(folded: list[dict[str, Any]], previous_summary: str | None) -> tuple[str, str]:
+def request_text(folded: list[Row], previous_summary: str | None) -> tuple[str, str]:
     """(system prompt, user message) for the summariser."""
     body = transcript(folded)
     if previous_summary:
@@ -167,7 +169,7 @@ class Compactor:
             self.failed = True
             self.services.notice(FAILED_NOTICE)
             return False, "the summary was empty"
-        files = files_touched(folded, (previous or {}).get("files") or [])
+        files = files_touched(folded, previous.get("files") or [] if previous else [])
         saved = self.log.save(
             {"type": "compaction", "summary": summary.strip(), "through": folded[-1]["seq"], "files": files}
         )

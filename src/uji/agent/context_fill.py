@@ -4,7 +4,7 @@ last reported, and the budget that triggers compaction (reference internals §5)
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
 
 from uji.record import Struct
 
@@ -12,12 +12,15 @@ DEFAULT_RESERVE = 20_000
 KEEP_RECENT = 20_000
 
 
-def image_tokens(image: dict[str, Any]) -> int:
+def image_tokens(image: Mapping[str, object]) -> int:
+    """An image's tokens: by its size, else by its bytes (an image a plugin or an old
+    session left without one)."""
     width, height = image.get("width"), image.get("height")
     if isinstance(width, int) and isinstance(height, int):
         return math.ceil(width * height / 750)
     # No size recorded: judge by the bytes (about 1,600 tokens for a full-size image).
-    return min(1600, max(85, len(image.get("data", "")) * 3 // 4 // 750))
+    data = image.get("data", "")
+    return min(1600, max(85, len(data if isinstance(data, str) else "") * 3 // 4 // 750))
 
 
 def tokens(text: str) -> int:
@@ -25,19 +28,28 @@ def tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def estimate(message: dict[str, Any]) -> int:
-    """Characters / 4, plus tool-call names and arguments, plus images."""
+def estimate(message: Mapping[str, object]) -> int:
+    """Characters / 4, plus tool-call names and arguments, plus images: of any row, or of
+    a message as a wire sends it."""
     chars = 0
     for key in ("text", "content", "summary", "reasoning"):
         value = message.get(key)
         if isinstance(value, str) and not (key == "summary" and message.get("type") == "tool"):
             chars += len(value)
-    for call in message.get("tool_calls") or []:
-        chars += len(call.get("name", "")) + len(call.get("arguments", ""))
+    chars += call_chars(message.get("tool_calls"))
     tokens = math.ceil(chars / 4)
-    for image in message.get("images") or []:
+    images = message.get("images")
+    for image in images if isinstance(images, list) else ():
         tokens += image_tokens(image)
     return tokens
+
+
+def call_chars(calls: object) -> int:
+    """The characters of the tool calls of a message (`tool_calls`, if any): names and
+    arguments."""
+    if not isinstance(calls, list):
+        return 0
+    return sum(len(call.get("name", "")) + len(call.get("arguments", "")) for call in calls)
 
 
 class Budget(Struct):

@@ -12,7 +12,19 @@ from uji.agent.instructions import Instructions
 from uji.record import Record, Struct
 
 if TYPE_CHECKING:
+    from typing import TypedDict
+
     from uji.wires.base import Cache
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class CompactionSettings(TypedDict):
+        """`uji.context.configure{compaction=...}`: whether to compact, the tokens kept free
+        for the answer and those kept unfolded (None: the model's own figures)."""
+
+        enabled: bool
+        reserve: int | None
+        keep_recent: int | None
+
 
 # Where a context provider's text went: the system prompt, or a hidden message of the turn.
 Placement = Literal["system", "turn"]
@@ -54,7 +66,7 @@ class PromptContext:
         # AGENTS.md and friends; the user's own lives in the config directory.
         self.instructions = Instructions(config_dir)
         self.cache: Cache = "short"  # prompt caching: off | short (5 min) | long (1 h)
-        self.compaction: dict[str, Any] = {"enabled": True, "reserve": None, "keep_recent": None}
+        self.compaction: CompactionSettings = {"enabled": True, "reserve": None, "keep_recent": None}
 
     def add(self, name: str, fn: Any, priority: float = 50) -> None:
         """Add a provider, or replace the one of that name (it keeps its place among equals)."""

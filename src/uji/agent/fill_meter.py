@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from uji.agent.context_fill import Budget, budget, estimate, tokens
 from uji.agent.contexts import Part
@@ -14,9 +14,18 @@ from uji.agent.messages import live
 from uji.agent.window import Calibration, Window, window
 
 if TYPE_CHECKING:
+    from typing import TypedDict
+
     from uji.agent.services import TurnServices
     from uji.agent.session_log import SessionLog
     from uji.wires.base import Usage
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class Fill(TypedDict):
+        """How full the window is (`uji.session.context()`)."""
+
+        used: int  # tokens
+        window: int | None
 
 
 class FillMeter:
@@ -41,7 +50,7 @@ class FillMeter:
         settings = self.services.context.compaction
         return budget(window, model.output if model else None, settings.get("reserve"))
 
-    def context(self) -> dict[str, Any]:
+    def context(self) -> Fill:
         """{used, window}: the provider's last reported input plus an estimate of what
         came after it."""
         return {"used": self.used(), "window": self.budget().window}

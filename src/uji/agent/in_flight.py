@@ -5,17 +5,18 @@ every call of it, so the history the model sees next is whole."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from uji.agent.model_call import Collector
     from uji.agent.tool_calls import ToolCaller
+    from uji.store.rows import Row, ToolRow
     from uji.wires.base import ToolCall
 
 INTERRUPTED_RUNNING = "error: interrupted by the user while this tool ran"
 INTERRUPTED_BEFORE = "error: interrupted by the user before this tool ran"
 
-Save = Callable[[dict[str, Any]], dict[str, Any]]
+Save = Callable[["Row"], "Row"]  # SessionLog.save
 
 
 class InFlight:
@@ -51,7 +52,12 @@ class InFlight:
             output = calls.partial.pop(call.id, None)
             if output and call.id == calls.running:
                 content = f"{content}; its output until then:\n{output}"
-            message = {"type": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
+            message: ToolRow = {
+                "type": "tool",
+                "tool_call_id": call.id,
+                "name": call.name,
+                "content": content,
+            }
             subject = calls.subjects.get(call.id)
             if subject is not None:
                 message["subject"] = subject

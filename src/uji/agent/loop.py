@@ -41,6 +41,8 @@ from uji.wires.base import Answer, Failure, Usage
 
 if TYPE_CHECKING:
     from uji.agent.services import TurnServices
+    from uji.store.rows import AssistantRow, Row, UserRow
+    from uji.wires.base import Image
 
 __all__ = ["Agent", "TurnFailed", "TurnOptions", "TurnResult"]
 
@@ -107,7 +109,7 @@ class Agent:
         self.hooks.publish(event)
 
     @property
-    def history(self) -> list[dict[str, Any]]:
+    def history(self) -> list[Row]:
         """The session's live messages (see session_log.py)."""
         return self.log.messages
 
@@ -132,12 +134,12 @@ class Agent:
     # The turn -----------------------------------------------------------------
 
     async def turn(
-        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
+        self, text: str, images: list[Image] | None = None, shown: str | None = None
     ) -> TurnResult:
         """One prompt to the end of its turn. `shown`: what the transcript shows of the
         prompt instead of `text` (the screen's long pastes as their markers); the model
         gets `text`."""
-        user: dict[str, Any] = {"type": "user", "text": text}
+        user: UserRow = {"type": "user", "text": text}
         if images:
             user["images"] = images
         if shown is not None and shown != text:
@@ -220,7 +222,7 @@ class Agent:
             if not call.id:
                 call.id = "call_" + os.urandom(8).hex()  # what secrets.token_hex does, without its imports
         if answer.text or answer.tool_calls or answer.reasoning:
-            message: dict[str, Any] = {"type": "assistant", "text": answer.text}
+            message: AssistantRow = {"type": "assistant", "text": answer.text}
             if answer.tool_calls:
                 message["tool_calls"] = [c.as_dict() for c in answer.tool_calls]
             if answer.reasoning:
@@ -236,7 +238,7 @@ class Agent:
         if item is None:
             return False
         self.spending.restart_turn()
-        message: dict[str, Any] = {"type": "user", "text": item["text"]}
+        message: UserRow = {"type": "user", "text": item["text"]}
         if item.get("images"):
             message["images"] = item["images"]
         if item.get("shown"):

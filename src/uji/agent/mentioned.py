@@ -5,10 +5,13 @@ The reading is uji.mcp's, given to the turn as TurnServices.resources."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from uji.record import Record
 from uji.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from uji.store.rows import FileRow
 
 
 class Mentioned(Record):
@@ -18,9 +21,9 @@ class Mentioned(Record):
     uri: str
     result: ToolResult
 
-    def row(self, redact: Callable[[str], str]) -> dict[str, Any]:
+    def row(self, redact: Callable[[str], str]) -> FileRow:
         """The `file` row saved after the message: its content goes with it as an @file's."""
-        row: dict[str, Any] = {
+        row: FileRow = {
             "type": "file",
             "path": f"{self.server}:{self.uri}",
             "server": self.server,

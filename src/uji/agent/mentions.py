@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from uji.agent.tool_calls import ToolCaller
+    from uji.store.rows import FileRow
 
 MAX_MENTIONS = 20  # files attached per message; more are left as text, with a notice
 _TOKEN = re.compile(r'(?:^|(?<=[\s(\[{<]))@(?:"([^"\n]+)"|([^\s"]+))')
@@ -80,7 +81,7 @@ def _existing(path: str, cwd: str) -> str | None:
         return None
 
 
-async def attach(text: str, cwd: str, caller: ToolCaller, save: Callable[[dict[str, Any]], Any]) -> None:
+async def attach(text: str, cwd: str, caller: ToolCaller, save: Callable[[FileRow], Any]) -> None:
     """Attach the files `text` mentions: one saved `file` row each, decided by the gate."""
     paths = find(text, cwd)
     if len(paths) > MAX_MENTIONS:
@@ -90,7 +91,7 @@ async def attach(text: str, cwd: str, caller: ToolCaller, save: Callable[[dict[s
         save(await caller.attach(path))
 
 
-def block(row: dict[str, Any]) -> str | None:
+def block(row: FileRow) -> str | None:
     """What the model is sent for a saved `file` row (None: nothing, it was not attached)."""
     content = row.get("content")
     if not isinstance(content, str):
@@ -100,7 +101,7 @@ def block(row: dict[str, Any]) -> str | None:
     return f'<file path="{row.get("path", "")}">\n{content}\n</file>'
 
 
-def line(row: dict[str, Any]) -> tuple[str, str]:
+def line(row: FileRow) -> tuple[str, str]:
     """(label, text) of a `file` row, for a transcript: attached, or why not."""
     path = token(str(row.get("path", "")))
     if isinstance(row.get("content"), str):

@@ -1,27 +1,20 @@
-"""The stored message shapes, and what of them the model is sent.
-
-Stored types (one JSON row each): user {text, images?}, assistant {text, tool_calls?, interrupted?,
-reasoning?, replay?}, tool {tool_call_id, name, content, images?, diff?, summary?, subject?}
-(`subject`: what the call was decided on and shown as, for `uji resume`),
-error {text}, compaction {summary, through, files}, context {text}, shell {command,
-output, code}, system {text}, job {...}, file {path, content?, summary?, images?, denied?,
-error?} (an `@path` mention, agent/mentions.py: its content goes with the user message).
+"""What of the stored messages (`uji.store.rows`: user, assistant, tool, file, compaction,
+context, error, system, shell) the model is sent.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from uji.wires.base import AssistantItem, Message, ToolItem, UserItem
 
-# A stored row as the store gives it back: a dict with `type` and `seq`, the fields of its
-# type (above), and for the types the model is sent, the shape of `Message`.
-Row = dict[str, Any]
+if TYPE_CHECKING:
+    from uji.store.rows import CompactionRow, FileRow, Row
 CRASH_ERROR = "error: uji stopped before this tool returned a result"
 SUMMARY_HEAD = "Summary of the earlier part of this conversation:"
 
 
-def summary_message(compaction: Row) -> UserItem:
+def summary_message(compaction: CompactionRow) -> UserItem:
     text = f"{SUMMARY_HEAD}\n\n{compaction.get('summary', '')}"
     files = compaction.get("files") or []
     if files:
@@ -33,9 +26,9 @@ def summary_message(compaction: Row) -> UserItem:
 INTERRUPTED_ANSWER = "\n\n[the user interrupted this answer here]"
 
 
-def live(history: list[Row]) -> tuple[Row | None, list[Row]]:
+def live(history: list[Row]) -> tuple[CompactionRow | None, list[Row]]:
     """The latest compaction (or None) and the messages it did not fold."""
-    last = None
+    last: CompactionRow | None = None
     for m in reversed(history):
         if m["type"] == "compaction":
             last = m
@@ -53,17 +46,16 @@ def for_model(history: list[Row]) -> list[Message]:
     out: list[Message] = [summary_message(compaction)] if compaction is not None else []
     answered = {m.get("tool_call_id") for m in rest if m["type"] == "tool"}
     for m in rest:
-        kind = m["type"]
-        if kind == "user":
+        if m["type"] == "user":
             user: UserItem = {"type": "user", "text": m.get("text", "")}
             if m.get("images"):
                 user["images"] = m["images"]
             out.append(user)
-        elif kind == "context":
+        elif m["type"] == "context":
             out.append({"type": "user", "text": m.get("text", "")})
-        elif kind == "file":
+        elif m["type"] == "file":
             _attach_file(out, m)
-        elif kind == "assistant":
+        elif m["type"] == "assistant":
             text = m.get("text", "")
             if m.get("interrupted"):
                 text = f"{text}{INTERRUPTED_ANSWER}"
@@ -87,7 +79,7 @@ def for_model(history: list[Row]) -> list[Message]:
                         }
                     )
                     answered.add(call["id"])
-        elif kind == "tool":
+        elif m["type"] == "tool":
             tool: ToolItem = {
                 "type": "tool",
                 "tool_call_id": m.get("tool_call_id", ""),
@@ -100,7 +92,7 @@ def for_model(history: list[Row]) -> list[Message]:
     return _answers_after_calls(out)
 
 
-def _attach_file(out: list[Message], row: Row) -> None:
+def _attach_file(out: list[Message], row: FileRow) -> None:
     """An attached `@path` file joins the user message it follows (alone, if compaction
     folded that message away); a refused one sends nothing."""
     from uji.agent.mentions import block

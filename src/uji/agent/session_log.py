@@ -4,12 +4,13 @@ messages stay in the store, read on demand), then kept in step with every save."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from uji.events.stream import MessageSaved
 
 if TYPE_CHECKING:
     from uji.events.stream import Sink
+    from uji.store.rows import Row
     from uji.store.sessions import Store
 
 
@@ -18,12 +19,12 @@ class SessionLog:
         self.store = store
         self.session_id = session_id
         self._emit = emit
-        self._messages: list[dict[str, Any]] | None = None
+        self._messages: list[Row] | None = None
         self.since = 1  # the seq `messages` starts at
         self.last_seq = 0  # of the last message saved or read
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[Row]:
         if self._messages is None:
             self.since = self.store.checkpoint(self.session_id)
             self._messages = self.store.messages(self.session_id, since=self.since)
@@ -31,12 +32,13 @@ class SessionLog:
                 self.last_seq = self._messages[-1]["seq"]
         return self._messages
 
-    def save(self, message: dict[str, Any]) -> dict[str, Any]:
+    def save(self, message: Row) -> Row:
         """Saved the moment it exists, so an interrupt or a crash keeps everything up to it."""
         messages = self.messages
         seq = self.store.append(self.session_id, message)
         self.last_seq = seq
-        saved = dict(message, seq=seq)
+        saved = message.copy()
+        saved["seq"] = seq
         messages.append(saved)
         self._emit(MessageSaved(saved))
         return saved

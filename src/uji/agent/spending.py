@@ -5,15 +5,31 @@ bound)."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from uji.agent.limits import Reached, Spend
 from uji.events.stream import BudgetReached
 from uji.wires.base import Usage
 
 if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
     from uji.agent.services import TurnServices
     from uji.events.stream import Sink
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class UsageReport(TypedDict):
+        """`uji.session.usage()`."""
+
+        input: int
+        output: int
+        cache_read: int
+        cache_write: int
+        total: int
+        last: dict[str, int]  # the last request's input, output, cache_read, cache_write
+        requests: int
+        cost: NotRequired[float]
+        session: dict[str, float]  # the session's totals, all its runs
 
 
 class Spending:
@@ -126,18 +142,21 @@ class Spending:
             self._totals = self.services.store.usage(self.session_id)
         return self._totals
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> UsageReport:
         """`uji.session.usage()`: this run's usage, its last request's, and the session's."""
         u = self.usage
-        report: dict[str, Any] = {
-            **u.as_dict(),
+        session = dict(self.totals())
+        session["total"] = sum(session.get(k, 0) for k in ("input", "output", "cache_read", "cache_write"))
+        report: UsageReport = {
+            "input": u.input,
+            "output": u.output,
+            "cache_read": u.cache_read,
+            "cache_write": u.cache_write,
             "total": u.total,
             "last": self.last_usage.as_dict(),
             "requests": self.requests,
+            "session": session,
         }
         if self.cost is not None:
             report["cost"] = self.cost
-        session = dict(self.totals())
-        session["total"] = sum(session.get(k, 0) for k in ("input", "output", "cache_read", "cache_write"))
-        report["session"] = session
         return report

@@ -3,25 +3,34 @@ call (or, typed too late for that, the frontend starts the next turn with one)."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from uji.events.stream import QueueChanged
 
 if TYPE_CHECKING:
     from uji.events.stream import Sink
+    from uji.wires.base import Image
+
+
+if TYPE_CHECKING:
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class Queued(TypedDict):
+        """A message typed during a turn, waiting to be steered in."""
+
+        text: str
+        images: NotRequired[list[Image]]
+        shown: NotRequired[str]  # what the transcript shows instead of `text`
 
 
 class Steering:
     def __init__(self, emit: Sink) -> None:
         self._emit = emit
-        self.queue: list[dict[str, Any]] = []  # {text, images?, shown?}
+        self.queue: list[Queued] = []
 
-    def enqueue(
-        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
-    ) -> None:
+    def enqueue(self, text: str, images: list[Image] | None = None, shown: str | None = None) -> None:
         """Queue a message typed during a turn; it is steered in at the next model call.
         `shown`: what the transcript shows instead of `text` (long pastes as markers)."""
-        item: dict[str, Any] = {"text": text}
+        item: Queued = {"text": text}
         if images:
             item["images"] = images
         if shown is not None and shown != text:
@@ -29,7 +38,7 @@ class Steering:
         self.queue.append(item)
         self.changed()
 
-    def next(self) -> dict[str, Any] | None:
+    def next(self) -> Queued | None:
         """The first queued message, taken off the queue."""
         if not self.queue:
             return None

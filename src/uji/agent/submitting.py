@@ -6,18 +6,17 @@ each saved as a row after it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from uji.agent.mentioned import Mentioned
     from uji.agent.services import TurnServices
     from uji.agent.tool_calls import ToolCaller
+    from uji.store.rows import Row
 
 
 class Submitter:
-    def __init__(
-        self, services: TurnServices, calls: ToolCaller, save: Callable[[dict[str, Any]], dict[str, Any]]
-    ) -> None:
+    def __init__(self, services: TurnServices, calls: ToolCaller, save: Callable[[Row], Row]) -> None:
         self.services = services
         self.calls = calls
         self.save = save

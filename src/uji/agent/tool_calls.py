@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from uji.agent.services import TurnServices
+    from uji.store.rows import FileRow, ToolRow
     from uji.tools.base import Tool
 
 
@@ -85,9 +86,9 @@ class ToolCaller:
     def notice(self, text: str) -> None:
         self.services.notice(text)
 
-    def _tool_message(self, call: ToolCall, result: ToolResult, subject: str | None = None) -> dict[str, Any]:
+    def _tool_message(self, call: ToolCall, result: ToolResult, subject: str | None = None) -> ToolRow:
         redact = self._redact
-        message: dict[str, Any] = {
+        message: ToolRow = {
             "type": "tool",
             "tool_call_id": call.id,
             "name": call.name,
@@ -108,7 +109,7 @@ class ToolCaller:
         verb = (tool.verb or tool.name) if tool else call.name
         self._emit(CallDecided(call.id, call.name, subject, verb, decision.outcome()))
 
-    async def run(self, call: ToolCall) -> dict[str, Any]:
+    async def run(self, call: ToolCall) -> ToolRow:
         """Decide, run and answer one call; returns the tool message to save.
 
         Nothing a model sends may crash uji: an exception anywhere in the call (subject,
@@ -121,7 +122,7 @@ class ToolCaller:
         except Exception as e:
             return self._tool_message(call, ToolResult(f"error: {call.name} failed: {describe(e)}"))
 
-    async def _run(self, call: ToolCall) -> dict[str, Any]:
+    async def _run(self, call: ToolCall) -> ToolRow:
         gate = self.gate
         offered = {t.name for t in gate.offered()}
         tool = gate.registry.get(call.name) if call.name in offered else None
@@ -173,14 +174,14 @@ class ToolCaller:
             result.text, _ = await self.hooks.hook(AfterTool(tool.name, text))
         return result
 
-    async def attach(self, path: str) -> dict[str, Any]:
+    async def attach(self, path: str) -> FileRow:
         """An `@path` mention (agent/mentions.py): decided and read exactly as the model's
         read_file call of `path` would be, by the built-in read_file; returns the `file`
         row to save. The approval question, if any, asks to attach the file."""
         from uji.tools.builtin.read_file import ReadFile
 
         self._redact = self.gate.redactor()
-        row: dict[str, Any] = {"type": "file", "path": path}
+        row: FileRow = {"type": "file", "path": path}
         tool = self.gate.registry.get("read_file")
         if not isinstance(tool, ReadFile):  # replaced or removed: the rules for read_file still apply
             tool = ReadFile(self.gate.sandbox)
@@ -188,16 +189,19 @@ class ToolCaller:
         try:
             decision = await self._decide(tool, path, args, f"Attach {path} to your message?")
             if not decision.allow:
-                return dict(row, denied=decision.reason or "denied")
+                row["denied"] = decision.reason or "denied"
+                return row
             call = ToolCall("mention", tool.name, json.dumps(args))
             result = await self._after_tool(tool, await self._execute(tool, args, call))
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            return dict(row, error=describe(e))
+            row["error"] = describe(e)
+            return row
         text = self._redact(result.text)
         if text.startswith("error: "):
-            return dict(row, error=text.removeprefix("error: "))
+            row["error"] = text.removeprefix("error: ")
+            return row
         row["content"] = text
         if result.summary:
             row["summary"] = self._redact(result.summary)

@@ -5,19 +5,20 @@ hooks make of it, and `--append-prompt`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from uji.agent.prompt import system_prompt
 
 if TYPE_CHECKING:
     from uji.agent.services import TurnServices
+    from uji.store.rows import Row
 
 
 async def turn_prompt(
     services: TurnServices,
     text: str,
     append: str | None,
-    save: Callable[[dict[str, Any]], Any],
+    save: Callable[[Row], object],
     notice: Callable[[str], None],
 ) -> str:
     """The system prompt of a turn that starts with `text`: the base, the instruction

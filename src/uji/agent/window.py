@@ -17,12 +17,13 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from uji.agent.context_fill import image_tokens, tokens
+from uji.agent.context_fill import call_chars, image_tokens, tokens
 from uji.agent.contexts import Part
 from uji.record import Record, Struct
 
 if TYPE_CHECKING:
-    from uji.wires.base import Message
+    from uji.store.rows import Row
+    from uji.wires.base import Image, Message
 
 
 class Calibration(Struct):
@@ -46,17 +47,16 @@ class Window(Record):
 def message_tokens(sent: Mapping[str, object], images: bool = True) -> int:
     """One message as a wire sends it: its text, reasoning, calls and tool output / 4,
     plus its images (`images=False`: without them)."""
-    message: dict[str, Any] = dict(sent)
     chars = 0
     for key in ("text", "content", "reasoning"):
-        value = message.get(key)
+        value = sent.get(key)
         if isinstance(value, str):
             chars += len(value)
-    for call in message.get("tool_calls") or []:
-        chars += len(call.get("name", "")) + len(call.get("arguments", ""))
+    chars += call_chars(sent.get("tool_calls"))
     count = -(-chars // 4)
-    if images:
-        count += sum(image_tokens(i) for i in message.get("images") or [])
+    found = sent.get("images")
+    if images and isinstance(found, list):
+        count += sum(image_tokens(i) for i in found)
     return count
 
 
@@ -65,9 +65,7 @@ def request_tokens(system: str, tools: list[Any], messages: list[Message]) -> in
     return tokens(system) + tokens(json.dumps(tools)) + sum(message_tokens(m) for m in messages)
 
 
-def conversation_parts(
-    history: list[dict[str, Any]], folded: Callable[[int], int] | None = None
-) -> list[Part]:
+def conversation_parts(history: list[Row], folded: Callable[[int], int] | None = None) -> list[Part]:
     """The compaction summary (with `folded(through)`, how many messages it folded), the
     conversation's messages and their images, as the next request sends them."""
     from uji.agent.messages import for_model, live
@@ -90,10 +88,10 @@ def conversation_parts(
             count=len(sent),
         )
     )
-    images: list[dict[str, Any]] = []
+    images: list[Image] = []
     for m in sent:
-        row: dict[str, Any] = dict(m)
-        images += row.get("images") or []
+        if m["type"] != "assistant":
+            images += m.get("images") or []
     if images:
         parts.append(Part("images", "images", sum(image_tokens(i) for i in images), count=len(images)))
     return parts
@@ -101,7 +99,7 @@ def conversation_parts(
 
 def window(
     prompt: list[Part],
-    history: list[dict[str, Any]] | None,
+    history: list[Row] | None,
     calibration: Calibration | None,
     folded: Callable[[int], int] | None = None,
 ) -> Window:

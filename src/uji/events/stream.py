@@ -13,18 +13,19 @@ says.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji.record import Record
+from uji.store.rows import RowType
 from uji.tools.base import TaskRow
 from uji.tools.verdict import Basis, DecidedBy, Decision, Resolved
 from uji.wires.base import Usage
 
+if TYPE_CHECKING:
+    from uji.store.rows import Row
+
 DeltaKind = Literal["text", "reasoning"]
 State = Literal["working", "idle"]
-MessageType = Literal[
-    "user", "assistant", "tool", "system", "shell", "error", "compaction", "context", "file"
-]
 
 
 # What the agent emits during a turn ---------------------------------------------------
@@ -45,12 +46,12 @@ class StreamCleared(Record):
 class MessageSaved(Record):
     """A message was saved to the session; `message` is its saved form (with `seq`)."""
 
-    message: Mapping[str, Any]
+    message: Row
 
     @property
-    def type(self) -> MessageType:
+    def type(self) -> RowType:
         """The message's type."""
-        return cast(MessageType, self.message.get("type"))
+        return self.message["type"]
 
     @property
     def text(self) -> str:

@@ -5,21 +5,23 @@ redacted, and the whole output passes the redactor of the known secrets once mor
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from uji.store.rows import Row
+    from uji.store.sessions import Session
 
 Format = Literal["md", "json", "html", "atif"]
 FORMATS: tuple[Format, ...] = ("md", "json", "html", "atif")
 SUFFIX: dict[Format, str] = {"md": ".md", "json": ".jsonl", "html": ".html", "atif": ".json"}
 
 
-def render(
-    session: dict[str, Any], messages: list[dict[str, Any]], fmt: Format, usage: dict[str, float]
-) -> str:
+def render(session: Session, messages: list[Row], fmt: Format, usage: dict[str, float]) -> str:
     """The session in `fmt`."""
     if fmt == "json":
         import json
 
-        lines = [
+        lines: list[dict[str, object]] = [
             {
                 "type": "session",
                 "id": session["id"],

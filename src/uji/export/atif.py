@@ -10,15 +10,18 @@ Notes (errors, `!` commands, summaries) are `system` steps.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji import __version__
 from uji.export.entries import Call, Entry, Note, Prompt, Reply
 
+if TYPE_CHECKING:
+    from uji.store.sessions import Session
+
 SCHEMA_VERSION = "ATIF-v1.5"
 
 
-def trajectory(session: dict[str, Any], items: list[Entry], usage: dict[str, float]) -> str:
+def trajectory(session: Session, items: list[Entry], usage: dict[str, float]) -> str:
     steps: list[dict[str, Any]] = []
     open_step: dict[str, Any] | None = None  # the agent step whose calls' results come next
 

@@ -4,9 +4,12 @@ with its arguments, result and diff (a call is paired with its tool message by i
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji.record import Record
+
+if TYPE_CHECKING:
+    from uji.store.rows import Row
 
 
 class Prompt(Record):
@@ -56,14 +59,13 @@ class Note(Record):
 Entry = Prompt | Reply | Call | Note
 
 
-def entries(messages: list[dict[str, Any]]) -> list[Entry]:
+def entries(messages: list[Row]) -> list[Entry]:
     arguments: dict[str, tuple[str, str]] = {}  # call id -> (name, arguments)
     out: list[Entry] = []
     for m in messages:
-        kind = m.get("type")
-        if kind == "user":
+        if m["type"] == "user":
             out.append(Prompt(str(m.get("text", "")), len(m.get("images") or [])))
-        elif kind == "assistant":
+        elif m["type"] == "assistant":
             calls = m.get("tool_calls") or []
             for c in calls:
                 arguments[str(c.get("id"))] = (str(c.get("name", "")), str(c.get("arguments", "")))
@@ -74,7 +76,7 @@ def entries(messages: list[dict[str, Any]]) -> list[Entry]:
                     tuple(str(c.get("id")) for c in calls),
                 )
             )
-        elif kind == "tool":
+        elif m["type"] == "tool":
             call_id = str(m.get("tool_call_id", ""))
             name, args = arguments.get(call_id, (str(m.get("name", "")), ""))
             diff = m.get("diff")
@@ -88,12 +90,12 @@ def entries(messages: list[dict[str, Any]]) -> list[Entry]:
                     diff if isinstance(diff, str) and diff else None,
                 )
             )
-        elif kind == "shell":
+        elif m["type"] == "shell":
             out.append(Note("shell", f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip()))
-        elif kind == "compaction":
+        elif m["type"] == "compaction":
             out.append(Note("compaction", str(m.get("summary", ""))))
-        elif kind == "file":
+        elif m["type"] == "file":
             out.append(Note("file", str(m.get("path", ""))))
-        elif kind in TEXT_NOTES:
-            out.append(Note(TEXT_NOTES[kind], str(m.get("text", ""))))
+        elif m["type"] in TEXT_NOTES:
+            out.append(Note(TEXT_NOTES[m["type"]], str(m.get("text", ""))))
     return out

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from uji.export.entries import Call, Entry, Note, Prompt, Reply
 from uji.export.markdown import NOTE_TITLES, when
+
+if TYPE_CHECKING:
+    from uji.store.sessions import Session
 
 STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
@@ -28,7 +31,7 @@ pre { background: #f5f5f7; padding: .6rem; overflow-x: auto; white-space: pre-wr
 """
 
 
-def page(session: dict[str, Any], items: list[Entry]) -> str:
+def page(session: Session, items: list[Entry]) -> str:
     body = "\n".join(filter(None, (_entry(item) for item in items)))
     started = when(session.get("time_created"))
     meta = f"session {escape(session['id'])} · {escape(session['directory'])}" + (

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.export.entries import Call, Entry, Note, Prompt, Reply
+
+if TYPE_CHECKING:
+    from uji.store.sessions import Session
 
 NOTE_TITLES = {
     "shell": "Shell command",
@@ -33,7 +36,7 @@ def when(ms: Any) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(int(ms) / 1000)) if ms else ""
 
 
-def markdown(session: dict[str, Any], items: list[Entry]) -> str:
+def markdown(session: Session, items: list[Entry]) -> str:
     out = [f"# {session['title']}", ""]
     out.append(f"- Session: `{session['id']}`")
     out.append(f"- Directory: `{session['directory']}`")

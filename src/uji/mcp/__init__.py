@@ -21,6 +21,8 @@ from uji.mcp.config import Known, PromptInfo, ResourceInfo, ServerConfig, ToolIn
 from uji.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
     from uji.agent.mentioned import Mentioned
     from uji.command_registry import Commands
     from uji.mcp.auth import Authorizer
@@ -28,6 +30,17 @@ if TYPE_CHECKING:
     from uji.trust import ProjectTrust
     from uji.ui.form import Form, FormAnswer
     from uji.ui.port import FormCheck
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class ServerRow(TypedDict):
+        """A server as `uji.mcp.list` gives it."""
+
+        name: str
+        state: str
+        tools: NotRequired[int]
+        why: NotRequired[str]
+        needs_login: NotRequired[bool]
+
 
 # How long a turn (the TUI's or `uji run`'s) waits for servers still connecting, unless
 # uji.mcp.configure{wait} or the server's own `wait` says: `npx`-started servers take seconds.
@@ -135,8 +148,8 @@ class Server:
         self._fail(why)
         self.stop.set()
 
-    def row(self) -> dict[str, Any]:
-        row: dict[str, Any] = {"name": self.name, "state": self.state}
+    def row(self) -> ServerRow:
+        row: ServerRow = {"name": self.name, "state": self.state}
         if self.state in ("ready", "idle"):
             row["tools"] = len(self.tools)
         if self.why:
@@ -432,7 +445,7 @@ class McpServers:
 
         self._project_task = asyncio.get_running_loop().create_task(wait(decision), name="mcp:project")
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[ServerRow]:
         return [s.row() for s in self.servers.values()]
 
     def lines(self) -> list[str]:

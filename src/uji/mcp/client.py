@@ -13,7 +13,7 @@ import re
 import tempfile
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp.client.stdio as sdk_stdio
 import mcp_types
@@ -31,6 +31,9 @@ from uji.mcp.config import Connection, Known, PromptArgument, PromptInfo, Resour
 from uji.mcp.errors import McpRefused, describe, leaves
 from uji.tools.base import ToolResult
 from uji.tools.results import keep_images
+
+if TYPE_CHECKING:
+    from uji.wires.base import Image
 
 LIST_PAGES = 50  # at most this many pages of tools/list
 REFRESH_WAIT = 10.0  # how long a call's result waits for a tools/list it caused
@@ -357,12 +360,12 @@ async def read_resource(server: Connection, uri: str) -> ToolResult:
     except MCPError as e:
         raise McpRefused(e.error.message) from e
     texts: list[str] = []
-    images: list[dict[str, Any]] = []
+    images: list[Image] = []
     for part in result.contents:
         if isinstance(part, mcp_types.TextResourceContents):
             texts.append(part.text)
         elif (part.mime_type or "").startswith("image/"):
-            images.append({"media_type": part.mime_type, "data": part.blob})
+            images.append({"media_type": part.mime_type or "", "data": part.blob})
         else:
             texts.append(
                 f"[{part.uri}: {part.mime_type or 'binary'}, {len(part.blob) * 3 // 4} bytes, left out]"
@@ -380,7 +383,7 @@ async def get_prompt(server: Connection, name: str, arguments: dict[str, str]) -
     except MCPError as e:
         raise McpRefused(e.error.message) from e
     texts: list[str] = []
-    images: list[dict[str, Any]] = []
+    images: list[Image] = []
     for message in result.messages:
         block = message.content
         if isinstance(block, mcp_types.TextContent):
@@ -445,12 +448,12 @@ def as_result(result: mcp_types.CallToolResult) -> ToolResult:
     distinct image once; `structuredContent` only when there is no content at all (a
     server that sends both puts the same data in its content, as the spec asks)."""
     texts: list[str] = []
-    images: list[dict[str, Any]] = []
+    images: list[Image] = []
     for block in result.content:
         if isinstance(block, mcp_types.TextContent):
             texts.append(block.text)
         elif isinstance(block, mcp_types.ImageContent):
-            image = {"media_type": block.mime_type, "data": block.data}
+            image: Image = {"media_type": block.mime_type, "data": block.data}
             if image not in images:
                 images.append(image)
         elif isinstance(block, mcp_types.EmbeddedResource):

@@ -13,7 +13,46 @@ Ollama, LM Studio and custom have no table: their models are discovered from the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
+
+if TYPE_CHECKING:
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class Cost(TypedDict, total=False):
+        """Dollars per million tokens."""
+
+        input: float
+        output: float
+        cache_read: float
+        cache_write: float
+
+    class ModelSpec(TypedDict):
+        """A model of a built-in provider's table (as `uji.provider.add`'s `models` take it)."""
+
+        id: str
+        context: int
+        output: int
+        reasoning: bool
+        cache: bool
+        name: NotRequired[str]
+        images: NotRequired[bool]
+        efforts: NotRequired[list[str]]
+        wire: NotRequired[str]
+        cost: NotRequired[Cost]
+
+    class ProviderSpec(TypedDict, total=False):
+        """A built-in provider, as `uji.provider.add` takes one (and the fields only a
+        built-in one has: discover, hint)."""
+
+        id: str
+        name: str
+        wire: str
+        base_url: str
+        auth_env: list[str]
+        models: list[ModelSpec]
+        needs_key: bool
+        discover: str  # how its models are found: "openai" (GET /v1/models) or "ollama"
+        hint: str  # what to check when its server does not answer
+
 
 BUDGET_EFFORTS = ["off", "minimal", "low", "medium", "high", "xhigh"]
 GPT_OSS_EFFORTS = ["low", "medium", "high"]
@@ -30,17 +69,22 @@ def _m(
     images: bool | None = True,
     efforts: list[str] | None = None,
     wire: str | None = None,
-) -> dict[str, Any]:
-    spec: dict[str, Any] = {
+) -> ModelSpec:
+    spec: ModelSpec = {
         "id": id,
         "context": context,
         "output": output,
         "reasoning": reasoning,
         "cache": cache,
     }
-    for key, value in (("name", name), ("images", images), ("efforts", efforts), ("wire", wire)):
-        if value is not None:
-            spec[key] = value
+    if name is not None:
+        spec["name"] = name
+    if images is not None:
+        spec["images"] = images
+    if efforts is not None:
+        spec["efforts"] = efforts
+    if wire is not None:
+        spec["wire"] = wire
     return spec
 
 
@@ -333,8 +377,8 @@ OPEN_MODELS = [
     ),
 ]
 
-TOGETHER_MODELS = [
-    dict(m, id="Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8") if m["id"].startswith("Qwen/") else m
+TOGETHER_MODELS: list[ModelSpec] = [
+    {**m, "id": "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8"} if m["id"].startswith("Qwen/") else m
     for m in OPEN_MODELS
 ]
 
@@ -592,15 +636,19 @@ PRICES: dict[str, dict[str, Price]] = {
 }
 
 
-def _priced(provider_id: str, models: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _priced(provider_id: str, models: list[ModelSpec]) -> list[ModelSpec]:
     """`models` with the list prices of `PRICES` as their `cost`."""
     table = PRICES.get(provider_id, {})
     out = []
     for spec in models:
         price = table.get(spec["id"])
         if price is not None:
-            names = ("input", "output", "cache_read", "cache_write")
-            spec = dict(spec, cost={k: v for k, v in zip(names, price, strict=True) if v is not None})
+            cost: Cost = {"input": price[0], "output": price[1]}
+            if price[2] is not None:
+                cost["cache_read"] = price[2]
+            if price[3] is not None:
+                cost["cache_write"] = price[3]
+            spec = {**spec, "cost": cost}
         out.append(spec)
     return out
 
@@ -610,19 +658,27 @@ def _p(
     name: str,
     base_url: str,
     auth_env: list[str],
-    models: list[dict[str, Any]] | None = None,
+    models: list[ModelSpec] | None = None,
     *,
     wire: str = "openai-chat",
-    **extra: Any,
-) -> dict[str, Any]:
-    spec: dict[str, Any] = {"id": id, "name": name, "wire": wire, "base_url": base_url, "auth_env": auth_env}
+    needs_key: bool | None = None,
+    discover: str | None = None,
+    hint: str | None = None,
+) -> ProviderSpec:
+    spec: ProviderSpec = {"id": id, "name": name, "wire": wire, "base_url": base_url, "auth_env": auth_env}
     if models is not None:
         spec["models"] = _priced(id, models)
-    return spec | extra
+    if needs_key is not None:
+        spec["needs_key"] = needs_key
+    if discover is not None:
+        spec["discover"] = discover
+    if hint is not None:
+        spec["hint"] = hint
+    return spec
 
 
 # The original's 22 built-in providers (reference docs §2 `uji.provider`).
-BUILTIN: list[dict[str, Any]] = [
+BUILTIN: list[ProviderSpec] = [
     _p(
         "anthropic",
         "Anthropic",
@@ -660,7 +716,7 @@ BUILTIN: list[dict[str, Any]] = [
         "Hugging Face",
         "https://router.huggingface.co/v1",
         ["HF_TOKEN", "HUGGINGFACE_API_KEY"],
-        [dict(m) for m in OPEN_MODELS],
+        [m.copy() for m in OPEN_MODELS],
     ),
     _p(
         "github-models",
@@ -683,7 +739,7 @@ BUILTIN: list[dict[str, Any]] = [
         "Baseten",
         "https://inference.baseten.co/v1",
         ["BASETEN_API_KEY"],
-        [dict(m) for m in OPEN_MODELS],
+        [m.copy() for m in OPEN_MODELS],
     ),
     _p(
         "ollama",
@@ -723,7 +779,7 @@ BUILTIN: list[dict[str, Any]] = [
 # (`/login` → Custom, `uji.model.use{provider="custom", base_url=...}` or
 # `uji.provider.add{id="custom", base_url=...}`), so `uji.provider.list()` shows the 22
 # above until then.
-CUSTOM: dict[str, Any] = {
+CUSTOM: ProviderSpec = {
     "id": "custom",
     "name": "Custom (OpenAI-compatible)",
     "wire": "openai-chat",

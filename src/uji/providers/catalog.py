@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from uji.providers.efforts import DEFAULT_EFFORTS
 from uji.record import Record, Struct, field, record_fields
@@ -120,6 +120,25 @@ class Model(Struct):
         return row
 
 
+if TYPE_CHECKING:
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class ProviderRow(TypedDict):
+        """A provider as Lua sees it (`uji.provider.get`/`list`)."""
+
+        id: str
+        name: str
+        wire: str
+        api: str  # the late era's name for `wire`
+        base_url: str
+        auth_env: list[str]
+        context_window: int | None
+        models: list[dict[str, Any]]  # each Model.as_dict
+        oauth: bool
+        loop: bool
+        state: str
+        error: NotRequired[str]
+
+
 class Provider(Struct):
     id: str
     name: str
@@ -130,7 +149,7 @@ class Provider(Struct):
     context_window: int | None = None
     idle: float | None = None  # stream stall timeout in seconds (default 120)
     needs_key: bool = True
-    compat: dict[str, Any] = field(default_factory=dict)  # openai-chat dialect options
+    compat: dict[str, str | bool] = field(default_factory=dict)  # openai-chat dialect options
     # Lazy models: a `models` function from Lua (called through the app), or "ollama" /
     # "openai" to ask the server what it serves.
     loader: Any = None
@@ -161,8 +180,8 @@ class Provider(Struct):
             return rule[2]
         return self.wire
 
-    def as_dict(self) -> dict[str, Any]:
-        row: dict[str, Any] = {
+    def as_dict(self) -> ProviderRow:
+        row: ProviderRow = {
             "id": self.id,
             "name": self.name,
             "wire": self.wire,
@@ -306,7 +325,7 @@ def _idle(value: Any, where: str) -> float:
     return float(value)
 
 
-def _compat(value: Any, where: str) -> dict[str, Any]:
+def _compat(value: Any, where: str) -> dict[str, str | bool]:
     from uji.wires.openai_chat import check_compat
 
     try:
@@ -378,7 +397,7 @@ class Catalog:
 
         self._providers: dict[str, Provider] = {}
         for spec in BUILTIN:
-            self.add(spec, builtin=True)
+            self.add(dict(spec), builtin=True)
 
     def get(self, provider_id: str) -> Provider | None:
         return self._providers.get(provider_id)

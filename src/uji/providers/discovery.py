@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
@@ -76,18 +76,26 @@ async def get_json(
         raise DiscoveryError(f"{url}: the answer is not JSON") from None
 
 
-def openai_models(doc: Any) -> list[dict[str, Any]]:
+if TYPE_CHECKING:
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class Listed(TypedDict):
+        """A model a server lists: its id (all a listing says that uji uses)."""
+
+        id: str
+
+
+def openai_models(doc: Any) -> list[Listed]:
     data = doc.get("data") if isinstance(doc, dict) else None
-    out: list[dict[str, Any]] = []
+    out: list[Listed] = []
     for item in data if isinstance(data, list) else []:
         if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
             out.append({"id": item["id"]})
     return out[:MAX_MODELS]
 
 
-def ollama_models(doc: Any) -> list[dict[str, Any]]:
+def ollama_models(doc: Any) -> list[Listed]:
     data = doc.get("models") if isinstance(doc, dict) else None
-    out: list[dict[str, Any]] = []
+    out: list[Listed] = []
     for item in data if isinstance(data, list) else []:
         if not isinstance(item, dict):
             continue
@@ -97,9 +105,9 @@ def ollama_models(doc: Any) -> list[dict[str, Any]]:
     return out[:MAX_MODELS]
 
 
-def _union(*lists: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _union(*lists: list[Listed]) -> list[Listed]:
     seen: set[str] = set()
-    out: list[dict[str, Any]] = []
+    out: list[Listed] = []
     for models in lists:
         for m in models:
             if m["id"] not in seen:
@@ -110,7 +118,7 @@ def _union(*lists: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def discover(
     http: Http, base_url: str, kind: str, key: str | None = None, timeout: float = TIMEOUT
-) -> list[dict[str, Any]]:
+) -> list[Listed]:
     """The models the server at `base_url` serves. `kind` is "ollama" (asks /api/tags
     too) or "openai". Raises DiscoveryError when no listing could be read."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -121,7 +129,7 @@ async def discover(
     results = await asyncio.gather(
         *(get_json(http, u, headers, timeout) for u in urls), return_exceptions=True
     )
-    lists: list[list[dict[str, Any]]] = []
+    lists: list[list[Listed]] = []
     errors: list[str] = []
     for url, result in zip(urls, results, strict=True):
         if isinstance(result, BaseException):

@@ -15,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from uji.providers.discovery import Listed
     from uji.wires.http import Http
 
 ENV = "UJI_PROBE_PORTS"
@@ -62,7 +63,7 @@ class Target:
 class Found:
     __slots__ = ("base_url", "label", "models", "provider")
 
-    def __init__(self, label: str, provider: str, base_url: str, models: list[dict[str, Any]]) -> None:
+    def __init__(self, label: str, provider: str, base_url: str, models: list[Listed]) -> None:
         self.label, self.provider, self.base_url, self.models = label, provider, base_url, models
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from uji.events.stream import ModelChanged
 from uji.providers.catalog import EFFORTS, Catalog, Model, Provider
@@ -22,6 +22,19 @@ if TYPE_CHECKING:
 Publish = Callable[["Event"], None]
 # Runs a provider's `models` function (from the config) and returns its list.
 RunLoader = Callable[[Any], Awaitable[Any]]
+
+
+if TYPE_CHECKING:
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class CurrentModel(TypedDict):
+        """`uji.model.current()`."""
+
+        provider: str
+        name: str
+        model: str
+        base_url: str
+        effort: str | None
+        images: bool | None
 
 
 class ModelSelection:
@@ -285,7 +298,7 @@ class ModelSelection:
             return self.base_url_override
         return provider.base_url
 
-    def current_model(self) -> dict[str, Any]:
+    def current_model(self) -> CurrentModel:
         provider = self.provider()
         model = self.model()
         return {

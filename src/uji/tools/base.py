@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
     from uji.tools.secrets import Redactor
     from uji.tools.verdict import Decision
-    from uji.wires.base import ToolSpec, Usage
+    from uji.wires.base import Image, ToolSpec, Usage
 
 
 TaskStatus = Literal["queued", "running", "done", "failed"]
@@ -49,7 +49,7 @@ class ToolResult(Struct):
     `summary` are for the transcript only."""
 
     text: str
-    images: list[dict[str, Any]] = field(default_factory=list)  # [{media_type, data(base64)}]
+    images: list[Image] = field(default_factory=list)
     diff: str | None = None
     summary: str | None = None
 

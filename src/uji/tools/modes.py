@@ -19,7 +19,7 @@ Built in, in the order Shift+Tab goes through them:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from uji.record import Struct, field
 from uji.tools.policy import STRICTNESS, Policy
@@ -34,6 +34,18 @@ EDITING = ("edit_file", "write_file")
 
 class ModeError(ValueError):
     pass
+
+
+if TYPE_CHECKING:
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class ModeRow(TypedDict):
+        """A mode as `uji.mode.list` gives it."""
+
+        name: str
+        desc: str
+        current: bool
+        policy: dict[str, Any]  # its rules as given, the file tools' own added
+        origin: NotRequired[str]
 
 
 class Mode(Struct):
@@ -51,13 +63,12 @@ class Mode(Struct):
     def label(self) -> str:
         return self.name.replace("_", " ")
 
-    def row(self, current: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "desc": self.desc, "current": current}
+    def row(self, current: bool) -> ModeRow:
         rules = dict(self.rules)
         if self.files_inside:
             for tool in FILE_TOOLS:
                 rules.setdefault(tool, {"inside_roots": self.files_inside})
-        out["policy"] = rules
+        out: ModeRow = {"name": self.name, "desc": self.desc, "current": current, "policy": rules}
         if self.origin:
             out["origin"] = self.origin
         return out
@@ -118,7 +129,7 @@ class Modes:
         names = list(self.modes)
         return names[(names.index(self.get().name) + 1) % len(names)]
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[ModeRow]:
         current = self.get().name
         return [m.row(m.name == current) for m in self.modes.values()]
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from uji.wires.base import Image
 
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 MAX_IMAGE_BASE64 = 5 * 1024 * 1024  # 5 MB of base64, about 3.75 MB raw
@@ -24,14 +27,14 @@ def image_problem(image: Any) -> str | None:
     return None
 
 
-def keep_images(text: str, images: Any) -> tuple[str, list[dict[str, Any]]]:
+def keep_images(text: str, images: Any) -> tuple[str, list[Image]]:
     """Keep the images that can be sent; the text ends with a note naming how many were
     left out and why."""
     if images is None or images == {}:
         return text, []
     if not isinstance(images, list):
         images = [images]
-    kept: list[dict[str, Any]] = []
+    kept: list[Image] = []
     reasons: dict[str, int] = {}
     for image in images:
         problem = image_problem(image)

@@ -1186,7 +1186,10 @@ def _env(args: list[Word]) -> Wrapped:
     return rest, script
 
 
-def _simple_wrapper(with_arg: frozenset[str], **kw: Any) -> Any:
+Unwrap = Callable[[list[Word]], Wrapped]  # a wrapper's arguments → the command it runs
+
+
+def _simple_wrapper(with_arg: frozenset[str], **kw: Any) -> Unwrap:
     def unwrap(args: list[Word]) -> Wrapped:
         got = _options(args, with_arg, **kw)
         return None if got is None else (got[0], None)
@@ -1212,7 +1215,7 @@ def _timeout(args: list[Word]) -> Wrapped:
     return rest[1:], None  # the first word left is the duration
 
 
-def _after_operand(with_arg: frozenset[str], script: tuple[str, ...] = ()) -> Any:
+def _after_operand(with_arg: frozenset[str], script: tuple[str, ...] = ()) -> Unwrap:
     """Wrappers whose first operand is not the command (chroot DIR cmd, flock FILE cmd,
     taskset MASK cmd); options in `script` take a command string instead."""
 
@@ -1288,7 +1291,7 @@ _XARGS_ARGS = frozenset(
     | {"--process-slot-var", "--replace"}
 )
 
-WRAPPERS: dict[str, Any] = {
+WRAPPERS: dict[str, Unwrap] = {
     "env": _env,
     "command": _command,
     "builtin": _simple_wrapper(frozenset()),

@@ -60,11 +60,13 @@ from uji.ui.keys import Binding, Keymap
 if TYPE_CHECKING:
     # Questions, panels and their answers load with the first one, behind the first frame.
     from uji.agent.approval import Answer, Question
+    from uji.store.rows import Row
     from uji.tui.modals import Modal
     from uji.ui.bell import Reason, Style
     from uji.ui.form import Form, FormAnswer
     from uji.ui.ito import ToolbarEntry
     from uji.ui.port import FormCheck, Preview, Query
+    from uji.wires.base import Image
 
 T = TypeVar("T")
 # Esc or Ctrl+C stops Lua from the input thread only once it has blocked the screen this
@@ -227,7 +229,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             case Delta(kind=kind, text=text):
                 t.delta(kind, text)
             case MessageSaved(message=message):
-                t.message(dict(message))
+                t.message(message.copy())
             case CallSubject(id=call_id, verb=verb, subject=subject):
                 t.call(call_id, verb, subject)
             case CallDecided(id=call_id, verb=verb, subject=subject):
@@ -276,10 +278,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         tool = app.gate.registry.get(question.tool) if app is not None else None
         return app.cwd if app is not None and tool is not None and tool.path_subject else None
 
-    def show_session(self, messages: list[dict[str, Any]], history: History | None = None) -> None:
+    def show_session(self, messages: list[Row], history: History | None = None) -> None:
         self.transcript.clear()
         self.transcript.load(messages, history)
-        self.composer.sent.items = [m.get("text", "") for m in messages if m.get("type") == "user"]
+        self.composer.sent.items = [m.get("text", "") for m in messages if m["type"] == "user"]
         self.queue_view.show([])
 
     def state_changed(self) -> None:
@@ -422,7 +424,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     def screen_size(self) -> tuple[int, int]:
         return self.size.width, self.size.height
 
-    def attach_to_composer(self, image: dict[str, Any]) -> None:
+    def attach_to_composer(self, image: Image) -> None:
         """uji.input.attach: the image goes in the draft as `[image #N]`."""
         self.composer.insert(self.attachments.add(image))
 
@@ -665,9 +667,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         if event.text_area is self.composer and (self.mentions.open or "@" in self.composer.text):
             self.popups.update_mentions()
 
-    def submit_line(
-        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
-    ) -> None:
+    def submit_line(self, text: str, images: list[Image] | None = None, shown: str | None = None) -> None:
         """A line from the composer (or uji.session.submit): a command, `!`, or a message
         (with the images attached to it; `shown`: the transcript's text of it)."""
         conv = self.conversation

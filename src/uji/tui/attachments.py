@@ -13,7 +13,10 @@ Deleting a marker drops what it stands for."""
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from uji.wires.base import Image
 
 MARKER = re.compile(r"\[image #(\d+)\]")
 T = TypeVar("T")
@@ -57,14 +60,14 @@ class Marked(Generic[T]):
         self._next = 1
 
 
-class Attachments(Marked[dict[str, Any]]):
+class Attachments(Marked["Image"]):
     MARKER = MARKER
 
-    def add(self, image: dict[str, Any]) -> str:
+    def add(self, image: Image) -> str:
         """Keep an image; returns the marker to put in the text."""
         return marker(self.keep(image))
 
-    def take(self, text: str) -> tuple[str, list[dict[str, Any]]]:
+    def take(self, text: str) -> tuple[str, list[Image]]:
         """The text with its markers numbered again from 1, and the images in that order.
         Markers of no image stay as they are."""
         order: dict[int, int] = {}

@@ -27,8 +27,10 @@ if TYPE_CHECKING:
     from uji.agent.approval import Answer, Question
     from uji.agent.loop import Agent
     from uji.app import App
+    from uji.store.rows import Row
     from uji.tui.entry import Entry
     from uji.tui.transcript import History
+    from uji.wires.base import Image
 
 BUSY = "finish or interrupt the turn first (Esc)"
 # How long after the screen is ready for input MCP servers start connecting (seconds).
@@ -44,7 +46,7 @@ class View(Surface, Protocol):
 
     async def approve(self, question: Question) -> Answer: ...
 
-    def show_session(self, messages: list[dict[str, Any]], history: History | None = None) -> None: ...
+    def show_session(self, messages: list[Row], history: History | None = None) -> None: ...
 
     def state_changed(self) -> None: ...
 
@@ -73,7 +75,7 @@ class Conversation:
         self._held: list[str] = []  # notices from loading the config, shown once the session is
         self._loading: App | None = None  # the App whose config is loading
         # The context estimate and what it was made of: (agent, its history list, length, used).
-        self._estimate: tuple[Agent, list[dict[str, Any]], int, int | None] | None = None
+        self._estimate: tuple[Agent, list[Row], int, int | None] | None = None
 
     # Start-up -------------------------------------------------------------------
 
@@ -144,7 +146,7 @@ class Conversation:
         from uji.agent.loop import Agent, TurnOptions
         from uji.tui.transcript import OPEN_MESSAGES
 
-        messages: list[dict[str, Any]] = []
+        messages: list[Row] = []
         store = app.store
         history = self._history(session_id)
         if resumed:
@@ -242,7 +244,7 @@ class Conversation:
 
     # Input ------------------------------------------------------------------------
 
-    def submit(self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None) -> None:
+    def submit(self, text: str, images: list[Image] | None = None, shown: str | None = None) -> None:
         """A message for the model (with the images attached to it): now, or queued
         while a turn runs. `shown`: the transcript's text of it (pastes as markers)."""
         if self.agent is None:
@@ -253,9 +255,7 @@ class Conversation:
             return
         self._start_turn(text, images, shown)
 
-    def _start_turn(
-        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
-    ) -> None:
+    def _start_turn(self, text: str, images: list[Image] | None = None, shown: str | None = None) -> None:
         assert self.agent is not None
         if self.app is not None:  # a one-shot run taken up here becomes a conversation
             self.app.store.set_kind(self.agent.session_id, "conversation")
@@ -263,7 +263,7 @@ class Conversation:
         self.view.state_changed()
 
     async def _run_turn(
-        self, agent: Agent, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
+        self, agent: Agent, text: str, images: list[Image] | None = None, shown: str | None = None
     ) -> None:
         try:
             result = await agent.turn(text, images, shown)

@@ -5,13 +5,14 @@ messages (↑/↓, Ctrl+R)."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from uji.tui.composer import PLACEHOLDER
 
 if TYPE_CHECKING:
     from uji.images import Limits
     from uji.tui.screen_view import ScreenView
+    from uji.wires.base import Image
 
 SEARCH_SESSIONS, SEARCH_MESSAGES = 50, 1000  # how far Ctrl+R looks back
 
@@ -40,7 +41,7 @@ class Draft:
 
     def _send(self, text: str) -> None:
         screen = self.screen
-        images: list[dict[str, Any]] = []
+        images: list[Image] = []
         app = screen.conversation.app
         if screen.attachments and app is not None and not text.startswith(("/", "!")):
             from uji.images import refusal

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from uji.notices import Notice
 from uji.ui.port import Deferred, FormCheck, Preview, Query, Ui
 
 if TYPE_CHECKING:
     from uji.ui.form import Form, FormAnswer
+    from uji.wires.base import Image
 
 if TYPE_CHECKING:
     from uji.ui.ito import ItoSource, Theme, ToolbarEntry
@@ -48,7 +49,7 @@ class Surface(Protocol):
 
     def run_suspended(self, argv: list[str]) -> int: ...
 
-    def attach_to_composer(self, image: dict[str, Any]) -> None: ...
+    def attach_to_composer(self, image: Image) -> None: ...
 
     def toolbars_changed(self, entries: list[ToolbarEntry]) -> None: ...
 
@@ -101,7 +102,7 @@ class ScreenUi(Ui):
     async def run_program(self, argv: list[str]) -> int:
         return self.surface.run_suspended(argv)
 
-    async def attach_image(self, image: dict[str, Any]) -> str | None:
+    async def attach_image(self, image: Image) -> str | None:
         self.surface.attach_to_composer(image)
         return None
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from uji.tui.mentions import MentionPopup
     from uji.tui.modals import Modal
     from uji.tui.transcript import Transcript
+    from uji.wires.base import Image
 
 
 class ScreenView(CommandView, Protocol):
@@ -60,6 +61,4 @@ class ScreenView(CommandView, Protocol):
 
     async def ask(self, modal: Modal) -> Any: ...
 
-    def submit_line(
-        self, text: str, images: list[dict[str, Any]] | None = None, shown: str | None = None
-    ) -> None: ...
+    def submit_line(self, text: str, images: list[Image] | None = None, shown: str | None = None) -> None: ...

@@ -29,7 +29,9 @@ from uji.tui.entry import Entry, EntryKind
 from uji.tui.focus import KeyRouter
 
 if TYPE_CHECKING:
+    from uji.store.rows import AssistantRow, Row, ToolRow
     from uji.tui.live import LiveAnswer
+    from uji.wires.base import ToolCallItem
 
 # Every layout (a streamed answer growing by a line) walks every mounted widget, so the
 # count is kept about what a short session has: the cost of a delta and of a key is the
@@ -55,10 +57,10 @@ class History(Struct):
     time: `page(before, limit)` the last `limit` messages with seq < `before` (None: the
     newest), in seq order; `count(before)` how many there are before a seq."""
 
-    page: Callable[[int | None, int], list[dict[str, Any]]]
+    page: Callable[[int | None, int], list[Row]]
     count: Callable[[int], int]
 
-    def read(self, before: int | None, limit: int) -> list[dict[str, Any]]:
+    def read(self, before: int | None, limit: int) -> list[Row]:
         """A page that starts at a message other than a tool result, so no result is
         shown apart from its call (reaching back a bounded number of steps)."""
         rows = self.page(before, limit)
@@ -207,7 +209,7 @@ class Transcript(KeyRouter, VerticalScroll):
         with contextlib.suppress(ValueError):
             self.entries.remove(entry)
 
-    def assistant(self, message: dict[str, Any]) -> None:
+    def assistant(self, message: AssistantRow) -> None:
         """A saved assistant message: finish what streamed, add its tool calls."""
         reasoning = message.get("reasoning") or ""
         if self._thinking is not None:
@@ -239,7 +241,7 @@ class Transcript(KeyRouter, VerticalScroll):
         for call in message.get("tool_calls") or []:
             self._add_call(call)
 
-    def _add_call(self, call: dict[str, Any]) -> Entry:
+    def _add_call(self, call: ToolCallItem) -> Entry:
         verb, subject = self.describe(call.get("name", ""), call.get("arguments", ""))
         entry = self.add(
             "tool",
@@ -274,7 +276,7 @@ class Transcript(KeyRouter, VerticalScroll):
             entry.data["progress"] = line
             self.update(entry)
 
-    def tool_result(self, message: dict[str, Any]) -> None:
+    def tool_result(self, message: ToolRow) -> None:
         entry = self._calls.pop(message.get("tool_call_id", ""), None)
         if entry is None:
             entry = self.add("tool", name=message.get("name"), verb=message.get("name"), subject="")
@@ -284,7 +286,7 @@ class Transcript(KeyRouter, VerticalScroll):
         self.update(entry)
 
     @staticmethod
-    def _fill_result(entry: Entry, message: dict[str, Any]) -> None:
+    def _fill_result(entry: Entry, message: ToolRow) -> None:
         content = message.get("content") or ""
         status = "done"
         if content.startswith("denied:"):
@@ -295,43 +297,42 @@ class Transcript(KeyRouter, VerticalScroll):
             status=status, content=content, summary=message.get("summary"), diff=message.get("diff")
         )
 
-    def message(self, message: dict[str, Any]) -> None:
+    def message(self, message: Row) -> None:
         """A saved message from the agent (or from history)."""
-        kind = message.get("type")
-        if kind == "user":
+        if message["type"] == "user":
             from uji.tui.attachments import shown
 
             # A long paste stays its marker (`shown`); the model got the whole text.
             said = message.get("shown") or message.get("text", "")
             self.add("user", text=shown(said, len(message.get("images") or [])))
-        elif kind == "assistant":
+        elif message["type"] == "assistant":
             self.assistant(message)
-        elif kind == "tool":
+        elif message["type"] == "tool":
             self.tool_result(message)
-        elif kind == "error":
+        elif message["type"] == "error":
             self.add("error", text=message.get("text", ""))
-        elif kind == "shell":
+        elif message["type"] == "shell":
             self.add(
                 "shell",
                 command=message.get("command", ""),
                 output=message.get("output", ""),
                 code=message.get("code", 0),
             )
-        elif kind == "compaction":
+        elif message["type"] == "compaction":
             self.add("info", label="compacted", text="earlier messages were summarised")
-        elif kind == "context":
+        elif message["type"] == "context":
             self.add("info", label="context", text=message.get("text", ""))
-        elif kind == "file":
+        elif message["type"] == "file":
             from uji.agent.mentions import line
 
             label, text = line(message)
             self.add("info", label=label, text=text)
-        elif kind == "system":
+        elif message["type"] == "system":
             self.add("info", label="system", text=message.get("text", ""))
 
     # History -------------------------------------------------------------------
 
-    def load(self, messages: list[dict[str, Any]], history: History | None = None) -> None:
+    def load(self, messages: list[Row], history: History | None = None) -> None:
         """Show a session's saved messages; only the newest get widgets now. With
         `history`, `messages` are the newest of the session, and older ones are read
         from it when the user scrolls to the top."""
@@ -348,7 +349,7 @@ class Transcript(KeyRouter, VerticalScroll):
         self._update_earlier()
         self.anchor()
 
-    def _read(self, messages: list[dict[str, Any]]) -> None:
+    def _read(self, messages: list[Row]) -> None:
         """Entries for saved messages, without widgets."""
         self._deferred = True
         try:
@@ -364,7 +365,7 @@ class Transcript(KeyRouter, VerticalScroll):
             entry.live = False
         self._answer = self._thinking = None
 
-    def _note_oldest(self, messages: list[dict[str, Any]]) -> None:
+    def _note_oldest(self, messages: list[Row]) -> None:
         if self._history is None or not messages:
             self._oldest, self._stored_before = 1, 0
             return

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from uji.ui.form import Form, FormAnswer, Value
     from uji.ui.ito import ItoSource, Theme, ToolbarEntry
     from uji.ui.keys import Keymap
+    from uji.wires.base import Image
 
 # Checks a form's values before it is sent: the problem to show, or None.
 FormCheck = Callable[[dict[str, "Value"]], str | None]
@@ -130,7 +131,7 @@ class Ui(ABC):
     def input_append(self, text: str) -> None:
         self.input_set(self.input_get() + text)
 
-    async def attach_image(self, image: dict[str, Any]) -> str | None:
+    async def attach_image(self, image: Image) -> str | None:
         """uji.input.attach: put a loaded image in the draft as `[image #N]`; None when it
         is there, else why not (with no screen there is no draft to hold it)."""
         return "there is no composer to attach to without a screen (uji run takes --image)"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from uji.record import Struct, field
 from uji.wires.base import BUDGETS
@@ -113,8 +113,76 @@ def caches(request: WireRequest) -> bool:
     return request.cache != "off" and request.model_cache is not False
 
 
-def build_body(request: WireRequest) -> dict[str, Any]:
-    body: dict[str, Any] = {
+# The request body (Messages API) -------------------------------------------------------
+
+
+if TYPE_CHECKING:
+    # Types of the JSON sent, for the type checker only: creating a TypedDict costs ~0.2 ms.
+    class CacheControl(TypedDict):
+        type: Literal["ephemeral"]
+        ttl: NotRequired[str]  # "1h"; the default is 5 minutes
+
+    class TextBlock(TypedDict):
+        type: Literal["text"]
+        text: str
+        cache_control: NotRequired[CacheControl]
+
+    class ImageSource(TypedDict):
+        type: Literal["base64"]
+        media_type: str
+        data: str
+
+    class ImageBlock(TypedDict):
+        type: Literal["image"]
+        source: ImageSource
+        cache_control: NotRequired[CacheControl]
+
+    class ToolUseBlock(TypedDict):
+        type: Literal["tool_use"]
+        id: str
+        name: str
+        input: object  # the call's arguments object
+        cache_control: NotRequired[CacheControl]
+
+    class ToolResultBlock(TypedDict):
+        type: Literal["tool_result"]
+        tool_use_id: str
+        content: str | list[TextBlock | ImageBlock]
+        cache_control: NotRequired[CacheControl]
+
+    # The last: signed or redacted thinking as the API sent it, given back unchanged.
+    Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | dict[str, Any]
+
+    class MessageParam(TypedDict):
+        role: Literal["user", "assistant"]
+        content: list[Block]
+
+    class ToolParam(TypedDict):
+        name: str
+        description: str
+        input_schema: dict[str, Any]  # a JSON schema: any JSON
+        cache_control: NotRequired[CacheControl]
+
+    class Thinking(TypedDict):
+        type: Literal["adaptive", "enabled"]
+        budget_tokens: NotRequired[int]
+
+    class OutputConfig(TypedDict):
+        effort: str
+
+    class Body(TypedDict):
+        model: str
+        max_tokens: int
+        messages: list[MessageParam]
+        stream: bool
+        system: NotRequired[list[TextBlock]]
+        tools: NotRequired[list[ToolParam]]
+        thinking: NotRequired[Thinking]
+        output_config: NotRequired[OutputConfig]
+
+
+def build_body(request: WireRequest) -> Body:
+    body: Body = {
         "model": request.model,
         "max_tokens": output_limit(request, MIN_OUTPUT),
         "messages": build_messages(request.messages, request.model, images=request.images is not False),
@@ -130,7 +198,7 @@ def build_body(request: WireRequest) -> dict[str, Any]:
     return body
 
 
-def _tool_spec(tool: ToolSpec) -> dict[str, Any]:
+def _tool_spec(tool: ToolSpec) -> ToolParam:
     return {
         "name": tool["name"],
         "description": tool.get("description") or "",
@@ -138,7 +206,7 @@ def _tool_spec(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def add_thinking(body: dict[str, Any], effort: str | None, model: str) -> None:
+def add_thinking(body: Body, effort: str | None, model: str) -> None:
     """`thinking` (and `output_config`) for the effort; off or none means no thinking."""
     if not effort or effort == "off" or effort not in BUDGETS:
         return
@@ -158,11 +226,11 @@ def add_thinking(body: dict[str, Any], effort: str | None, model: str) -> None:
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
-def add_cache_breakpoints(body: dict[str, Any], cache: str) -> None:
-    control: dict[str, Any] = {"type": "ephemeral"}
+def add_cache_breakpoints(body: Body, cache: str) -> None:
+    control: CacheControl = {"type": "ephemeral"}
     if cache == "long":
         control["ttl"] = "1h"
-    targets: list[dict[str, Any]] = []
+    targets: list[Block | ToolParam] = []
     if body.get("system"):
         targets.append(body["system"][-1])
     if body.get("tools"):
@@ -171,17 +239,17 @@ def add_cache_breakpoints(body: dict[str, Any], cache: str) -> None:
     if last_user is not None and last_user["content"]:
         targets.append(last_user["content"][-1])
     for block in targets:
-        block["cache_control"] = dict(control)
+        block["cache_control"] = control.copy()
 
 
-def build_messages(messages: Sequence[Message], model: str, *, images: bool = True) -> list[dict[str, Any]]:
+def build_messages(messages: Sequence[Message], model: str, *, images: bool = True) -> list[MessageParam]:
     """Stored messages → Messages API messages, images placed and budgeted."""
     plan = plan_images(messages, images=images)
-    out: list[dict[str, Any]] = []
+    out: list[MessageParam] = []
     for i, m in enumerate(messages):
         kept, note = plan.get(i, ([], ""))
         if m["type"] == "user":
-            blocks = [image_block(img) for img in kept]
+            blocks: list[Block] = [image_block(img) for img in kept]
             text = with_note(m.get("text") or "", note)
             if text or not blocks:
                 blocks.append({"type": "text", "text": text or EMPTY_TEXT})
@@ -195,15 +263,15 @@ def build_messages(messages: Sequence[Message], model: str, *, images: bool = Tr
     return out
 
 
-def _append(out: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+def _append(out: list[MessageParam], role: Literal["user", "assistant"], blocks: list[Block]) -> None:
     if out and out[-1]["role"] == role:
         out[-1]["content"].extend(blocks)
     else:
         out.append({"role": role, "content": blocks})
 
 
-def image_block(image: Mapping[str, Any]) -> dict[str, Any]:
-    source = {
+def image_block(image: Image) -> ImageBlock:
+    source: ImageSource = {
         "type": "base64",
         "media_type": image.get("media_type") or "image/png",
         "data": image.get("data") or "",
@@ -211,7 +279,7 @@ def image_block(image: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "image", "source": source}
 
 
-def _assistant_blocks(m: AssistantItem, model: str) -> list[dict[str, Any]]:
+def _assistant_blocks(m: AssistantItem, model: str) -> list[Block]:
     text = m.get("text") or ""
     calls = m.get("tool_calls") or []
     if not text.strip() and not calls:
@@ -231,7 +299,7 @@ def _assistant_blocks(m: AssistantItem, model: str) -> list[dict[str, Any]]:
     return blocks
 
 
-def replay_blocks(replay: Any, model: str) -> list[dict[str, Any]]:
+def replay_blocks(replay: Any, model: str) -> list[Block]:
     """The signed thinking an assistant message carries, if it was this model's."""
     if not isinstance(replay, Mapping) or replay.get("wire") != "anthropic" or replay.get("model") != model:
         return []
@@ -244,11 +312,12 @@ def replay_blocks(replay: Any, model: str) -> list[dict[str, Any]]:
 _REPLAYED = ("thinking", "redacted_thinking")
 
 
-def _tool_result(m: ToolItem, kept: list[Image], note: str) -> dict[str, Any]:
+def _tool_result(m: ToolItem, kept: list[Image], note: str) -> ToolResultBlock:
     text = with_note(tool_text(m), note)
-    content: str | list[dict[str, Any]] = text
+    content: str | list[TextBlock | ImageBlock] = text
     if kept:
-        content = ([{"type": "text", "text": text}] if text else []) + [image_block(img) for img in kept]
+        parts: list[TextBlock | ImageBlock] = [{"type": "text", "text": text}] if text else []
+        content = parts + [image_block(img) for img in kept]
     return {"type": "tool_result", "tool_use_id": m.get("tool_call_id") or "", "content": content}
 
 
@@ -397,9 +466,9 @@ class MessagesStream:
             calls.append(ToolCall(b.id, b.name, arguments))
         return calls
 
-    def replay(self) -> dict[str, Any] | None:
+    def replay(self) -> dict[str, object] | None:
         """Signed and redacted thinking, in order, for the next request to this model."""
-        kept: list[dict[str, Any]] = []
+        kept: list[dict[str, str]] = []
         for _, b in sorted(self.blocks.items()):
             if b.type == "thinking" and b.signature:
                 kept.append(
@@ -460,7 +529,7 @@ class AnthropicWire(SSEWire):
     def headers(self, request: WireRequest) -> dict[str, str]:
         return build_headers(request)
 
-    def body(self, request: WireRequest) -> dict[str, Any]:
+    def body(self, request: WireRequest) -> Body:
         return build_body(request)
 
     def parser(self, request: WireRequest, reply: Reply, progress: Callable[[], None]) -> MessagesStream:

@@ -296,7 +296,8 @@ class SSEWire:
     def headers(self, request: WireRequest) -> dict[str, str]:
         raise NotImplementedError
 
-    def body(self, request: WireRequest) -> dict[str, Any]:
+    def body(self, request: WireRequest) -> Mapping[str, object]:
+        """The request's JSON body (each wire's own TypedDict)."""
         raise NotImplementedError
 
     def parser(self, request: WireRequest, reply: Reply, progress: Callable[[], None]) -> Parser:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 from urllib.parse import quote
 
 from uji.wires.base import BUDGETS, RANK
@@ -33,6 +33,7 @@ from .base import (
     Answer,
     AssistantItem,
     Failure,
+    Image,
     Message,
     Reply,
     ToolCall,
@@ -102,15 +103,76 @@ def gemini_version(model: str) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2) or 0)) if m else None
 
 
-def build_body(request: WireRequest) -> dict[str, Any]:
-    body: dict[str, Any] = {
+# The request body (generateContent) ----------------------------------------------------
+
+
+if TYPE_CHECKING:
+    # Types of the JSON sent, for the type checker only: creating a TypedDict costs ~0.2 ms.
+    class Blob(TypedDict):
+        mimeType: str
+        data: str  # base64
+
+    class FunctionCall(TypedDict):
+        name: str
+        args: object  # the call's arguments object
+
+    class FunctionResult(TypedDict):
+        result: str
+
+    class FunctionResponse(TypedDict):
+        name: str
+        response: FunctionResult
+
+    class Part(TypedDict, total=False):
+        """One of text, inlineData, functionCall or functionResponse (and a call's or a
+        text's thought signature)."""
+
+        text: str
+        inlineData: Blob
+        functionCall: FunctionCall
+        functionResponse: FunctionResponse
+        thoughtSignature: str
+
+    class Content(TypedDict):
+        role: Literal["user", "model"]
+        parts: list[Part]
+
+    class FunctionDeclaration(TypedDict):
+        name: str
+        description: str
+        parametersJsonSchema: dict[str, Any]  # a JSON schema: any JSON
+
+    class Tool(TypedDict):
+        functionDeclarations: list[FunctionDeclaration]
+
+    class ThinkingConfig(TypedDict, total=False):
+        includeThoughts: bool
+        thinkingLevel: str
+        thinkingBudget: int
+
+    class GenerationConfig(TypedDict):
+        maxOutputTokens: int
+        thinkingConfig: NotRequired[ThinkingConfig]
+
+    class SystemInstruction(TypedDict):
+        parts: list[Part]
+
+    class Body(TypedDict):
+        contents: list[Content]
+        systemInstruction: NotRequired[SystemInstruction]
+        tools: NotRequired[list[Tool]]
+        generationConfig: NotRequired[GenerationConfig]
+
+
+def build_body(request: WireRequest) -> Body:
+    body: Body = {
         "contents": build_contents(request.messages, request.model, images=request.images is not False),
     }
     if request.system:
         body["systemInstruction"] = {"parts": [{"text": request.system}]}
     if request.tools:
         body["tools"] = [{"functionDeclarations": [_declaration(t) for t in request.tools]}]
-    config: dict[str, Any] = {"maxOutputTokens": output_limit(request, MIN_OUTPUT)}
+    config: GenerationConfig = {"maxOutputTokens": output_limit(request, MIN_OUTPUT)}
     thinking = thinking_config(request.effort, request.model, request.reasoning)
     if thinking:
         config["thinkingConfig"] = thinking
@@ -118,7 +180,7 @@ def build_body(request: WireRequest) -> dict[str, Any]:
     return body
 
 
-def _declaration(tool: ToolSpec) -> dict[str, Any]:
+def _declaration(tool: ToolSpec) -> FunctionDeclaration:
     # `parametersJsonSchema` takes JSON Schema as it is; `parameters` takes only an
     # OpenAPI subset and refuses common keywords such as `additionalProperties`.
     return {
@@ -128,7 +190,7 @@ def _declaration(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def thinking_config(effort: str | None, model: str, reasoning: bool) -> dict[str, Any] | None:
+def thinking_config(effort: str | None, model: str, reasoning: bool) -> ThinkingConfig | None:
     version = gemini_version(model)
     if version is None or version < (2, 5):
         return None  # older models do not think, and refuse a thinkingConfig
@@ -153,19 +215,19 @@ def thinking_level(effort: str, model: str) -> str:
     return at_or_below[-1] if at_or_below else levels[0]
 
 
-def build_contents(messages: Sequence[Message], model: str, *, images: bool = True) -> list[dict[str, Any]]:
+def build_contents(messages: Sequence[Message], model: str, *, images: bool = True) -> list[Content]:
     """Stored messages → Gemini contents, images placed and budgeted."""
     plan = plan_images(messages, images=images)
     v3 = (gemini_version(model) or (0, 0)) >= (3, 0)
-    out: list[dict[str, Any]] = []
-    tool_images: list[dict[str, Any]] = []  # of the current run of tool messages
+    out: list[Content] = []
+    tool_images: list[Part] = []  # of the current run of tool messages
     for i, m in enumerate(messages):
         if m["type"] != "tool" and tool_images:
             _append(out, "user", [{"text": TOOL_IMAGES_TEXT}, *tool_images])
             tool_images = []
         kept, note = plan.get(i, ([], ""))
         if m["type"] == "user":
-            parts = [inline_data(img) for img in kept]
+            parts: list[Part] = [inline_data(img) for img in kept]
             text = with_note(m.get("text") or "", note)
             if text or not parts:
                 parts.append({"text": text})
@@ -177,7 +239,10 @@ def build_contents(messages: Sequence[Message], model: str, *, images: bool = Tr
         elif m["type"] == "tool":
             # Function responses go in a user turn, as google-genai sends them: current
             # models refuse the old role `function`.
-            response = {"name": m.get("name") or "", "response": {"result": with_note(tool_text(m), note)}}
+            response: FunctionResponse = {
+                "name": m.get("name") or "",
+                "response": {"result": with_note(tool_text(m), note)},
+            }
             _append(out, "user", [{"functionResponse": response}])
             tool_images += [inline_data(img) for img in kept]
     if tool_images:
@@ -185,32 +250,32 @@ def build_contents(messages: Sequence[Message], model: str, *, images: bool = Tr
     return out
 
 
-def _append(out: list[dict[str, Any]], role: str, parts: list[dict[str, Any]]) -> None:
+def _append(out: list[Content], role: Literal["user", "model"], parts: list[Part]) -> None:
     # All responses to one step's calls must share one content, so a run merges; the
     # responses keep a content of their own, as google-genai sends them.
-    if out and out[-1]["role"] == role and _responses(out[-1]) == _responses({"parts": parts}):
+    if out and out[-1]["role"] == role and _responses(out[-1]["parts"]) == _responses(parts):
         out[-1]["parts"].extend(parts)
     else:
         out.append({"role": role, "parts": parts})
 
 
-def _responses(content: Mapping[str, Any]) -> bool:
-    return any("functionResponse" in p for p in content["parts"])
+def _responses(parts: list[Part]) -> bool:
+    return any("functionResponse" in p for p in parts)
 
 
-def inline_data(image: Mapping[str, Any]) -> dict[str, Any]:
+def inline_data(image: Image) -> Part:
     return {
         "inlineData": {"mimeType": image.get("media_type") or "image/png", "data": image.get("data") or ""}
     }
 
 
-def _model_parts(m: AssistantItem, model: str, v3: bool) -> list[dict[str, Any]]:
+def _model_parts(m: AssistantItem, model: str, v3: bool) -> list[Part]:
     replay = m.get("replay")
     own = isinstance(replay, Mapping) and replay.get("wire") == "gemini" and replay.get("model") == model
-    parts: list[dict[str, Any]] = []
+    parts: list[Part] = []
     text = m.get("text") or ""
     if text:
-        part: dict[str, Any] = {"text": text}
+        part: Part = {"text": text}
         if own and isinstance(replay, Mapping) and isinstance(replay.get("signature"), str):
             part["thoughtSignature"] = replay["signature"]
         parts.append(part)
@@ -316,11 +381,11 @@ class GenerateStream:
         self.reply.touch()
         self.progress()
 
-    def replay(self) -> dict[str, Any] | None:
+    def replay(self) -> dict[str, object] | None:
         """Which model signed this answer, so its signatures go back only to it."""
         if self.signature is None and not any(c.signature for c in self.calls):
             return None
-        replay: dict[str, Any] = {"wire": "gemini", "model": self.model}
+        replay: dict[str, object] = {"wire": "gemini", "model": self.model}
         if self.signature is not None:
             replay["signature"] = self.signature
         return replay
@@ -367,7 +432,7 @@ class GeminiWire(SSEWire):
     def headers(self, request: WireRequest) -> dict[str, str]:
         return build_headers(request)
 
-    def body(self, request: WireRequest) -> dict[str, Any]:
+    def body(self, request: WireRequest) -> Body:
         return build_body(request)
 
     def parser(self, request: WireRequest, reply: Reply, progress: Callable[[], None]) -> GenerateStream:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from uji.record import Struct, field
 
@@ -46,6 +46,7 @@ from .base import (
     Answer,
     AssistantItem,
     Failure,
+    Image,
     Message,
     Reply,
     ToolCall,
@@ -104,12 +105,84 @@ def outputs_take_images(base_url: str) -> bool:
     return not any(host == h or host.endswith("." + h) for h in TEXT_ONLY_OUTPUT_HOSTS)
 
 
-def build_body(request: WireRequest, *, summary: bool = True) -> dict[str, Any]:
+# The request body (Responses API) -----------------------------------------------------
+
+
+if TYPE_CHECKING:
+    # Types of the JSON sent, for the type checker only: creating a TypedDict costs ~0.2 ms.
+    class InputText(TypedDict):
+        type: Literal["input_text"]
+        text: str
+
+    class InputImage(TypedDict):
+        type: Literal["input_image"]
+        image_url: str  # a data: URL
+        detail: Literal["auto"]
+
+    class InputMessage(TypedDict):
+        type: Literal["message"]
+        role: Literal["user"]
+        content: list[InputText | InputImage]
+
+    class OutputMessage(TypedDict):
+        type: Literal["message"]
+        role: Literal["assistant"]
+        content: str
+        phase: NotRequired[str]
+
+    class FunctionCall(TypedDict):
+        type: Literal["function_call"]
+        call_id: str
+        name: str
+        arguments: str  # JSON text
+
+    class FunctionCallOutput(TypedDict):
+        type: Literal["function_call_output"]
+        call_id: str
+        output: str | list[InputText | InputImage]
+
+    class SummaryText(TypedDict):
+        type: Literal["summary_text"]
+        text: str
+
+    class ReasoningItem(TypedDict):
+        type: Literal["reasoning"]
+        id: str
+        summary: list[SummaryText]
+        encrypted_content: str
+
+    Item = InputMessage | OutputMessage | FunctionCall | FunctionCallOutput | ReasoningItem
+
+    class FunctionTool(TypedDict):
+        type: Literal["function"]
+        name: str
+        description: str
+        parameters: dict[str, Any]  # a JSON schema: any JSON
+        strict: bool
+
+    class Reasoning(TypedDict, total=False):
+        effort: str
+        summary: Literal["auto"]
+
+    class Body(TypedDict):
+        model: str
+        input: list[Item]
+        stream: bool
+        store: bool
+        max_output_tokens: int
+        instructions: NotRequired[str]
+        tools: NotRequired[list[FunctionTool]]
+        reasoning: NotRequired[Reasoning]
+        include: NotRequired[list[str]]
+        prompt_cache_key: NotRequired[str]
+
+
+def build_body(request: WireRequest, *, summary: bool = True) -> Body:
     """The request body; `summary=False` asks for no reasoning summary (an organisation
     that is not verified for them gets a 400 when it asks)."""
     reasoning = reasoning_of(request, summary=summary)
     floor = MIN_OUTPUT if reasoning is None else MIN_REASONING_OUTPUT
-    body: dict[str, Any] = {
+    body: Body = {
         "model": request.model,
         "input": build_input(
             request.messages,
@@ -134,7 +207,7 @@ def build_body(request: WireRequest, *, summary: bool = True) -> dict[str, Any]:
     return body
 
 
-def _tool_spec(tool: ToolSpec) -> dict[str, Any]:
+def _tool_spec(tool: ToolSpec) -> FunctionTool:
     return {
         "type": "function",
         "name": tool["name"],
@@ -144,7 +217,7 @@ def _tool_spec(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def reasoning_of(request: WireRequest, *, summary: bool = True) -> dict[str, Any] | None:
+def reasoning_of(request: WireRequest, *, summary: bool = True) -> Reasoning | None:
     """The `reasoning` object (possibly empty), or None for a model not treated as
     reasoning: it gets neither `reasoning` nor the encrypted reasoning it cannot make.
 
@@ -155,7 +228,7 @@ def reasoning_of(request: WireRequest, *, summary: bool = True) -> dict[str, Any
     effort = request.effort
     if not request.reasoning and (effort is None or effort == "off"):
         return None
-    out: dict[str, Any] = {}
+    out: Reasoning = {}
     if effort is not None:
         out["effort"] = EFFORT_NAMES.get(effort, effort)
     if summary:
@@ -169,18 +242,18 @@ def build_input(
     *,
     images: bool = True,
     images_in_outputs: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[Item]:
     """Stored messages → input items, images placed and budgeted (internals §4)."""
     plan = plan_images(messages, images=images)
-    out: list[dict[str, Any]] = []
-    tool_images: list[dict[str, Any]] = []  # of the current run of tool messages
+    out: list[Item] = []
+    tool_images: list[InputImage] = []  # of the current run of tool messages
     for i, m in enumerate(messages):
         if m["type"] != "tool" and tool_images:
             out.append(_tool_images_message(tool_images))
             tool_images = []
         kept, note = plan.get(i, ([], ""))
         if m["type"] == "user":
-            parts = [image_part(img) for img in kept]
+            parts: list[InputText | InputImage] = [image_part(img) for img in kept]
             text = with_note(m.get("text") or "", note)
             if text or not parts:
                 parts.insert(0, {"type": "input_text", "text": text})
@@ -189,7 +262,7 @@ def build_input(
             out += _assistant_items(m, model)
         elif m["type"] == "tool":
             text = with_note(tool_text(m), note)
-            output: str | list[dict[str, Any]] = text
+            output: str | list[InputText | InputImage] = text
             if kept and images_in_outputs:
                 output = [{"type": "input_text", "text": text}, *(image_part(img) for img in kept)]
             elif kept:
@@ -202,17 +275,17 @@ def build_input(
     return out
 
 
-def image_part(image: Mapping[str, Any]) -> dict[str, Any]:
+def image_part(image: Image) -> InputImage:
     url = f"data:{image.get('media_type') or 'image/png'};base64,{image.get('data') or ''}"
     return {"type": "input_image", "image_url": url, "detail": "auto"}
 
 
-def _tool_images_message(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    content = [{"type": "input_text", "text": TOOL_IMAGES_TEXT}, *parts]
+def _tool_images_message(parts: list[InputImage]) -> InputMessage:
+    content: list[InputText | InputImage] = [{"type": "input_text", "text": TOOL_IMAGES_TEXT}, *parts]
     return {"type": "message", "role": "user", "content": content}
 
 
-def _assistant_items(m: AssistantItem, model: str) -> list[dict[str, Any]]:
+def _assistant_items(m: AssistantItem, model: str) -> list[Item]:
     """The saved reasoning items first (they must precede what they led to), then the
     text, then the calls. Assistant text goes as a plain string: the API reads it as
     the model's own output text."""
@@ -221,9 +294,9 @@ def _assistant_items(m: AssistantItem, model: str) -> list[dict[str, Any]]:
     if not text and not calls:
         return []  # reasoning alone (an answer the limit cut short) cannot stand: the API
         # refuses a reasoning item without the item it led to
-    items = replay_items(m.get("replay"), model)
+    items: list[Item] = [*replay_items(m.get("replay"), model)]
     if text:
-        message = {"type": "message", "role": "assistant", "content": text}
+        message: OutputMessage = {"type": "message", "role": "assistant", "content": text}
         phase = _own(m.get("replay"), model).get("phase")
         if phase in PHASES:
             message["phase"] = phase  # the codex models do worse when it is dropped
@@ -247,7 +320,7 @@ def _own(replay: Any, model: str) -> Mapping[str, Any]:
     return replay
 
 
-def replay_items(replay: Any, model: str) -> list[dict[str, Any]]:
+def replay_items(replay: Any, model: str) -> list[ReasoningItem]:
     """The encrypted reasoning items an assistant message carries, if this model wrote
     them (the encrypted content is only valid there)."""
     items = _own(replay, model).get("items")
@@ -256,7 +329,7 @@ def replay_items(replay: Any, model: str) -> list[dict[str, Any]]:
     return [r for r in map(reasoning_item, items) if r is not None]
 
 
-def reasoning_item(item: Any) -> dict[str, Any] | None:
+def reasoning_item(item: Any) -> ReasoningItem | None:
     """A reasoning item as it is sent back, or None when it cannot be: without its
     encrypted content the API would look its id up, and nothing is stored."""
     if not isinstance(item, Mapping) or item.get("type") != "reasoning":
@@ -446,14 +519,14 @@ class ResponsesStream:
             for _, c in sorted(self.calls.items(), key=lambda kv: as_int(kv[0]))
         ]
 
-    def replay(self) -> dict[str, Any] | None:
+    def replay(self) -> dict[str, object] | None:
         """The encrypted reasoning items, in output order, and the message's phase, for
         the next request."""
         ordered = sorted(self.reasoning_items.items(), key=lambda kv: as_int(kv[0]))
         items = [r for r in (reasoning_item(item) for _, item in ordered) if r is not None]
         if not items and self.phase is None:
             return None
-        replay: dict[str, Any] = {"wire": "responses", "model": self.model, "items": items}
+        replay: dict[str, object] = {"wire": "responses", "model": self.model, "items": items}
         if self.phase is not None:
             replay["phase"] = self.phase
         return replay
@@ -532,7 +605,7 @@ class ResponsesWire(SSEWire):
     def headers(self, request: WireRequest) -> dict[str, str]:
         return build_headers(request)
 
-    def body(self, request: WireRequest) -> dict[str, Any]:
+    def body(self, request: WireRequest) -> Body:
         where = (request.provider.get("base_url") or "", request.model)
         return build_body(request, summary=where not in self.no_summary)
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -264,7 +264,7 @@ async def open_sse(
     url: str,
     *,
     headers: dict[str, str],
-    body: dict[str, Any],
+    body: Mapping[str, object],
     idle: float,
 ) -> AsyncIterator[SSEStream]:
     """POST `body` and give an `SSEStream`; every failure leaves as a `Failure`."""

@@ -10,10 +10,22 @@ from typing import TYPE_CHECKING, Any
 from uji.lua.runtime import ApiError, Pending
 
 if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
     from uji.lua.runtime import Runtime
     from uji.notices import Notice
     from uji.packs import Packs
     from uji.paths import Paths
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class ConfigFile(TypedDict):
+        """A file of `uji.config.files`."""
+
+        name: str
+        path: str
+        text: str
+        project: NotRequired[bool]  # under the project's .uji
+
 
 MAX_FILE = 4 * 1024 * 1024  # config.files and data.read read no larger file
 
@@ -39,7 +51,7 @@ def install(
             raise ApiError(
                 f"{fname}: {folder!r} must be a folder name inside the config dir, not empty, absolute or with .."
             )
-        rows: list[dict[str, Any]] = []
+        rows: list[ConfigFile] = []
         for root in packs.all_roots():
             rows += _files(os.path.join(root, folder), False)
         if project:
@@ -114,7 +126,7 @@ def _data_path(paths: Paths, name: str, fname: str) -> str:
     return os.path.join(paths.data, name)
 
 
-def _files(folder: str, project: bool) -> list[dict[str, Any]]:
+def _files(folder: str, project: bool) -> list[ConfigFile]:
     try:
         names = sorted(os.listdir(folder))
     except OSError:
@@ -129,7 +141,7 @@ def _files(folder: str, project: bool) -> list[dict[str, Any]]:
                 text = f.read(MAX_FILE)
         except OSError:
             continue
-        row: dict[str, Any] = {"name": name, "path": path, "text": text}
+        row: ConfigFile = {"name": name, "path": path, "text": text}
         if project:
             row["project"] = True
         rows.append(row)

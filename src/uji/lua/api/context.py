@@ -92,7 +92,13 @@ def install(
                     raise ApiError(
                         f"uji.context.configure: compaction.{key} must be a whole number of tokens"
                     )
-            context.compaction.update(compaction)
+            settings = context.compaction
+            if "enabled" in compaction:
+                settings["enabled"] = compaction["enabled"]
+            if "reserve" in compaction:
+                settings["reserve"] = compaction["reserve"]
+            if "keep_recent" in compaction:
+                settings["keep_recent"] = compaction["keep_recent"]
         if "instructions" in data:
             context.instructions.names = instruction_names(data["instructions"])
 

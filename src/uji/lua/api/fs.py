@@ -23,8 +23,23 @@ from uji.lua.runtime import Api, ApiError, Pending
 from uji.tools.confine import OutsideRoots, Sandbox, expand_user
 
 if TYPE_CHECKING:
+    from typing import TypedDict
+
     from uji.lua.host import LuaHost
     from uji.tools.gate import Gate
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class Page(TypedDict):
+        """`uji.fs.read_lines`: the lines, which of them were cut (from 1), the line count."""
+
+        lines: list[bytes]
+        cut: dict[int, bool]
+        total: int
+
+    class DirEntry(TypedDict):
+        name: bytes  # as on disk
+        type: str  # file, dir, link or other
+
 
 SNIFF_BYTES = 8192  # the read_file tool's test for a binary file: a NUL in the first 8 KB
 _MAGIC = re.compile(r"[*?\[]")
@@ -153,9 +168,7 @@ def read_file(sandbox: Sandbox, path: str) -> bytes:
             raise FsError(_os_text("read", path, e))
 
 
-def read_lines(
-    sandbox: Sandbox, path: str, offset: int, limit: int | None, max_line: int | None
-) -> dict[str, Any]:
+def read_lines(sandbox: Sandbox, path: str, offset: int, limit: int | None, max_line: int | None) -> Page:
     """`{lines, cut, total}`: up to `limit` lines from line `offset`, each cut at
     `max_line` bytes (`cut[i]` marks `lines[i]`), and the file's line count.
 
@@ -170,7 +183,7 @@ def read_lines(
             raise FsError(_os_text("read", path, e))
 
 
-def _page(f: BinaryIO, offset: int, limit: int | None, max_line: int | None) -> dict[str, Any]:
+def _page(f: BinaryIO, offset: int, limit: int | None, max_line: int | None) -> Page:
     lines: list[bytes] = []
     cut: dict[int, bool] = {}
     total = 0
@@ -222,7 +235,7 @@ def write_file(sandbox: Sandbox, path: str, data: bytes) -> dict[str, bool]:
 # -- list --------------------------------------------------------------------------------
 
 
-def list_dir(sandbox: Sandbox, path: str) -> list[dict[str, Any]]:
+def list_dir(sandbox: Sandbox, path: str) -> list[DirEntry]:
     """`{name, type}` for each entry, sorted by name; names are bytes, as on disk."""
     try:
         fd = _open_dir(sandbox, path)
@@ -234,7 +247,7 @@ def list_dir(sandbox: Sandbox, path: str) -> list[dict[str, Any]]:
         raise FsError(_os_text("list", path, e))
     try:
         with os.scandir(fd) as entries:
-            found = [{"name": os.fsencode(e.name), "type": _kind(e)} for e in entries]
+            found: list[DirEntry] = [{"name": os.fsencode(e.name), "type": _kind(e)} for e in entries]
     except OSError as e:
         raise FsError(_os_text("list", path, e))
     finally:

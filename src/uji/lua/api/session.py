@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import Api, ApiError, Pending
@@ -52,12 +53,12 @@ def _open_session_api(
         a = agent()
         if a is None:
             return None
-        row = store().get_session(a.session_id) or {}
-        directory = row.get("directory", cwd)
+        row = store().get_session(a.session_id)
+        directory = row["directory"] if row else cwd
         return to_lua(
             {
                 "id": a.session_id,
-                "title": row.get("title", ""),
+                "title": row["title"] if row else "",
                 "directory": directory,
                 "short_directory": short_directory(directory),
             }
@@ -79,13 +80,14 @@ def _open_session_api(
             rows = store().messages(a.session_id, before=page[0], limit=page[1]) if a else []
         out = []
         for m in rows:
+            fields: Mapping[str, object] = m  # each type has its own of these
             item = {
                 "type": m["type"],
-                "text": m.get("text") or m.get("content") or m.get("summary") or "",
+                "text": fields.get("text") or fields.get("content") or fields.get("summary") or "",
                 "seq": m["seq"],
             }
-            if m.get("name"):
-                item["name"] = m["name"]
+            if fields.get("name"):
+                item["name"] = fields["name"]
             out.append(item)
         return to_lua(out)
 

@@ -21,6 +21,7 @@ from uji.lua.runtime import Api, ApiError, Pending
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
     from uji.packs import Packs
+    from uji.wires.base import Image
 
 STARTED = time.monotonic()
 KEYCHAIN_SECONDS = 10.0
@@ -157,7 +158,7 @@ def list_modules(namespace: str, search_path: str) -> list[str]:
     return sorted(found)
 
 
-def _fit(data: bytes, edge: float, size: float) -> dict[str, Any]:
+def _fit(data: bytes, edge: float, size: float) -> Image:
     from uji.images import Limits, from_bytes
 
     if edge < 1 or size < 1:

@@ -16,7 +16,22 @@ from typing import TYPE_CHECKING, Any
 from uji.lua.runtime import Api, ApiError
 
 if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
     from uji.lua.host import LuaHost
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class DiffLine(TypedDict):
+        """A line of a hunk (`uji.diff`): its kind, its line numbers (from 1), its parts."""
+
+        kind: str  # context, removed or added
+        old: NotRequired[int]
+        new: NotRequired[int]
+        parts: list[DiffPart]
+
+    class DiffPart(TypedDict):
+        text: str
+        changed: bool
 
 
 # The functions that need no Lua state: strings and bytes in, strings and bytes out.
@@ -263,36 +278,42 @@ def _plain(value: Any) -> Any:
 DIFF_CONTEXT = 3  # the theme's limits.diff_context
 
 
-def diff_hunks(old: str, new: str, context: int = DIFF_CONTEXT) -> list[list[dict[str, Any]]]:
+def diff_hunks(old: str, new: str, context: int = DIFF_CONTEXT) -> list[list[DiffLine]]:
     """Hunks of lines `{kind, old?, new?, parts}`: kind context|removed|added, line numbers
     from 1, parts `{text, changed}` marking what changed within a replaced line."""
     import difflib
 
     a, b = old.splitlines(), new.splitlines()
-    hunks: list[list[dict[str, Any]]] = []
+    hunks: list[list[DiffLine]] = []
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
-        hunk: list[dict[str, Any]] = []
+        hunk: list[DiffLine] = []
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 for k in range(i2 - i1):
                     line = a[i1 + k]
                     hunk.append(
-                        {"kind": "context", "old": i1 + k + 1, "new": j1 + k + 1, "parts": [[line, False]]}
+                        {
+                            "kind": "context",
+                            "old": i1 + k + 1,
+                            "new": j1 + k + 1,
+                            "parts": _as_parts([[line, False]]),
+                        }
                     )
                 continue
             removed, added = a[i1:i2], b[j1:j2]
             pairs = min(len(removed), len(added)) if tag == "replace" else 0
             for k, line in enumerate(removed):
                 parts = _parts(line, added[k], 0) if k < pairs else [[line, False]]
-                hunk.append({"kind": "removed", "old": i1 + k + 1, "parts": parts})
+                hunk.append({"kind": "removed", "old": i1 + k + 1, "parts": _as_parts(parts)})
             for k, line in enumerate(added):
                 parts = _parts(removed[k], line, 1) if k < pairs else [[line, False]]
-                hunk.append({"kind": "added", "new": j1 + k + 1, "parts": parts})
+                hunk.append({"kind": "added", "new": j1 + k + 1, "parts": _as_parts(parts)})
         hunks.append(hunk)
-    for hunk in hunks:
-        for row in hunk:
-            row["parts"] = [{"text": text, "changed": changed} for text, changed in row["parts"]]
     return hunks
+
+
+def _as_parts(pairs: list[list[Any]]) -> list[DiffPart]:
+    return [{"text": text, "changed": changed} for text, changed in pairs]
 
 
 def _parts(old: str, new: str, side: int) -> list[list[Any]]:

@@ -14,11 +14,32 @@ from uji.tools.results import from_value
 from uji.wires.base import Usage
 
 if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
     from uji.lua.host import LuaHost
     from uji.lua.runtime import Runtime
     from uji.tools.builtin.process import Process
     from uji.tools.gate import Gate
     from uji.tools.verdict import Decision
+    from uji.wires.base import Image
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class ResultTable(TypedDict):
+        """A tool result as Lua gets it."""
+
+        text: str
+        images: NotRequired[list[Image]]
+        summary: NotRequired[str]
+        diff: NotRequired[str]
+
+    class ProcessStatus(TypedDict):
+        """`process:status()`."""
+
+        running: bool
+        seconds: float
+        pid: int
+        stopped: bool
+        code: NotRequired[int]  # its exit code (128 + the signal's number when killed)
 
 
 def install(host: LuaHost, gate: Gate) -> Api:
@@ -491,8 +512,8 @@ def _starts(tool: Tool) -> bool:
     return isinstance(tool, RunCommand)
 
 
-def _result_table(result: ToolResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"text": result.text}
+def _result_table(result: ToolResult) -> ResultTable:
+    out: ResultTable = {"text": result.text}
     if result.images:
         out["images"] = result.images
     if result.summary is not None:
@@ -515,7 +536,7 @@ def process_api(host: LuaHost) -> Api:
         return Pending(run())
 
     def process_status(p: Process) -> Any:
-        info: dict[str, Any] = {
+        info: ProcessStatus = {
             "running": p.running,
             "seconds": p.seconds,
             "pid": p.pid,

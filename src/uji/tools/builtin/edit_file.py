@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.record import Struct
 from uji.tools.base import ToolContext, ToolResult
@@ -11,7 +11,10 @@ from uji.tools.builtin.read_file import error, os_error, path_arg, required_str
 from uji.tools.builtin.tool import BuiltinTool
 from uji.tools.confine import OutsideRoots, Sandbox
 
-SPEC: dict[str, Any] = {
+if TYPE_CHECKING:
+    from uji.tools.builtin.tool import BuiltinSpec
+
+SPEC: BuiltinSpec = {
     "name": "edit_file",
     "description": (
         "Replace old_string with new_string in a file. old_string must match the file exactly "

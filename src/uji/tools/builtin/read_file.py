@@ -10,11 +10,15 @@ import base64
 import os
 import stat
 import struct
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.builtin.tool import BuiltinTool
 from uji.tools.confine import OutsideRoots, Sandbox
+
+if TYPE_CHECKING:
+    from uji.tools.builtin.tool import BuiltinSpec
+    from uji.wires.base import Image
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_BYTES = 2000
@@ -25,7 +29,7 @@ MAX_IMAGE_RAW = MAX_IMAGE_BASE64 // 4 * 3  # 3,932,160 raw bytes encode to exact
 IMAGE_EXTENSIONS = {".png", ".jpg", ".jpeg", ".gif", ".webp"}
 TRUNCATED = " …[line truncated]"
 
-SPEC: dict[str, Any] = {
+SPEC: BuiltinSpec = {
     "name": "read_file",
     "description": (
         "Read a text file as numbered rows `<line number>| <text>`, up to 2000 lines per call "
@@ -197,7 +201,7 @@ def read_image(sandbox: Sandbox, path: str) -> ToolResult:
     if found is None:
         return error(f"{path} is not a png, jpeg, gif or webp image uji can read")
     media_type, width, height = found
-    image = {"media_type": media_type, "data": base64.b64encode(data).decode("ascii")}
+    image: Image = {"media_type": media_type, "data": base64.b64encode(data).decode("ascii")}
     return ToolResult(
         text=f"{path} is a {width}x{height} {media_type} image, attached here.",
         images=[image],

@@ -28,6 +28,7 @@ from uji.tools.builtin.tool import BuiltinTool
 if TYPE_CHECKING:
     from uji.sandbox import SandboxPolicy
     from uji.sandbox.spawn import Child
+    from uji.tools.builtin.tool import BuiltinSpec
     from uji.tools.secrets import Redactor
 
 DEFAULT_TIMEOUT = 120
@@ -41,7 +42,7 @@ PROGRESS_INTERVAL = 0.1  # at most ~10 progress updates a second
 # half is dropped (at a line boundary), so it holds between half the cap and the cap.
 SPILL_CAP = 50 * 1024 * 1024
 
-SPEC: dict[str, Any] = {
+SPEC: BuiltinSpec = {
     "name": "run_command",
     "description": (
         "Run a bash command line in the working directory; returns stdout and stderr "

@@ -4,14 +4,30 @@ reach files through the sandbox they are given."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 from uji.tools.base import Tool
 
 if TYPE_CHECKING:
     from uji.tools.confine import Sandbox
+    from uji.tools.verdict import Decision
 
 SandboxFactory = Callable[[], "Sandbox"]
+
+
+if TYPE_CHECKING:
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class BuiltinSpec(TypedDict):
+        """What a built-in tool is (each module's SPEC)."""
+
+        name: str
+        description: str
+        parameters: dict[str, Any]  # the JSON schema of its arguments
+        policy: Decision  # its default rule
+        verb: str
+        question: str | None
+        path_subject: bool
+        subject_key: str  # the argument that is its subject
 
 
 class BuiltinTool(Tool):
@@ -19,7 +35,7 @@ class BuiltinTool(Tool):
     checks its own arguments, and it reaches files through the sandbox it is given: a
     function, so that `uji.tool.confine` and `uji.tool.roots` apply from the next call."""
 
-    SPEC: ClassVar[dict[str, Any]]
+    SPEC: ClassVar[BuiltinSpec]
     checks_arguments = True
     declares_subject = True
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.tools.base import ToolContext, ToolResult
 from uji.tools.builtin.edit_file import make_diff
@@ -11,7 +11,10 @@ from uji.tools.builtin.read_file import error, os_error, path_arg
 from uji.tools.builtin.tool import BuiltinTool
 from uji.tools.confine import OutsideRoots, Sandbox
 
-SPEC: dict[str, Any] = {
+if TYPE_CHECKING:
+    from uji.tools.builtin.tool import BuiltinSpec
+
+SPEC: BuiltinSpec = {
     "name": "write_file",
     "description": (
         "Create a file with the given content, or replace all of an existing file's content. "
