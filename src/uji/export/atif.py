@@ -10,23 +10,55 @@ Notes (errors, `!` commands, summaries) are `system` steps.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from uji import __version__
 from uji.export.entries import Call, Entry, Note, Prompt, Reply
 
 if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
     from uji.store.sessions import Session
+
+    # For the type checker only: creating a TypedDict costs ~0.2 ms.
+    class ToolCallRecord(TypedDict):
+        tool_call_id: str
+        function_name: str
+        arguments: dict[str, Any]  # the model's, as it sent them
+
+    class ObservationResult(TypedDict):
+        source_call_id: str
+        content: str
+
+    class Observation(TypedDict):
+        results: list[ObservationResult]
+
+    class Step(TypedDict):
+        step_id: int
+        source: Literal["user", "agent", "system"]
+        message: str
+        reasoning_content: NotRequired[str]
+        tool_calls: NotRequired[list[ToolCallRecord]]
+        observation: NotRequired[Observation]
+        extra: NotRequired[dict[str, object]]
+
+    class Metrics(TypedDict):
+        total_steps: int
+        total_prompt_tokens: NotRequired[int]
+        total_completion_tokens: NotRequired[int]
+        total_cached_tokens: NotRequired[int]
+        total_cost_usd: NotRequired[float]
+
 
 SCHEMA_VERSION = "ATIF-v1.5"
 
 
 def trajectory(session: Session, items: list[Entry], usage: dict[str, float]) -> str:
-    steps: list[dict[str, Any]] = []
-    open_step: dict[str, Any] | None = None  # the agent step whose calls' results come next
+    steps: list[Step] = []
+    open_step: Step | None = None  # the agent step whose calls' results come next
 
-    def add(step: dict[str, Any]) -> dict[str, Any]:
-        step = {"step_id": len(steps) + 1, **step}
+    def add(source: Literal["user", "agent", "system"], message: str) -> Step:
+        step: Step = {"step_id": len(steps) + 1, "source": source, "message": message}
         steps.append(step)
         return step
 
@@ -34,32 +66,32 @@ def trajectory(session: Session, items: list[Entry], usage: dict[str, float]) ->
         match item:
             case Prompt(text=text, images=images):
                 open_step = None
-                step = add({"source": "user", "message": text})
+                step = add("user", text)
                 if images:
                     step["extra"] = {"images": images}
             case Reply(text=text, reasoning=reasoning, calls=calls):
-                step = {"source": "agent", "message": text}
+                step = add("agent", text)
                 if reasoning:
                     step["reasoning_content"] = reasoning
                 if calls:  # their results come next, as this step's observation
                     step["tool_calls"] = []
                     step["observation"] = {"results": []}
-                added = add(step)
-                open_step = added if calls else None
+                open_step = step if calls else None
             case Call():
                 if open_step is None:  # a result with no answer before it (a crash left it)
-                    open_step = add(
-                        {"source": "agent", "message": "", "tool_calls": [], "observation": {"results": []}}
-                    )
-                open_step["tool_calls"].append(
+                    open_step = add("agent", "")
+                    open_step["tool_calls"] = []
+                    open_step["observation"] = {"results": []}
+                open_step.setdefault("tool_calls", []).append(
                     {"tool_call_id": item.id, "function_name": item.name, "arguments": item.argument_object()}
                 )
                 content = item.result if not item.diff else f"{item.result}\n\n{item.diff}"
-                open_step["observation"]["results"].append({"source_call_id": item.id, "content": content})
+                results = open_step.setdefault("observation", {"results": []})["results"]
+                results.append({"source_call_id": item.id, "content": content})
             case Note(kind=kind, text=text):
                 open_step = None
-                add({"source": "system", "message": text, "extra": {"kind": kind}})
-    out: dict[str, Any] = {
+                add("system", text)["extra"] = {"kind": kind}
+    out: dict[str, object] = {
         "schema_version": SCHEMA_VERSION,
         "session_id": session["id"],
         "agent": {"name": "uji", "version": __version__},
@@ -70,8 +102,8 @@ def trajectory(session: Session, items: list[Entry], usage: dict[str, float]) ->
     return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
 
 
-def _metrics(usage: dict[str, float], n_steps: int) -> dict[str, Any]:
-    metrics: dict[str, Any] = {"total_steps": n_steps}
+def _metrics(usage: dict[str, float], n_steps: int) -> Metrics:
+    metrics: Metrics = {"total_steps": n_steps}
     if usage:
         metrics["total_prompt_tokens"] = int(
             usage.get("input", 0) + usage.get("cache_read", 0) + usage.get("cache_write", 0)
