@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from uji.tools.base import Tool, ToolContext, ToolResult
 from uji.tools.confine import Sandbox
 from uji.tools.decision import deny_text, matched_form, read_hook, through_symlink
 from uji.tools.verdict import Verdict
@@ -105,3 +107,48 @@ def test_every_spelling_of_a_file_is_a_form_the_rules_see(tmp_path: Path) -> Non
         str(cwd / "real" / "f"),
         "real/f",
     ]
+
+
+def test_what_runs_inside_the_sandbox_is_what_the_headless_default_allows(tmp_path: Path) -> None:
+    """Gate.contains answers `--on-ask sandbox` (uji run's default): a question is allowed
+    only for a call that runs inside. A file tool is inside when confined, a write only
+    when the sandbox is not read-only; a command when the kernel's sandbox is on; a Lua or
+    MCP tool never."""
+    from uji.sandbox import status
+    from uji.sandbox.policy import SandboxSettings
+    from uji.tools.builtin import builtin_tools
+    from uji.tools.gate import Gate
+
+    gate = Gate(str(tmp_path), str(tmp_path / "auth.toml"), str(tmp_path / "rules.lua"), list)
+    tools = {t.name: t for t in builtin_tools(gate.sandbox)}
+    read, write, command = tools["read_file"], tools["write_file"], tools["run_command"]
+    kernel = status(SandboxSettings()).available
+    assert (gate.contains(read), gate.contains(write), gate.contains(command)) == (True, True, kernel)
+    assert (gate.command_sandbox() is not None) == kernel
+    gate.os_sandbox = SandboxSettings(mode="read-only")
+    assert (gate.contains(read), gate.contains(write)) == (True, False)
+    gate.os_sandbox = SandboxSettings(mode="off")
+    assert (gate.contains(read), gate.contains(write), gate.contains(command)) == (True, True, False)
+    assert gate.command_sandbox() is None
+    gate.confined = False  # uji.tool.confine(false): a file tool reaches anywhere
+    assert (gate.contains(read), gate.contains(write)) == (False, False)
+    gate.confined = True
+    outside = _Outside("lua_paths")
+    assert not gate.contains(outside)  # a path subject, not confined: runs in uji
+    # Nor does confinement judge its subject: the policy does (here: nothing set, so ask).
+    import asyncio
+
+    verdict = asyncio.run(gate.decide(outside, "/etc/passwd", {}))
+    assert (verdict.decision, verdict.by) == ("ask", "fallback")
+    verdict = asyncio.run(gate.decide(read, "/etc/passwd", {"path": "/etc/passwd"}))
+    assert (verdict.decision, verdict.by) == ("deny", "confine")
+
+
+class _Outside(Tool):
+    """A tool of a config or a server: its subject may be a path, uji does not confine it."""
+
+    path_subject = True
+    writes = True
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise AssertionError("not run here")
