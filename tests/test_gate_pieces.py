@@ -152,3 +152,41 @@ class _Outside(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise AssertionError("not run here")
+
+
+def test_the_policy_layer_at_its_edges() -> None:
+    """Policy alone: the strictest top-level default of several sets, a tool whose rules
+    could not be read never decided below ask but never loosened either, a remembered
+    allow of a whole tool answering only where asked to, and a deny rule not turned into
+    a question by a write flag."""
+    from uji.tools.policy import Policy
+    from uji.tools.remembered import ANY_SUBJECT, SESSION
+
+    policy = Policy()
+    policy.set({"default": "allow"}, "init.lua:1")
+    policy.set({"default": "deny"}, "pack.lua:1", name="pack")
+    verdict = policy.fallback("web_fetch", None)
+    assert (verdict.decision, verdict.by, verdict.origin) == ("deny", "default", "pack.lua:1")
+
+    # A bad rule: the tool asks at least, and its default deny stays a deny.
+    notices = policy.set({"run_command": {"default": "deny", "allow": [{"nopattern": 1}]}}, "init.lua:2")
+    assert notices and "run_command now asks" in notices[0]
+    assert (policy.floor("run_command"), policy.fallback("run_command", None).decision) == ("ask", "deny")
+    policy.set({"read_file": {"default": "allow", "allow": [{"nopattern": 1}]}}, "init.lua:3")
+    lifted = policy.fallback("read_file", None)
+    assert (lifted.decision, lifted.by) == ("ask", "fallback")
+
+    # "Allow this tool for the session" answers calls of that tool only where the caller
+    # says the tool is remembered whole (an MCP tool), not a subject that happens to be "*".
+    policy.remembered.add("mcp__srv__get", ANY_SUBJECT, SESSION)
+    policy.set({"mcp__srv__get": {"default": "ask"}}, "init.lua:4")
+    assert policy.decide("mcp__srv__get", ["{}"], None).decision == "ask"
+    assert policy.decide("mcp__srv__get", ["{}"], None, whole_tool=True).by == "remembered"
+
+    # A deny rule stays a deny whatever flag the command carries; an allow rule asks.
+    policy.write_flags.set({"git diff": ["--output"], "git log": ["--output"]}, "init.lua:5")
+    policy.set({"run_command": {"deny": ["git diff*"], "allow": ["git log*"]}}, "init.lua:6")
+    denied = policy.decide_command("run_command", "git diff --output=/tmp/x", None)
+    assert (denied.decision, denied.by, denied.rule) == ("deny", "rule", "git diff*")
+    flagged = policy.decide_command("run_command", "git log --output=/tmp/x", None)
+    assert (flagged.decision, flagged.by) == ("ask", "write-flag")
