@@ -211,7 +211,7 @@ def retest(name: str) -> None:
 # The whole of the gate's tests, for `--recheck`: a mutant the module's fast selection let
 # live is run once more against these before it is called a survivor.
 WIDE = (  # in-process unit tests first: with -x in one process, most mutants die in seconds
-    "tests/test_verdict.py tests/test_gate_pieces.py tests/test_policy.py tests/test_policy_layers.py"
+    "tests/test_verdict.py tests/test_gate_pieces.py tests/test_compaction_pieces.py tests/test_policy.py tests/test_policy_layers.py"
     " tests/test_remembered.py tests/test_remembered_file.py tests/test_secrets.py tests/test_shell_parse.py tests/test_confine.py"
     " tests/test_gate_decide.py tests/test_gate_layers.py tests/test_gate_paths.py tests/test_gate_commands.py"
     " tests/test_gate_expansions.py tests/test_gate_hooks.py tests/test_gate_write_flags.py"
@@ -222,7 +222,7 @@ RENAMED = {"src/uji/tools/paths.py": "src/uji/tools/path_forms.py"}
 
 def recheck(name: str) -> None:
     """NAME's survivors applied to HEAD as text patches (the module may have moved since its
-    run) and run against WIDE in one process, stopping at the first failure. Results go to
+    run) and run against WIDE (or $RECHECK_TESTS) in one process, stopping at the first failure. Results go to
     NAME-recheck.json: killed (by which test), survived, or stale (the patch no longer applies)."""
     import json
 
@@ -269,7 +269,7 @@ def recheck(name: str) -> None:
             results[job] = {"op": op, "line": row, "outcome": "stale", "diff": diff}
         else:
             ran = subprocess.run(
-                [*PYTEST.split(), "--timeout", "120", *WIDE.split()],
+                [*PYTEST.split(), "--timeout", "120", *os.environ.get("RECHECK_TESTS", WIDE).split()],
                 cwd=where,
                 env=env,
                 capture_output=True,
