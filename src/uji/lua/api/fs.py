@@ -17,10 +17,12 @@ import os
 import re
 import stat
 from collections.abc import Awaitable, Callable, Generator, Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from uji.lua.runtime import Api, ApiError, Pending
 from uji.tools.confine import OutsideRoots, Sandbox, expand_user
+
+EntryKind = Literal["file", "dir", "link", "other"]  # what uji.fs.list says an entry is
 
 if TYPE_CHECKING:
     from typing import TypedDict
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
     class DirEntry(TypedDict):
         name: bytes  # as on disk
-        type: str  # file, dir, link or other
+        type: EntryKind
 
 
 SNIFF_BYTES = 8192  # the read_file tool's test for a binary file: a NUL in the first 8 KB
@@ -264,7 +266,7 @@ def _open_dir(sandbox: Sandbox, path: str) -> int:
         return os.open(name, flags, dir_fd=dir_fd)
 
 
-def _kind(entry: os.DirEntry[str]) -> str:
+def _kind(entry: os.DirEntry[str]) -> EntryKind:
     if entry.is_symlink():
         return "link"
     if entry.is_dir(follow_symlinks=False):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from uji.lua.runtime import Api, ApiError
 
 if TYPE_CHECKING:
-    from typing import NotRequired, TypedDict
+    from typing import Literal, NotRequired, TypedDict
 
     from uji.lua.host import LuaHost
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     class DiffLine(TypedDict):
         """A line of a hunk (`uji.diff`): its kind, its line numbers (from 1), its parts."""
 
-        kind: str  # context, removed or added
+        kind: Literal["context", "removed", "added"]
         old: NotRequired[int]
         new: NotRequired[int]
         parts: list[DiffPart]
