@@ -5,7 +5,7 @@ every call of it, so the history the model sees next is whole."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     from uji.agent.model_call import Collector
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 INTERRUPTED_RUNNING = "error: interrupted by the user while this tool ran"
 INTERRUPTED_BEFORE = "error: interrupted by the user before this tool ran"
 
-Save = Callable[["Row"], "Row"]  # SessionLog.save
+Save: TypeAlias = "Callable[[Row], Row]"  # SessionLog.save
 
 
 class InFlight:

@@ -38,7 +38,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from uji.record import Record, Struct
 
@@ -1186,7 +1186,8 @@ def _env(args: list[Word]) -> Wrapped:
     return rest, script
 
 
-Unwrap = Callable[[list[Word]], Wrapped]  # a wrapper's arguments → the command it runs
+# A wrapper's arguments → the command it runs (a string: an alias built at run time costs).
+Unwrap: TypeAlias = "Callable[[list[Word]], Wrapped]"
 
 
 def _simple_wrapper(with_arg: frozenset[str], **kw: Any) -> Unwrap:
