@@ -86,14 +86,21 @@ def test_the_transcript_keeps_the_newest_up_to_its_size() -> None:
 def test_the_files_a_session_touched_in_order_once() -> None:
     rows: list[dict[str, Any]] = [
         call("write_file", '{"path": "a.py"}'),
-        call("run_command", "not json"),  # read past, not stopped at
+        {  # a call whose arguments are not JSON is read past, not stopped at
+            "type": "assistant",
+            "text": "",
+            "tool_calls": [
+                {"id": "c1", "name": "run_command", "arguments": "not json"},
+                {"id": "c2", "name": "read_file", "arguments": '{"path": "d.py"}'},
+            ],
+        },
         call("read_file", '{"path": "b.py"}'),
         call("read_file", '{"path": "a.py"}'),
         call("read_file", '{"path": ""}'),
         call("read_file", '{"path": 7}'),
         call("read_file", json.dumps(["c.py"])),
     ]
-    assert files_touched(rows, ["z.py"]) == ["z.py", "a.py", "b.py"]
+    assert files_touched(rows, ["z.py"]) == ["z.py", "a.py", "d.py", "b.py"]
 
 
 def test_the_summariser_updates_a_previous_summary_or_writes_one() -> None:
