@@ -71,14 +71,12 @@ class RememberedRules:
         finally:
             self.paused = was
 
-    def add(self, tool: str, subject: str, scope: Scope, origin: str | None = None) -> bool:
-        """Remember one exact subject; False when it already was (in either layer)."""
+    def add(self, tool: str, subject: str, scope: Scope, origin: str | None = None) -> None:
+        """Remember one exact subject, unless it already is (in either layer)."""
         if scope not in SCOPES:
             raise ValueError(f"scope must be session or always, got {scope!r}")
-        if self.find(tool, [subject]) is not None:
-            return False
-        self.rules.append(RememberedAllow(tool, subject, scope, origin))
-        return True
+        if self.find(tool, [subject]) is None:
+            self.rules.append(RememberedAllow(tool, subject, scope, origin))
 
     def find(self, tool: str, subjects: list[str]) -> RememberedAllow | None:
         for rule in self.rules:
