@@ -186,7 +186,8 @@ def test_the_policy_layer_at_its_edges() -> None:
     # A deny rule stays a deny whatever flag the command carries; an allow rule asks.
     policy.write_flags.set({"git diff": ["--output"], "git log": ["--output"]}, "init.lua:5")
     policy.set({"run_command": {"deny": ["git diff*"], "allow": ["git log*"]}}, "init.lua:6")
-    denied = policy.decide_command("run_command", "git diff --output=/tmp/x", None)
-    assert (denied.decision, denied.by, denied.rule) == ("deny", "rule", "git diff*")
+    for line in ("git diff --output=/tmp/x", "git log -1; git diff --output=/tmp/x"):
+        denied = policy.decide_command("run_command", line, None)
+        assert (denied.decision, denied.by, denied.rule) == ("deny", "rule", "git diff*"), line
     flagged = policy.decide_command("run_command", "git log --output=/tmp/x", None)
     assert (flagged.decision, flagged.by) == ("ask", "write-flag")
