@@ -101,6 +101,7 @@ def test_every_spelling_of_a_file_is_a_form_the_rules_see(tmp_path: Path) -> Non
     os.symlink(cwd / "real", cwd / "link")
     sandbox = Sandbox(str(cwd), [])
     assert path_forms(sandbox, "./sub/../b.txt") == ["./sub/../b.txt", str(cwd / "b.txt"), "b.txt"]
+    assert "link/f" in path_forms(sandbox, "./link/f")  # as written, folded: a rule for link/* sees it
     assert path_forms(sandbox, "link/f") == [
         "link/f",
         str(cwd / "link" / "f"),
@@ -168,6 +169,11 @@ def test_the_policy_layer_at_its_edges() -> None:
     verdict = policy.fallback("web_fetch", None)
     assert (verdict.decision, verdict.by, verdict.origin) == ("deny", "default", "pack.lua:1")
 
+    # A glob that cannot be read is named as a glob, with why.
+    notices = policy.set({"edit_file": {"allow": ["src/*{a"]}}, "init.lua:9")
+    assert notices == [
+        "policy: edit_file.allow: invalid glob 'src/*{a': unclosed '{' in glob 'src/*{a'; edit_file now asks (init.lua:9)"
+    ]
     # A bad rule: the tool asks at least, and its default deny stays a deny.
     notices = policy.set({"run_command": {"default": "deny", "allow": [{"nopattern": 1}]}}, "init.lua:2")
     assert notices and "run_command now asks" in notices[0]
