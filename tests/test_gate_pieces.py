@@ -197,3 +197,30 @@ def test_the_policy_layer_at_its_edges() -> None:
         assert (denied.decision, denied.by, denied.rule) == ("deny", "rule", "git diff*"), line
     flagged = policy.decide_command("run_command", "git log --output=/tmp/x", None)
     assert (flagged.decision, flagged.by) == ("ask", "write-flag")
+
+
+def test_what_an_allow_for_the_session_answer_would_remember(tmp_path: Path) -> None:
+    """Gate.remember_scope: the part of a command line that asked, a file's absolute
+    normal path (never one reached through a symlink, which could be swapped), nothing for
+    a line that writes through `>`."""
+    import asyncio
+
+    from uji.tools.builtin import builtin_tools
+    from uji.tools.gate import Gate
+
+    cwd = tmp_path.resolve()
+    (cwd / "real").mkdir()
+    os.symlink(cwd / "real", cwd / "link")
+    gate = Gate(str(cwd), str(cwd / "auth.toml"), str(cwd / "rules.lua"), list)
+    tools = {t.name: t for t in builtin_tools(gate.sandbox)}
+    gate.policy.set({"run_command": {"allow": ["ls*"]}, "read_file": {"default": "ask"}}, "init.lua:1")
+
+    def scope(tool: str, subject: str, args: dict[str, Any]) -> str | None:
+        verdict = asyncio.run(gate.decide(tools[tool], subject, args))
+        assert verdict.decision == "ask", subject
+        return verdict.remember
+
+    assert scope("run_command", "ls; git push", {"command": "ls; git push"}) == "git push"
+    assert scope("run_command", "git push > out.txt", {"command": "git push > out.txt"}) is None
+    assert scope("read_file", "./real/../a.txt", {"path": "./real/../a.txt"}) == str(cwd / "a.txt")
+    assert scope("read_file", "link/a.txt", {"path": "link/a.txt"}) is None
