@@ -98,3 +98,12 @@ def test_forgetting_a_rule_from_the_config_says_where_to_delete_it(tmp_path: Pat
     session = RememberedAllow("run_command", "ls", SESSION)
     assert session.where() == "this session"
     assert forget(RememberedRules(), path, session) == "forgot `ls` for run_command"
+
+
+def test_a_subject_is_written_as_a_lua_string_that_reads_back_the_same() -> None:
+    # Control characters as decimal escapes (a raw \r would end the Lua string's line),
+    # DEL too; everything printable as it is.
+    from uji.tools.remembered import lua_string
+
+    assert lua_string('a\r\x1f\x7f~"\\\n\tz é') == '"a\\013\\031\\127~\\"\\\\\\n\\tz é"'
+    assert lua_string(" !") == '" !"'
