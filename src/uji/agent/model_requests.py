@@ -64,18 +64,22 @@ class ModelRequests:
         self.meter.sending(system)
         estimated = request_tokens(system, request.tools, request.messages)
         notice = self.services.notice
+
+        async def stream() -> Answer:
+            return await call_model(
+                wire,
+                request,
+                idle,
+                self._emit,
+                notice,
+                self.track,
+                self._hint(),
+                slot=self.one_stream_at_a_time,
+            )
+
         try:
             try:
-                answer = await call_model(
-                    wire,
-                    request,
-                    idle,
-                    self._emit,
-                    notice,
-                    self.track,
-                    self._hint(),
-                    slot=self.one_stream_at_a_time,
-                )
+                answer = await stream()
             finally:
                 self.streamed.set()
         except Failure as failure:
@@ -86,16 +90,7 @@ class ModelRequests:
             # A model of unknown ability refused a request with images: once more without
             # them, and if that works, remember that it takes none.
             request.images = False
-            answer = await call_model(
-                wire,
-                request,
-                idle,
-                self._emit,
-                notice,
-                self.track,
-                self._hint(),
-                slot=self.one_stream_at_a_time,
-            )
+            answer = await stream()
             models.remember_text_only()
             notice(f"{models.model_id} does not take images; they are left out from now on")
         self.spending.count(answer.usage)

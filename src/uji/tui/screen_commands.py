@@ -81,15 +81,23 @@ async def thinking(tui: CommandView, args: str) -> None:
     app.ui.toggle_thinking()
 
 
-async def compact(tui: CommandView, args: str) -> None:
+def _idle_agent(tui: CommandView, command: str) -> Agent | None:
+    """The session's agent for a command that changes its history, or None with a notice
+    saying why not (no session, or one busy)."""
     conv = tui.conversation
-    agent = conv.agent
-    if agent is None:
-        tui.show_notice("/compact: no session is open")
-        return
+    if conv.agent is None:
+        tui.show_notice(f"/{command}: no session is open")
+        return None
     problem = conv.refusal()
     if problem:
-        tui.show_notice(f"/compact: {problem}")
+        tui.show_notice(f"/{command}: {problem}")
+        return None
+    return conv.agent
+
+
+async def compact(tui: CommandView, args: str) -> None:
+    agent = _idle_agent(tui, "compact")
+    if agent is None:
         return
     tui.show_notice("compacting the conversation…")
     result = await agent.compactor.compact(manual=True)
@@ -104,15 +112,10 @@ async def rewind(tui: CommandView, args: str) -> None:
     its conversation, or both, back to before it."""
     from uji.agent.rewind import points
 
-    conv = tui.conversation
-    agent = conv.agent
+    agent = _idle_agent(tui, "rewind")
     if agent is None:
-        tui.show_notice("/rewind: no session is open")
         return
-    problem = conv.refusal()
-    if problem:
-        tui.show_notice(f"/rewind: {problem}")
-        return
+    conv = tui.conversation
     turns = points(agent)
     if not turns:
         tui.show_notice("nothing to rewind yet: no turn in this session")
