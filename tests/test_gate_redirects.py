@@ -45,6 +45,9 @@ def test_a_redirection_outside_the_working_directory_asks_though_a_rule_allows_t
         "cd .. && echo x > l",  # relative, after a change of directory out
         "cd - && echo x > m",
         "cd sub && echo x > ../../n",
+        # /dev/fd is /proc/self/fd: its `..` climbs to / (a descriptor's name is only digits)
+        f"echo x > /dev/fd/../../..{outside}/o",
+        f"echo x > /dev/fd/1/../../../..{outside}/p",
     ]
     events = run_lines(home, lines)
     failures = []
@@ -69,6 +72,7 @@ def test_writes_inside_the_working_directory_and_to_descriptors_stay_allowed(hom
         "cat /dev/null 2>/dev/stderr > inside3.txt",
         "cd . && echo x > inside4.txt",
         "cd sub && echo x > inside5.txt",  # a change of directory inside
+        "echo x > /dev/fd/2",
     ]
     (home.work / "sub").mkdir()
     events = run_lines(home, lines)

@@ -392,8 +392,10 @@ class Policy:
         return verdict
 
 
-# Places every program may write: the terminal and the descriptors it already holds.
+# Places every program may write: the terminal and the descriptors it already holds
+# (`/dev/fd/N` exactly: /dev/fd is /proc/self/fd, whose `..` climbs to /).
 _HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
+_DESCRIPTOR = re.compile(r"/dev/fd/[0-9]+")
 _MOVES = frozenset({"cd", "pushd", "popd"})
 
 
@@ -408,7 +410,7 @@ def _outside_write(
     for target in writes:
         if target is None:
             return "a redirection to a file whose name is not fixed text"
-        if target in _HARMLESS_TARGETS or target.startswith("/dev/fd/"):
+        if target in _HARMLESS_TARGETS or _DESCRIPTOR.fullmatch(target):
             continue
         if moved and not target.startswith(("/", "~")):
             return f"`{target}` after a change of directory"
