@@ -157,10 +157,12 @@ class ModelRequests:
             raise TurnFailed(str(e)) from None
         if key is None and provider.needs_key:
             raise TurnFailed(missing_key_message(provider))
-        try:  # a model may have its own wire (OpenAI's reasoning models: `responses`)
-            wire = services.wires.get(provider.wire_for(models.model_id))
-        except LookupError as e:
-            raise TurnFailed(str(e)) from None
+        wire = provider.api_wire  # an `api` object with methods of its own
+        if wire is None:
+            try:  # a model may have its own wire (OpenAI's reasoning models: `responses`)
+                wire = services.wires.get(provider.wire_for(models.model_id))
+            except LookupError as e:
+                raise TurnFailed(str(e)) from None
         model = provider.model(models.model_id)
         tools = [t.schema() for t in services.gate.offered()]
         from uji.providers.efforts import for_request
@@ -177,7 +179,7 @@ class ModelRequests:
             },
             auth={"key": key, "oauth": None},
             # The user's level, moved to the nearest one this model accepts.
-            effort=for_request(models.effort, model),
+            effort=for_request(models.effort, model, provider.default_efforts(models.model_id)),
             reasoning=bool(model and model.reasoning),
             max_output=(model.output if model and model.output else self.max_output),
             model_output=model.output if model and model.output else None,

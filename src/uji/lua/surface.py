@@ -763,8 +763,8 @@ SHAPES: list[Shape] = [
             ("id", "string"),
             ("name?", "string", "required for a new provider"),
             ("wire?", "string", "the wire it speaks, such as openai-chat (`api` is the same)"),
-            ("api?", "string"),
-            ("base_url?", "string", "required for a new provider"),
+            ("api?", "string|uji.Api", "a wire's name, or an api object (uji.api)"),
+            ("base_url?", "string", "required for a new provider without a `loop`"),
             ("auth_env?", "string[]", "environment variables that hold its key"),
             (
                 "models?",
@@ -775,6 +775,44 @@ SHAPES: list[Shape] = [
             ("idle?", "number", "seconds a stream may stall (default 120)"),
             ("needs_key?", "boolean"),
             ("compat?", "table", "openai-chat dialect options"),
+        ),
+    ),
+    Shape(
+        "uji.Apis",
+        "The API classes (`uji.api`).",
+        fields(
+            ("openai", "fun(opts?: uji.ApiOptions): uji.Api", "Chat Completions"),
+            ("responses", "fun(opts?: uji.ApiOptions): uji.Api", "OpenAI Responses (cache_key on)"),
+            ("anthropic", "fun(opts?: table): uji.Api", "Anthropic Messages"),
+            ("gemini", "fun(opts?: table): uji.Api", "Gemini streamGenerateContent"),
+        ),
+    ),
+    Shape(
+        "uji.ApiOptions",
+        "Options of an OpenAI api object (Responses takes `cache_key`); other keys are kept "
+        "on the object for its own methods.",
+        fields(
+            ("max_tokens_field?", "string|false", "the output limit's field (max_tokens); false omits it"),
+            ("finish_reason?", "boolean", "false accepts a stream that ends without one"),
+            ("cache_key?", "boolean", "send the session id as prompt_cache_key"),
+            ("tool_result_name?", "boolean", "tool messages carry the tool's name"),
+            ("bridge_tool_images?", "boolean", "an assistant line before the tool images (Mistral)"),
+        ),
+    ),
+    Shape(
+        "uji.Api",
+        "An api object. A subclass overrides any of these; the built-in one is "
+        "`uji.api.<name>.<method>(self, ...)`.",
+        fields(
+            ("url?", "fun(self: uji.Api, request: table): string"),
+            ("headers?", "fun(self: uji.Api, request: table): table<string, string>"),
+            ("body?", "fun(self: uji.Api, request: table): table"),
+            ("thinking?", "fun(self: uji.Api, body: table, request: table)", "OpenAI: sets the effort"),
+            ("user?", "fun(self: uji.Api, item: table, request: table): table", "OpenAI: a message"),
+            ("assistant?", "fun(self: uji.Api, item: table, request: table): table", "OpenAI"),
+            ("tool?", "fun(self: uji.Api, item: table, request: table): table", "OpenAI"),
+            ("reasoning?", "fun(self: uji.Api, delta: table): string?", "OpenAI: a delta's reasoning"),
+            ("stream?", "fun(self: uji.Api, request: table, reply: table): table?", "one call; waits"),
         ),
     ),
     Shape(
@@ -1255,6 +1293,19 @@ NAMESPACES: list[Namespace] = [
                 "uji.wire.remove", "name: string", "Removes a Lua wire; true if it existed.", ret=("boolean",)
             ),
             fn("uji.wire.list", "", "The names of the wires.", ret=("string[]",)),
+        ],
+    ),
+    Namespace(
+        "uji.api",
+        "Provider APIs as classes: a provider's `api` object (the late-era form of uji.wire).",
+        [
+            Value(
+                "uji.api",
+                "uji.Apis",
+                "`openai` (Chat Completions), `responses`, `anthropic`, `gemini`: call one for an "
+                "object (`uji.api.openai{ max_tokens_field = false }`), or subclass it with uji.class "
+                "and override methods. Any other name requires `uji.builtin.apis.<name>`.",
+            ),
         ],
     ),
     Namespace(

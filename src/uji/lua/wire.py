@@ -66,6 +66,20 @@ def _failure(value: Any) -> Failure:
     )
 
 
+def answer_table(answer: Answer) -> dict[str, Any]:
+    """An answer as Lua's `reply.done` takes it (the shape `_answer` reads back)."""
+    table: dict[str, Any] = {
+        "text": answer.text,
+        "tool_calls": [c.as_dict() for c in answer.tool_calls],
+        "usage": answer.usage.as_dict(),
+    }
+    if answer.reasoning:
+        table["reasoning"] = answer.reasoning
+    if answer.replay is not None:
+        table["replay"] = answer.replay
+    return table
+
+
 class LuaWire:
     def __init__(self, host: LuaHost, name: str, stream_fn: Any) -> None:
         self._host = host

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from uji.providers.efforts import DEFAULT_EFFORTS
@@ -20,7 +20,7 @@ from uji.record import Record, Struct, field, record_fields
 from uji.wires.base import EFFORTS
 
 if TYPE_CHECKING:
-    from uji.wires.base import Usage
+    from uji.wires.base import Usage, Wire
 
 __all__ = [
     "DEFAULT_EFFORTS",
@@ -155,6 +155,14 @@ class Provider(Struct):
     loader: Any = None
     discover: str | None = None
     hint: str | None = None  # said when a connection to it is refused
+    # An `api` object that overrides methods (lua/api_wire.py) or streams itself: its wire
+    # runs this provider's calls. None: the wire named by `wire`.
+    api_wire: Wire | None = None
+    loop: Any = None  # a Lua loop class: the provider runs its turns itself (lua/provider_loop.py)
+    # The api object's `efforts(model)` (the levels of a model without its own list) and
+    # `ready(model)` (awaited before each request), when it has them.
+    api_efforts: Callable[[str], list[str] | None] | None = None
+    api_ready: Callable[[str], Awaitable[None]] | None = None
     state: str = LOADED
     error: str | None = None
     _task: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -169,9 +177,19 @@ class Provider(Struct):
                 return m
         return None
 
+    def default_efforts(self, model_id: str) -> Sequence[str]:
+        """The levels of a model that lists none: the api object's, else the default."""
+        if self.api_efforts is not None:
+            found = self.api_efforts(model_id)
+            if found:
+                return found
+        return DEFAULT_EFFORTS
+
     def wire_for(self, model_id: str | None) -> str:
         """The wire a model is called through: its own `wire`, else the one its id
         calls for on this provider (`MODEL_WIRES`), else the provider's."""
+        if self.api_wire is not None:
+            return self.wire  # the provider's api object speaks for every model
         m = self.model(model_id) if model_id else None
         if m is not None and m.wire:
             return m.wire
@@ -191,7 +209,7 @@ class Provider(Struct):
             "context_window": self.context_window,
             "models": [m.as_dict() for m in self.models],
             "oauth": False,
-            "loop": False,
+            "loop": self.loop is not None,
             "state": self.state,
         }
         if self.error is not None:
@@ -362,7 +380,9 @@ def _checked(spec: dict[str, Any], where: str) -> dict[str, Any]:
     }
 
 
-def _new_provider_spec(pid: str, spec: dict[str, Any], builtin: bool) -> tuple[dict[str, Any], bool]:
+def _new_provider_spec(
+    pid: str, spec: dict[str, Any], builtin: bool, has_loop: bool = False
+) -> tuple[dict[str, Any], bool]:
     """The spec of a provider not known yet: `custom` filled in from its template (what a
     custom endpoint needs besides its URL, as the built-in table does), and checked
     whole. Returns it and whether it counts as built in."""
@@ -371,7 +391,9 @@ def _new_provider_spec(pid: str, spec: dict[str, Any], builtin: bool) -> tuple[d
 
         spec = {**CUSTOM, **{k: v for k, v in spec.items() if v is not None}}
         builtin = True
-    missing = [k for k in ("name", "wire", "base_url") if not spec.get(k)]
+    missing = [
+        k for k in ("name", "wire", "base_url") if not spec.get(k) and not (k == "base_url" and has_loop)
+    ]
     if missing:
         raise CatalogError(f"uji.provider.add: a new provider needs {', '.join(missing)}")
     return spec, builtin
@@ -420,9 +442,12 @@ class Catalog:
     def list(self) -> list[Provider]:
         return sorted(self._providers.values(), key=lambda p: p.id)
 
-    def add(self, spec: dict[str, Any], loader: Any = None, *, builtin: bool = False) -> Provider:
+    def add(
+        self, spec: dict[str, Any], loader: Any = None, *, builtin: bool = False, loop: Any = None
+    ) -> Provider:
         """Add a provider, or merge the given fields into the one with the same id.
-        `loader` is a lazy `models` function (it replaces a `models` list)."""
+        `loader` is a lazy `models` function (it replaces a `models` list); `loop` a Lua
+        loop class (a provider with one needs no base_url)."""
         pid = spec.get("id")
         if not isinstance(pid, str) or not pid:
             raise CatalogError("uji.provider.add: `id` is required")
@@ -433,7 +458,9 @@ class Catalog:
             spec = dict(spec, wire=spec["api"])
         old = self._providers.get(pid)
         if old is None:
-            spec, builtin = _new_provider_spec(pid, spec, builtin)
+            if loop is not None and not spec.get("base_url"):
+                spec = dict(spec, base_url="")
+            spec, builtin = _new_provider_spec(pid, spec, builtin, loop is not None)
         fields = _checked(spec, f"uji.provider.add {pid}")
         provider = old or Provider(id=pid, name=spec["name"], wire=spec["wire"], base_url=spec["base_url"])
         _apply(provider, fields, old is None)
@@ -442,6 +469,8 @@ class Catalog:
             provider.hint = spec.get("hint", provider.hint)
         if loader is not None:
             provider.loader = loader
+        if loop is not None:
+            provider.loop = loop
         if "models" in fields or loader is not None or old is None:
             provider.state, provider.error = (IDLE if provider.lazy else LOADED), None
         self._providers[pid] = provider

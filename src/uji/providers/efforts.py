@@ -46,14 +46,17 @@ def nearest(wanted: str, accepted: Sequence[str]) -> str | None:
     return above[0] if above else levels[-1]
 
 
-def accepted(model: Model | None) -> list[str]:
-    """The levels a catalog model accepts, least to most; empty if it does not reason."""
+def accepted(model: Model | None, default: Sequence[str] = DEFAULT_EFFORTS) -> list[str]:
+    """The levels a catalog model accepts, least to most; empty if it does not reason.
+    `default`: for a model without a list of its own (the provider's api may say)."""
     if model is None or not model.reasoning:
         return []
-    return ordered(model.efforts or DEFAULT_EFFORTS)
+    return ordered(model.efforts or default)
 
 
-def for_request(wanted: str | None, model: Model | None) -> Effort | None:
+def for_request(
+    wanted: str | None, model: Model | None, default: Sequence[str] = DEFAULT_EFFORTS
+) -> Effort | None:
     """The effort a request carries: the user's level mapped for a known model.
 
     None means the provider's default. A model missing from the catalog gets the level
@@ -61,5 +64,5 @@ def for_request(wanted: str | None, model: Model | None) -> Effort | None:
     """
     if wanted is None:
         return None
-    sent = wanted if model is None else nearest(wanted, accepted(model))
+    sent = wanted if model is None else nearest(wanted, accepted(model, default))
     return sent if is_effort(sent) else None

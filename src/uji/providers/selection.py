@@ -217,6 +217,8 @@ class ModelSelection:
         """Before a request: a `models` function has run, and a provider chosen without
         a model has one (its first)."""
         provider = self.provider()
+        if provider is not None and provider.api_ready is not None and self.model_id:
+            await provider.api_ready(self.model_id)
         if provider is None or not provider.lazy or provider.state == "loaded":
             return
         if provider.loader is not None or not self.model_id:
@@ -330,7 +332,10 @@ class ModelSelection:
         """What the current model accepts, least to most; empty if it does not reason."""
         from uji.providers.efforts import accepted
 
-        return accepted(self.model())
+        provider = self.provider()
+        if provider is None or not self.model_id:
+            return accepted(self.model())
+        return accepted(self.model(), provider.default_efforts(self.model_id))
 
     def close(self) -> None:
         """Cancel the model lists still loading."""

@@ -221,7 +221,18 @@ if TYPE_CHECKING:
         function: CalledFunction
 
 
-def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str, object]:
+# A provider's api object (lua/api_wire.py) may reshape each message and set the effort.
+Shape = Callable[[Message, dict[str, object]], dict[str, object]]
+Thinking = Callable[[dict[str, object]], dict[str, object]]
+
+
+def build_body(
+    request: WireRequest,
+    dialect: Dialect | None = None,
+    *,
+    shape: Shape | None = None,
+    thinking: Thinking | None = None,
+) -> dict[str, object]:
     if dialect is None:
         dialect = dialect_for(request.provider.get("base_url") or "", request.provider.get("compat"))
     body: dict[str, object] = {
@@ -233,6 +244,7 @@ def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str
             images=request.images is not False,
             bridge=dialect.bridge_tool_images,
             reasoning_field=dialect.reasoning_field,
+            shape=shape,
         ),
         "stream": True,
     }
@@ -244,7 +256,10 @@ def build_body(request: WireRequest, dialect: Dialect | None = None) -> dict[str
             body["tool_choice"] = "auto"
     if dialect.max_tokens_field:
         body[dialect.max_tokens_field] = output_limit(request, MIN_OUTPUT)
-    add_effort(body, request.effort, dialect.effort)
+    if thinking is None:
+        add_effort(body, request.effort, dialect.effort)
+    elif request.reasoning:
+        body = thinking(body)
     if dialect.cache_key and request.cache != "off" and request.session:
         body["prompt_cache_key"] = request.session
     return body
@@ -297,6 +312,7 @@ def build_messages(
     images: bool = True,
     bridge: bool = False,
     reasoning_field: str | None = None,
+    shape: Shape | None = None,
 ) -> list[dict[str, object]]:
     """Stored messages → Chat messages, images placed and budgeted (internals §4).
     `images=False` (a text-only model) leaves every image out with a note; with a
@@ -310,13 +326,16 @@ def build_messages(
             tool_images = []
         kept, left_out = plan.get(i, ([], ""))
         if m["type"] == "user":
-            out.append(_user_message(m, kept, left_out))
+            built = user_message(m, kept, left_out)
         elif m["type"] == "assistant" and (m.get("text") or m.get("tool_calls")):
             # One that only thought (cut off at the output limit) has nothing to send.
-            out.append(_assistant_message(m, reasoning_field))
+            built = assistant_message(m, reasoning_field)
         elif m["type"] == "tool":
-            out.append(_tool_message(m, left_out, tool_result_name))
+            built = tool_message(m, left_out, tool_result_name)
             tool_images += [_image_part(img) for img in kept]
+        else:
+            continue
+        out.append(built if shape is None else shape(m, built))
     if tool_images:
         out += _tool_images_messages(tool_images, bridge)
     return out
@@ -327,7 +346,7 @@ def _image_part(image: Image) -> ImagePart:
     return {"type": "image_url", "image_url": {"url": url}}
 
 
-def _user_message(m: UserItem, kept: list[Image], left_out: str) -> dict[str, object]:
+def user_message(m: UserItem, kept: list[Image], left_out: str) -> dict[str, object]:
     text = with_note(m.get("text") or "", left_out)
     if not kept:
         return {"role": "user", "content": text}
@@ -335,7 +354,7 @@ def _user_message(m: UserItem, kept: list[Image], left_out: str) -> dict[str, ob
     return {"role": "user", "content": parts + [_image_part(img) for img in kept]}
 
 
-def _assistant_message(m: AssistantItem, reasoning_field: str | None = None) -> dict[str, object]:
+def assistant_message(m: AssistantItem, reasoning_field: str | None = None) -> dict[str, object]:
     # Reasoning goes back only in the dialect's field: Chat Completions has none for it
     # that every compatible server accepts.
     msg: dict[str, object] = {"role": "assistant", "content": m.get("text") or None}
@@ -359,7 +378,7 @@ def _assistant_message(m: AssistantItem, reasoning_field: str | None = None) -> 
     return msg
 
 
-def _tool_message(m: ToolItem, left_out: str, with_name: bool) -> dict[str, object]:
+def tool_message(m: ToolItem, left_out: str, with_name: bool) -> dict[str, object]:
     msg: dict[str, object] = {
         "role": "tool",
         "tool_call_id": m.get("tool_call_id") or "",
@@ -401,6 +420,8 @@ class ChatStream:
         self.calls: dict[int, _CallParts] = {}
         self.finish: str | None = None
         self.usage: Usage | None = None
+        # A provider's api object reads the reasoning of a delta itself (lua/api_wire.py).
+        self.reasoning_of: Callable[[dict[str, Any]], str | None] | None = None
 
     def feed(self, obj: dict[str, Any]) -> None:
         error = obj.get("error")
@@ -439,13 +460,22 @@ class ChatStream:
             self._parts(content)
         refusal = delta.get("refusal")
         self._text(refusal)  # a refusal is shown as the answer: it is what the model said
-        for key in REASONING_FIELDS:
+        # Servers that fill two of these fields send the same text: the first counts.
+        # A provider's api object may read it itself.
+        keys = REASONING_FIELDS if self.reasoning_of is None else ()
+        for key in keys:
             thought = delta.get(key)
             if thought and isinstance(thought, str):
                 self.reasoning.append(thought)
                 self.reply.reasoning(thought)
                 self.progress()
-                break  # servers that fill two of these fields send the same text
+                break
+        if self.reasoning_of is not None:
+            thought = self.reasoning_of(delta)
+            if thought:
+                self.reasoning.append(thought)
+                self.reply.reasoning(thought)
+                self.progress()
         calls = delta.get("tool_calls")
         if calls and isinstance(calls, list):
             self._calls(calls)

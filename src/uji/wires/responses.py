@@ -202,8 +202,12 @@ def build_body(request: WireRequest, *, summary: bool = True) -> Body:
         if reasoning:
             body["reasoning"] = reasoning
         body["include"] = list(INCLUDE)
-    if request.cache != "off" and request.session:
-        body["prompt_cache_key"] = request.session
+    if (
+        request.cache != "off"
+        and request.session
+        and request.provider.get("compat", {}).get("cache_key") is not False
+    ):
+        body["prompt_cache_key"] = request.session  # `uji.api.responses{cache_key = false}` sends none
     return body
 
 

@@ -342,14 +342,41 @@
 ---@field id string
 ---@field name? string required for a new provider
 ---@field wire? string the wire it speaks, such as openai-chat (`api` is the same)
----@field api? string
----@field base_url? string required for a new provider
+---@field api? string|uji.Api a wire's name, or an api object (uji.api)
+---@field base_url? string required for a new provider without a `loop`
 ---@field auth_env? string[] environment variables that hold its key
 ---@field models? (string|uji.ModelSpec)[]|fun(): (string|uji.ModelSpec)[] a list, or a lazy function
 ---@field context_window? integer
 ---@field idle? number seconds a stream may stall (default 120)
 ---@field needs_key? boolean
 ---@field compat? table openai-chat dialect options
+
+---The API classes (`uji.api`).
+---@class uji.Apis
+---@field openai fun(opts?: uji.ApiOptions): uji.Api Chat Completions
+---@field responses fun(opts?: uji.ApiOptions): uji.Api OpenAI Responses (cache_key on)
+---@field anthropic fun(opts?: table): uji.Api Anthropic Messages
+---@field gemini fun(opts?: table): uji.Api Gemini streamGenerateContent
+
+---Options of an OpenAI api object (Responses takes `cache_key`); other keys are kept on the object for its own methods.
+---@class uji.ApiOptions
+---@field max_tokens_field? string|false the output limit's field (max_tokens); false omits it
+---@field finish_reason? boolean false accepts a stream that ends without one
+---@field cache_key? boolean send the session id as prompt_cache_key
+---@field tool_result_name? boolean tool messages carry the tool's name
+---@field bridge_tool_images? boolean an assistant line before the tool images (Mistral)
+
+---An api object. A subclass overrides any of these; the built-in one is `uji.api.<name>.<method>(self, ...)`.
+---@class uji.Api
+---@field url? fun(self: uji.Api, request: table): string
+---@field headers? fun(self: uji.Api, request: table): table<string, string>
+---@field body? fun(self: uji.Api, request: table): table
+---@field thinking? fun(self: uji.Api, body: table, request: table) OpenAI: sets the effort
+---@field user? fun(self: uji.Api, item: table, request: table): table OpenAI: a message
+---@field assistant? fun(self: uji.Api, item: table, request: table): table OpenAI
+---@field tool? fun(self: uji.Api, item: table, request: table): table OpenAI
+---@field reasoning? fun(self: uji.Api, delta: table): string? OpenAI: a delta's reasoning
+---@field stream? fun(self: uji.Api, request: table, reply: table): table? one call; waits
 
 ---A provider as `uji.provider.list` and `get` show it.
 ---@class uji.ProviderRow
@@ -1028,6 +1055,14 @@ function uji.wire.remove(name) end
 ---The names of the wires.
 ---@return string[]
 function uji.wire.list() end
+
+---Provider APIs as classes: a provider's `api` object (the late-era form of uji.wire).
+---@class uji.api
+uji.api = {}
+
+---`openai` (Chat Completions), `responses`, `anthropic`, `gemini`: call one for an object (`uji.api.openai{ max_tokens_field = false }`), or subclass it with uji.class and override methods. Any other name requires `uji.builtin.apis.<name>`.
+---@type uji.Apis
+uji.api = nil
 
 ---Model providers.
 ---@class uji.provider

@@ -15,7 +15,7 @@ local uji, host, lib = ...
 -- (ito, toolbars, themes) or its older ones (the uji.status footer, windows).
 local ADDED = {
   ["uji.tool.display"] = "current",
-  ["uji.api"] = "current", ["uji.auth.login"] = "current", ["uji.auth.configure"] = "current",
+  ["uji.auth.login"] = "current", ["uji.auth.configure"] = "current",
   ["uji.tty"] = "current", ["uji.ui.open_win"] = "older",
   ["uji.ui.set_lines"] = "older", ["uji.ui.clear"] = "older", ["uji.ui.set_size"] = "older",
   ["uji.ui.set_title"] = "older", ["uji.ui.close_win"] = "older", ["uji.ui.list_wins"] = "older",

@@ -20,15 +20,28 @@ uji.provider = {
   STATE = { IDLE = "idle", LOADING = "loading", LOADED = "loaded", FAILED = "failed" },
   add = function(spec)
     check(type(spec) == "table", "uji.provider.add expects a table")
-    local models_fn = nil
-    if is_callable(spec.models) then
-      -- A lazy list: the function goes apart, the rest of the table is copied.
-      models_fn = spec.models
-      local rest = {}
-      for k, v in pairs(spec) do if k ~= "models" then rest[k] = v end end
-      spec = rest
+    local where = "uji.provider.add " .. tostring(spec.id)
+    -- What does not convert goes apart: a lazy `models` function, an api object (its
+    -- class's methods), a loop class. The rest of the table is copied.
+    local models_fn = is_callable(spec.models) and spec.models or nil
+    local api, info, stream = nil, nil, nil
+    if type(spec.api) == "table" then
+      api = spec.api
+      info = lib.api_value(api, where)
+      if info == false or info.stream then
+        stream = function(request, reply) return api:stream(request, reply) end
+      end
     end
-    call(host.provider_add, clean(spec), models_fn)
+    local loop = spec.loop
+    if loop ~= nil then
+      check(type(loop) == "table" and rawget(loop, "__index") == loop and type(loop.run) == "function",
+        "the loop of provider " .. tostring(spec.id) .. " must be a class with a run method")
+    end
+    local rest = {}
+    for k, v in pairs(spec) do
+      if not ((k == "models" and models_fn) or (k == "api" and api) or k == "loop") then rest[k] = v end
+    end
+    call(host.provider_add, clean(rest), models_fn, api, info and clean(info) or nil, stream, loop)
   end,
   get = function(id)
     check(type(id) == "string", "uji.provider.get expects a provider id")
