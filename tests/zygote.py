@@ -84,6 +84,9 @@ def warm() -> None:
         ".".join(("uji", *path.relative_to(top).with_suffix("").parts)).removesuffix(".__init__")
         for path in sorted(top.rglob("*.py"))
     ]
+    from uji.lua.runtime import load_lupa
+
+    load_lupa()  # as uji loads it: with its C API visible to native modules
     for name in [*names, *LAZY, *SERVER_SIDE]:
         if name.startswith(UNUSED):
             continue

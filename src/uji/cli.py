@@ -535,6 +535,15 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = resolve(opts.config_dir, opts.data_dir, opts.db)
     command = opts.command or "new"
+    import os
+
+    if os.environ.get("UJI_RUNTIME"):  # a Lua tree of the user's instead of uji's own
+        from uji.lua.runtime import runtime_dir, runtime_problem
+
+        problem = runtime_problem(runtime_dir())
+        if problem:
+            print(f"uji: error: {problem}", file=sys.stderr)
+            return 1
     session = getattr(opts, "session", None) if command == "run" else getattr(opts, "id", None)
     if wanted is not None or (session and command in ("run", "resume")):
         problem = _enter_worktree(paths, command, wanted, session)

@@ -44,6 +44,11 @@ class Paths(Record):
         return os.path.join(self.config, "lua")
 
     @property
+    def native_dir(self) -> str:
+        """Lua C modules (`name.so`, `name.dylib` on macOS) for `require`."""
+        return os.path.join(self.config, "native")
+
+    @property
     def auth_file(self) -> str:
         return os.path.join(self.data, "auth.toml")
 

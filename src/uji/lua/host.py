@@ -44,9 +44,10 @@ class LuaHost:
     @property
     def lua(self) -> Runtime:
         if self._lua is None:
-            from uji.lua.runtime import RUNTIME_DIR, Runtime
+            from uji.lua.runtime import Runtime, runtime_dir
 
-            self._lua = Runtime(self._install(), [self.paths.lua_dir, RUNTIME_DIR])
+            tree = runtime_dir()
+            self._lua = Runtime(self._install(), [self.paths.lua_dir, tree], [self.paths.native_dir], tree)
         return self._lua
 
     @property

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -17,7 +18,9 @@ from typing import Any
 from uji.lua.convert import Converter
 
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
+SYS = "sys.lua"  # loaded after the rest: the runtime helpers become uji.sys.* modules
 MISSING = "missing.lua"  # loaded last: uji.* names this uji lacks
+LIBRARY = "dylib" if sys.platform == "darwin" else "so"  # a native module's file extension
 
 
 # The host functions an `install` (uji.lua.api) gives the `uji` table, by name.
@@ -51,12 +54,34 @@ class Pending:
         self.task: asyncio.Future[Any] | None = None
 
 
-def _load_lupa() -> Any:
-    try:
-        import lupa.luajit21 as lupa_mod  # the original's runtime: configs behave the same
-    except ImportError:  # pragma: no cover - platforms without LuaJIT
-        import lupa.lua54 as lupa_mod
+def load_lupa() -> Any:
+    """lupa's LuaJIT, its C API visible to the native modules a config loads (`native/`):
+    a Lua C module finds `lua_*` in the process, so lupa is loaded with RTLD_GLOBAL."""
+    import lupa
+
+    with lupa.allow_lua_module_loading():
+        try:
+            import lupa.luajit21 as lupa_mod  # the original's runtime: configs behave the same
+        except ImportError:  # pragma: no cover - platforms without LuaJIT
+            import lupa.lua54 as lupa_mod
     return lupa_mod
+
+
+def runtime_dir() -> str:
+    """The Lua tree uji runs: `UJI_RUNTIME` (a folder holding `uji/`) replaces all of the
+    built-in one."""
+    chosen = os.environ.get("UJI_RUNTIME")
+    return os.path.abspath(os.path.expanduser(chosen)) if chosen else RUNTIME_DIR
+
+
+def runtime_problem(folder: str) -> str | None:
+    """Why `folder` cannot be the Lua tree uji runs (what UJI_RUNTIME names), or None."""
+    for part in ("prelude.lua", "api"):
+        if not os.path.exists(os.path.join(folder, "uji", part)):
+            return (
+                f"UJI_RUNTIME={folder}: no uji/{part} there (it names a folder holding uji's Lua tree, uji/)"
+            )
+    return None
 
 
 def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
@@ -90,9 +115,12 @@ def flush_c_stdio() -> None:
 
 
 class Runtime:
-    def __init__(self, host: Api, package_path: list[str]) -> None:
+    def __init__(self, host: Api, package_path: list[str], native_path: list[str], tree: str) -> None:
+        """`package_path`: the folders `require` searches for Lua modules, first to last;
+        `native_path`: those it searches for C modules (`name.so`); `tree`: the folder of
+        uji's own Lua (`uji/prelude.lua`, `uji/api/`)."""
         global _latest
-        lupa = _load_lupa()
+        lupa = load_lupa()
         self.lua = lupa.LuaRuntime(
             unpack_returned_tuples=True,
             register_eval=False,
@@ -135,13 +163,15 @@ class Runtime:
             ]
         )
         g.package.path = search + ";" + g.package.path
-        prelude_path = os.path.join(RUNTIME_DIR, "uji", "prelude.lua")
+        g.package.cpath = ";".join([*(os.path.join(p, "?." + LIBRARY) for p in native_path), g.package.cpath])
+        self.tree = tree
+        prelude_path = os.path.join(tree, "uji", "prelude.lua")
         internals = self.load_file(prelude_path)(self._host_table)
         self.uji = internals.uji
         # One Lua file per namespace fills in the `uji` table.
-        api_dir = os.path.join(RUNTIME_DIR, "uji", "api")
-        names = sorted(n for n in os.listdir(api_dir) if n.endswith(".lua") and n != MISSING)
-        for name in [*names, MISSING]:  # the stand-ins for what is missing cover them all
+        api_dir = os.path.join(tree, "uji", "api")
+        names = sorted(n for n in os.listdir(api_dir) if n.endswith(".lua") and n not in (SYS, MISSING))
+        for name in [*names, SYS, MISSING]:  # the stand-ins for what is missing cover them all
             self.load_file(os.path.join(api_dir, name))(self.uji, self._host_table, internals.lib)
         self._spawn = internals.spawn
         self._step = internals.step

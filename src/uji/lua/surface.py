@@ -2093,6 +2093,14 @@ _TOP += [
         "The modules directly inside `namespace` on the require path, sorted.",
         ret=("string[]",),
     ),
+    Value(
+        "uji.sys",
+        "table<string, any>",
+        'The runtime modules: `uji.sys.<name>` is `require("uji.sys.<name>")`. The runtime helpers '
+        "(uji.task, uji.os, uji.regex, ...) are these modules, and a name `uji` lacks falls back to one: "
+        "`lua/uji/sys/<name>.lua` or `native/uji/sys/<name>.so` in the config dir or a pack loaded from "
+        "boot answers `uji.<name>`.",
+    ),
 ]
 
 SHAPES += [

@@ -569,9 +569,9 @@ def process_api(host: LuaHost) -> Api:
 
 
 def _shipped(origin: str | None) -> bool:
-    """Whether a call comes from the Lua files uji ships (uji/builtin/)."""
+    """Whether a call comes from uji's own Lua (uji/builtin/ of the tree it runs)."""
     import os
 
-    from uji.lua.runtime import RUNTIME_DIR
+    from uji.lua.runtime import runtime_dir
 
-    return origin is not None and origin.startswith(os.path.join(RUNTIME_DIR, "uji", "builtin") + os.sep)
+    return origin is not None and origin.startswith(os.path.join(runtime_dir(), "uji", "builtin") + os.sep)

@@ -860,6 +860,10 @@ function uji.message(err) end
 ---@return string[]
 function uji.modules(namespace) end
 
+---The runtime modules: `uji.sys.<name>` is `require("uji.sys.<name>")`. The runtime helpers (uji.task, uji.os, uji.regex, ...) are these modules, and a name `uji` lacks falls back to one: `lua/uji/sys/<name>.lua` or `native/uji/sys/<name>.so` in the config dir or a pack loaded from boot answers `uji.<name>`.
+---@type table<string, any>
+uji.sys = nil
+
 ---JSON in and out.
 ---@class uji.json
 uji.json = {}

@@ -76,11 +76,17 @@ debug.setmetatable(nil, {
   end,
 })
 
-local function cover(t, name)
+-- `fallback(k)`: what a name the table lacks answers before it counts as missing.
+local function cover(t, name, fallback)
   local mt = {
     __uji_namespace = true,
     __index = function(_, k)
       if type(k) ~= "string" or k:sub(1, 2) == "__" then return nil end
+      local found = fallback and fallback(k)
+      if found ~= nil then
+        rawset(t, k, found)
+        return found
+      end
       remember(name .. "." .. k, 2)
       return nil
     end,
@@ -93,4 +99,4 @@ for k, v in pairs(uji) do
     cover(v, "uji." .. k)
   end
 end
-cover(uji, "uji")
+cover(uji, "uji", lib.runtime_module) -- uji.<name> falls back to uji.sys.<name>

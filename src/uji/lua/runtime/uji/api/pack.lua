@@ -4,11 +4,15 @@
 local uji, host, lib = ...
 local call, check, wait, clean = lib.call, lib.check, lib.wait, lib.clean
 local mark_array = lib.mark_array
+local _, _, LIBRARY = host.os_values() -- "so", or "dylib" on macOS
 
+-- A pack's lua/ and native/ (its C modules) are searched before the rest.
 local function on_path(root)
   local lua_dir = root .. "/lua/"
   local entry = lua_dir .. "?.lua;" .. lua_dir .. "?/init.lua;"
   if not package.path:find(entry, 1, true) then package.path = entry .. package.path end
+  local native = root .. "/native/?." .. LIBRARY .. ";"
+  if not package.cpath:find(native, 1, true) then package.cpath = native .. package.cpath end
 end
 
 -- One spec as the host takes it: string keys only.
