@@ -252,7 +252,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("runtime", "uji.net.open streamed lines", M, P),
     ("runtime", "uji.net.listen server and connections", M, P),
     ("runtime", "uji.proc.spawn", M, P),
-    ("runtime", "process killed when no longer referenced", M, H, "killed when Lua closes"),
+    ("runtime", "process killed when no longer referenced", M, P),
     ("runtime", "uji.db.open / exec / query / transaction / close / null", M, P),
     ("runtime", "uji.os values (platform, executable, argv, roots, carry, library)", M, H, "no carry"),
     ("runtime", "uji.os functions (env, cwd, home, now, clock, expand)", M, P),

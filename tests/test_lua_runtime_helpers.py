@@ -124,6 +124,38 @@ def test_processes_lines_streams_input_and_exit(home: Home) -> None:
     assert got["missing"][0] is True and "/no/such/program" in got["missing"][1]
 
 
+def test_a_process_nobody_references_is_killed_when_lua_collects_its_handle(home: Home) -> None:
+    got = run_config(
+        home,
+        """
+        -- Running: a /proc entry that is not a zombie (killed, not yet reaped).
+        local function running(pid)
+          local f = io.open("/proc/" .. pid .. "/stat")
+          if f == nil then return false end
+          local stat = f:read("*a")
+          f:close()
+          return stat:match("^%d+ %b() Z") == nil
+        end
+        local function start() return assert(uji.proc.spawn({ "sleep", "300" })).pid end
+        local dropped = start()                    -- its handle is garbage once start returns
+        local kept = assert(uji.proc.spawn({ "sleep", "300" }))
+        out.before = running(dropped)
+        collectgarbage()
+        collectgarbage()
+        local polls = 0
+        while running(dropped) and polls < 2000 do uji.sleep(0.01) polls = polls + 1 end
+        out.dropped_running = running(dropped)
+        out.kept_running = running(kept.pid)       -- still referenced: left alone
+        kept:kill()
+        out.kept_status = kept:wait().signal
+        """,
+    )
+    assert got["before"] is True
+    assert got["dropped_running"] is False
+    assert got["kept_running"] is True
+    assert got["kept_status"] == "SIGKILL"
+
+
 def test_sqlite_exec_query_transactions_and_null(home: Home) -> None:
     db = home.root / "plugin.db"
     got = run_config(

@@ -1985,7 +1985,8 @@ NAMESPACES += [
                 "uji.proc.spawn",
                 'argv: string[], opts?: {cwd?: string, env?: table<string, string>, stdio?: "pipe"|"inherit"}',
                 "Starts a program in its own process group without a terminal: the process, or nil and why; "
-                "waits for the start.",
+                "waits for the start. A process whose handle nothing references any more is killed when Lua "
+                "collects the handle.",
                 ret=("uji.Proc?", "string? err"),
             ),
         ],

@@ -2,7 +2,8 @@
 
 Each process leads its own process group without a terminal (a password prompt fails at
 once instead of waiting), so `kill` reaches everything it started; uji kills what is
-still running when the Lua side closes. `stdio = "inherit"` gives it uji's own
+still running when Lua collects its handle (nothing references it any more) or when the
+Lua side closes. `stdio = "inherit"` gives it uji's own
 terminal instead, and `kill` then reaches the process alone.
 """
 
@@ -139,6 +140,11 @@ def install(host: LuaHost) -> Api:
     def proc_kill(p: Proc) -> None:
         p.kill()
 
+    def proc_release(p: Proc) -> None:
+        # Lua collected the handle (its finaliser): nothing can read or wait for it now.
+        p.kill()
+        living.discard(p)
+
     def proc_wait(p: Proc) -> Pending:
         async def wait() -> Any:
             code = await p.proc.wait()
@@ -161,5 +167,6 @@ def install(host: LuaHost) -> Api:
         "proc_write": proc_write,
         "proc_close": proc_close,
         "proc_kill": proc_kill,
+        "proc_release": proc_release,
         "proc_wait": proc_wait,
     }

@@ -1757,7 +1757,7 @@ function uji.image.fit(data, edge, bytes) end
 ---@class uji.proc
 uji.proc = {}
 
----Starts a program in its own process group without a terminal: the process, or nil and why; waits for the start.
+---Starts a program in its own process group without a terminal: the process, or nil and why; waits for the start. A process whose handle nothing references any more is killed when Lua collects the handle.
 ---@param argv string[]
 ---@param opts? {cwd?: string, env?: table<string, string>, stdio?: "pipe"|"inherit"}
 ---@return uji.Proc?

@@ -30,6 +30,19 @@ function Proc:wait()
   return wait(host.proc_wait(self._p))
 end
 
+-- A process nobody references any more is killed: its handle holds a value whose
+-- finaliser releases it when Lua collects the handle (a userdata: LuaJIT's tables have no
+-- __gc). Collection runs inside any Lua code, so the release must not raise.
+local function release_on_collect(p)
+  local function release() pcall(host.proc_release, p) end
+  if newproxy then
+    local guard = newproxy(true)
+    getmetatable(guard).__gc = release
+    return guard
+  end
+  return setmetatable({}, { __gc = release })
+end
+
 uji.proc = {
   spawn = function(argv, opts)
     check(type(argv) == "table" and type(argv[1]) == "string" and argv[1] ~= "",
@@ -48,6 +61,6 @@ uji.proc = {
     local p, err = wait(host.proc_spawn(clean(mark_array(args)), opts.cwd and clean(opts.cwd),
       opts.env and clean(opts.env), opts.stdio == "inherit"))
     if p == nil then return nil, err end
-    return setmetatable({ _p = p, pid = host.proc_pid(p) }, Proc)
+    return setmetatable({ _p = p, pid = host.proc_pid(p), _release = release_on_collect(p) }, Proc)
   end,
 }
