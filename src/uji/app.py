@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from uji.agent.checkpointing import TurnCheckpoints
     from uji.agent.services import TurnServices
     from uji.lua.runtime import Api, Runtime
+    from uji.restart import Handover
     from uji.store.sessions import Store
     from uji.trust import ProjectTrust
     from uji.ui.port import Ui
@@ -48,8 +49,15 @@ if TYPE_CHECKING:
 
 class App:
     def __init__(
-        self, paths: Paths, cwd: str | None = None, notice: Notice | None = None, ui: Ui | None = None
+        self,
+        paths: Paths,
+        cwd: str | None = None,
+        notice: Notice | None = None,
+        ui: Ui | None = None,
+        handover: Handover | None = None,
     ) -> None:
+        """`handover`: what a restart hands this start (uji.os.restart); by default, what
+        the process that exec'd this one handed over, if any."""
         self.paths = paths
         self.cwd = os.path.realpath(cwd or os.getcwd())
         self.notice = Notices(notice)  # called to say something; the frontend sets its sink
@@ -67,7 +75,9 @@ class App:
         # in <data>/diagnostics.log, secrets cut out.
         self.diagnostics = Diagnostics(paths.data, self._redact)
         self.packs = Packs(paths)
-        self.host = LuaHost(paths, self._install_api, self._lua_problem)
+        from uji.restart import at_start
+
+        self.host = LuaHost(paths, self._install_api, self._lua_problem, handover or at_start())
         self.events = Events(self.host.call_handler, self.notice)
         self.catalog = Catalog()
         self.http = Http()  # made on first use, closed by close()
@@ -184,7 +194,7 @@ class App:
 
         api.update(tasks.install(host))
         api.update(text.install(host))
-        api.update(system.install(host, self.packs, self.cwd, self.ui.quit))
+        api.update(system.install(host, self.packs, self.cwd, self.ui))
         api.update(proc.install(host))
         api.update(db.install(host))
         api.update(net.install(host, self.http))
@@ -254,6 +264,7 @@ class App:
         try:
             self.models.restore_custom()
             await self.host.load_config()
+            self._check_override_packs()
             # The project's .mcp.json, once the config had its say (uji.mcp.configure{project}).
             self.mcp.import_project(self.trust, self.cwd, dict(os.environ))
             if self.models.provider_id is None:
@@ -263,6 +274,30 @@ class App:
             self.host.run_scheduled()
         finally:
             _collect_from_now_on()
+
+    def _check_override_packs(self) -> None:
+        """Packs that replace uji's own modules (lua/uji/, native/uji/) are remembered in
+        overrides.json; one the config added that was not on the path from boot asks for
+        one restart, so that its modules apply from the start."""
+        from uji import restart
+
+        found = [r for r in self.packs.all_roots()[1:] if restart.is_override(r)]
+        booted = self.host.boot_overrides
+        if found == booted:
+            return
+        restart.write_overrides(self.paths.data, found)
+        new = [r for r in found if r not in booted and r not in self.host.handover.roots]
+        if not new or self.host.handover.overrides or restart.too_many(self.host.handover):
+            return
+        self.notice(
+            f"{', '.join(new)}: replaces uji's own modules; starting again once so that it applies from the start"
+        )
+        handover = restart.next_run(
+            self.host.handover, self.host.handover.carry, self.host.handover.roots, overrides=True
+        )
+        self.ui.restart(
+            restart.Restart(handover=handover), loading_config=True
+        )  # start-up: not yet on screen
 
     async def close(self) -> None:
         self.models.close()

@@ -23,6 +23,7 @@ from uji.events.stream import (
     SessionResumed,
 )
 from uji.paths import Paths
+from uji.restart import Handover, exec_into, exit_code
 from uji.stdio import UsageError, prompt_from, say, silence, write_all
 from uji.ui.headless import HeadlessUi
 from uji.worktree import Worktree
@@ -35,6 +36,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BUDGET = 3  # a budget (--max-steps, --max-cost, uji.session.configure) stopped the turn
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
 RELOAD = -1  # _run: read the config again (uji.reload() while it loaded)
+RESTART = -2  # _run: start again as app.ui.restart_requested says (uji.os.restart)
 HEADLESS_HINT = "uji run --on-ask allow runs such calls"
 HEADLESS_REFUSED = f"a call that would ask was refused: nobody is here to answer, and it would not run inside the sandbox ({HEADLESS_HINT})"
 NO_MODEL = (
@@ -312,13 +314,15 @@ async def run(paths: Paths, opts: Any) -> int:
         prompt = "" if stream else prompt_from(opts.prompt, notice=printer.notice)
     except UsageError as e:
         return _usage_error(str(e))
-    for attempt in range(2):  # uji.reload() from the config: once more, with a fresh Lua
-        app = App(paths, notice=printer.notice, ui=HeadlessUi(printer.notice))
+    handover: Handover | None = None  # what a restart hands the next start
+    reloaded = False
+    while True:  # uji.reload() from the config: once more, with a fresh Lua; uji.os.restart too
+        app = App(paths, notice=printer.notice, ui=HeadlessUi(printer.notice), handover=handover)
         app.trust.approve_all = bool(getattr(opts, "trust_project", False))  # --trust-project
         printer.on_closed = _stop_on_closed_output(app)
         sigint = Sigint(app)
         try:
-            code = await _run(app, opts, printer, sigint, prompt, may_reload=attempt == 0)
+            code = await _run(app, opts, printer, sigint, prompt, may_reload=not reloaded)
         except asyncio.CancelledError:  # an interrupt outside a turn (the config, a /command)
             task = asyncio.current_task()
             if task is not None:
@@ -328,9 +332,18 @@ async def run(paths: Paths, opts: Any) -> int:
         finally:
             sigint.restore()
             await app.close()
+        asked = app.ui.restart_requested
+        if asked is not None and asked.args is not None:  # a new command line: a new process
+            from uji.lua.runtime import flush_c_stdio
+
+            flush_c_stdio()
+            exec_into(asked)
+        if code == RESTART and asked is not None:
+            handover = asked.handover
+            continue
         if code != RELOAD:
-            return code
-    return EXIT_FAILED  # not reached: the second attempt never reloads
+            return exit_code(code)
+        reloaded = True
 
 
 async def _run(
@@ -342,6 +355,8 @@ async def _run(
         return EXIT_INTERRUPTED
     if app.ui.quit_requested:  # uji.quit() from the config: nothing more to do
         return EXIT_OK
+    if app.ui.restart_requested is not None:  # uji.os.restart, or packs that replace uji's modules
+        return RESTART
     if app.ui.reload_requested:
         if may_reload:
             return RELOAD

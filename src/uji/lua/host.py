@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from uji.events import Handler
     from uji.lua.runtime import Api, Runtime
     from uji.paths import Paths
+    from uji.restart import Handover
 
 DEFAULTS_MODULE = "uji.builtin.defaults"
 THEME_MODULE = "uji.themes.current"  # uji.ui's theme state (api/ui.lua)
@@ -27,8 +28,20 @@ InstallApi = Callable[[], "Api"]
 
 
 class LuaHost:
-    def __init__(self, paths: Paths, install: InstallApi, notice: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        paths: Paths,
+        install: InstallApi,
+        notice: Callable[[str], None],
+        handover: Handover | None = None,
+    ) -> None:
+        from uji.restart import Handover, read_overrides
+
         self.paths = paths
+        # What the run before this one handed over (uji.os.restart), and the override packs
+        # (overrides.json) whose lua/ and native/ come before uji's own Lua from boot.
+        self.handover = handover if handover is not None else Handover()
+        self.boot_overrides = read_overrides(paths.data)
         self._install = install
         self.notice = notice
         self._lua: Runtime | None = None
@@ -47,8 +60,24 @@ class LuaHost:
             from uji.lua.runtime import Runtime, runtime_dir
 
             tree = runtime_dir()
-            self._lua = Runtime(self._install(), [self.paths.lua_dir, tree], [self.paths.native_dir], tree)
+            roots = list(dict.fromkeys([*self.handover.roots, *self.boot_overrides]))
+            self._lua = Runtime(
+                self._install(),
+                [self.paths.lua_dir, *(os.path.join(r, "lua") for r in roots), tree],
+                [self.paths.native_dir, *(os.path.join(r, "native") for r in roots)],
+                tree,
+            )
+            if self.handover.carry is not None:
+                self._set_carry(self._lua, self.handover.carry)
         return self._lua
+
+    def _set_carry(self, rt: Runtime, carry: str) -> None:
+        """uji.os.carry: what the run before this one carried (JSON it encoded)."""
+        import json
+
+        table = rt.uji.os
+        if rt.convert.lua_type(table) == "table":
+            table.carry = rt.convert.to_lua(json.loads(carry), json_null=True)
 
     @property
     def loading_config(self) -> bool:

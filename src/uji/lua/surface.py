@@ -1895,7 +1895,8 @@ NAMESPACES += [
     ),
     Namespace(
         "uji.os",
-        "The machine and the run.",
+        "The machine and the run. `uji.os.carry` is what the start before this one carried "
+        "(`uji.os.restart{carry = ...}`), nil when nothing was.",
         [
             Value("uji.os.platform", '"macos"|"linux"|"windows"|"other"', "The system."),
             Value("uji.os.executable", "string?", "The program running uji."),
@@ -1915,10 +1916,18 @@ NAMESPACES += [
             fn("uji.os.expand", "path: string", "`~` and `$VARS` expanded.", ret=("string",)),
             fn(
                 "uji.os.restart",
-                "opts?: table",
-                "Starts the Lua side again, keeping the screen (uji.reload).",
+                "opts?: {args?: string[], roots?: string[], carry?: any}",
+                "Starts uji again once the code that asked returns (from the config: once it has loaded): "
+                "in this process, the screen keeping its session and draft, or with `args` as the process "
+                "`uji ARGS`. `carry` (what uji.json.encode takes) is the next start's `uji.os.carry` (nil "
+                "when nothing was carried); each of `roots` has its `lua/` and `native/` searched before "
+                "uji's own Lua there. At most 8 restarts in a row.",
             ),
-            fn("uji.os.exit", "", "Ends uji (uji.quit)."),
+            fn(
+                "uji.os.exit",
+                "code?: integer",
+                "Ends uji as uji.quit does, with exit status `code` (0 to 255; default 0).",
+            ),
         ],
     ),
     Namespace(

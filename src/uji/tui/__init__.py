@@ -54,7 +54,22 @@ def main(paths: Paths, resume: str | None = None, latest: bool = False, prompt: 
     with _sigint_quits(app):
         code = app.run()
     _say_how_to_resume(app)
-    return code or 0
+    _restart_if_asked(app)
+    from uji.restart import exit_code
+
+    return exit_code(code or 0)
+
+
+def _restart_if_asked(app: UjiApp) -> None:
+    """uji.os.restart{args = ...}: the screen has gone; `uji ARGS` replaces this process."""
+    done = app.conversation.app
+    asked = done.ui.restart_requested if done is not None else None
+    if asked is not None and asked.args is not None:
+        from uji.lua.runtime import flush_c_stdio
+        from uji.restart import exec_into
+
+        flush_c_stdio()
+        exec_into(asked)
 
 
 def _say_how_to_resume(app: UjiApp) -> None:

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from uji.agent.approval import Answer, Question
     from uji.agent.loop import Agent
     from uji.app import App
+    from uji.notices import Notice
+    from uji.restart import Handover
     from uji.store.rows import Row
     from uji.tui.entry import Entry
     from uji.tui.transcript import History
@@ -101,23 +103,37 @@ class Conversation:
         much of the time). A turn sent before then releases them at once."""
         asyncio.get_running_loop().call_later(MCP_AFTER_READY, app.mcp.release)
 
-    async def _make_app(self) -> App:
+    def _new_app(self, notice: Notice, handover: Handover | None) -> App:
         from uji.app import App
 
+        # The port's notices go where the App's go (held back while the config loads).
+        app = App(
+            self.paths,
+            self.cwd,
+            notice=notice,
+            ui=ScreenUi(self.view, lambda text: app.notice(text)),
+            handover=handover,
+        )
+        return app
+
+    async def _make_app(self, handover: Handover | None = None) -> App:
         # Notices from loading the config are held back and shown after the session,
         # which replaces what the transcript showed.
         held: list[str] = []
-        # The port's notices go where the App's go (held back while the config loads).
-        app = App(
-            self.paths, self.cwd, notice=held.append, ui=ScreenUi(self.view, lambda text: app.notice(text))
-        )
-        self._loading = app
-        app.mcp.hold()  # MCP servers connect once the screen takes input (start, reload)
-        app.mcp.eager = True  # and at once, even those whose tools are known: /mcp shows their state
-        try:
-            await app.load_config()
-        finally:
-            self._loading = None
+        while True:
+            app = self._new_app(held.append, handover)
+            self._loading = app
+            app.mcp.hold()  # MCP servers connect once the screen takes input (start, reload)
+            app.mcp.eager = True  # and at once, even those whose tools are known: /mcp shows their state
+            try:
+                await app.load_config()
+            finally:
+                self._loading = None
+            asked = app.ui.restart_requested  # while the config loaded: uji.os.restart, override packs
+            if asked is None or asked.args is not None or app.ui.quit_requested:
+                break
+            await app.close()
+            handover = asked.handover
         self._held = held
         app.set_notice_sink(self.view.show_notice)
         # uji.session.submit and interrupt: as if typed, and as Esc.
@@ -384,8 +400,9 @@ class Conversation:
         assert old is not None and self.session_id is not None
         session_id = self.session_id
         shown = old.ui.show_thinking
+        asked = old.ui.restart_requested  # uji.os.restart: what it hands the new start
         await old.close()
-        self.app = await self._make_app()
+        self.app = await self._make_app(asked.handover if asked is not None else None)
         self.app.ui.show_thinking = shown
         for rule in old.gate.policy.remembered.rules:  # the session goes on, and so do its approvals
             if rule.scope == "session":

@@ -13,6 +13,7 @@ from uji.notices import Notice
 from uji.ui.port import Deferred, FormCheck, Preview, Query, Ui
 
 if TYPE_CHECKING:
+    from uji.restart import Restart
     from uji.ui.form import Form, FormAnswer
     from uji.wires.base import Image
 
@@ -116,6 +117,15 @@ class ScreenUi(Ui):
             return
         self.reload_requested = True
         self.surface.request_reload()
+
+    def restart(self, request: Restart, loading_config: bool) -> None:
+        # While the config loads, the screen starts again once it has loaded (_make_app);
+        # later, at once (with args: the screen quits, then the process is replaced).
+        self.restart_requested = request
+        if request.args is not None:
+            self.quit()
+        elif not loading_config:
+            self.surface.request_reload()
 
     def toolbars_changed(self) -> None:
         self.surface.toolbars_changed(list(self.toolbars))

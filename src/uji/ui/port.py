@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 from uji.notices import Notice
 
 if TYPE_CHECKING:
+    from uji.restart import Restart
     from uji.ui.form import Form, FormAnswer, Value
     from uji.ui.ito import ItoSource, Theme, ToolbarEntry
     from uji.ui.keys import Keymap
@@ -140,6 +141,7 @@ class Ui(ABC):
 
     quit_requested = False
     reload_requested = False
+    restart_requested: Restart | None = None
 
     def quit(self) -> None:
         """uji.quit: the screen quits (before_quit first); with no screen, `uji run` ends
@@ -151,6 +153,11 @@ class Ui(ABC):
         `uji run` reads the config again before its prompt (once per run).
         `loading_config`: asked while the config itself loads."""
         self.reload_requested = True
+
+    def restart(self, request: Restart, loading_config: bool) -> None:
+        """uji.os.restart, or new override packs: `uji run` starts again once the config has
+        loaded (its prompt runs in the new start); with `args`, as a new process."""
+        self.restart_requested = request
 
     # The screen -------------------------------------------------------------------
 

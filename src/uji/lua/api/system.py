@@ -12,7 +12,6 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.api.fs import later
@@ -21,6 +20,7 @@ from uji.lua.runtime import Api, ApiError, Pending
 if TYPE_CHECKING:
     from uji.lua.host import LuaHost
     from uji.packs import Packs
+    from uji.ui.port import Ui
     from uji.wires.base import Image
 
 STARTED = time.monotonic()
@@ -28,11 +28,11 @@ KEYCHAIN_SECONDS = 10.0
 NO_KEYCHAIN = "no system keychain here (needs `security` on macOS or `secret-tool` from libsecret)"
 
 
-def install(host: LuaHost, packs: Packs, cwd: str, quit_: Callable[[], None]) -> Api:
-    return {**_os_api(packs, cwd, quit_), **_desktop_api(host)}
+def install(host: LuaHost, packs: Packs, cwd: str, ui: Ui) -> Api:
+    return {**_os_api(host, packs, cwd, ui), **_desktop_api(host)}
 
 
-def _os_api(packs: Packs, cwd: str, quit_: Callable[[], None]) -> Api:
+def _os_api(host: LuaHost, packs: Packs, cwd: str, ui: Ui) -> Api:
     """uji.os: the machine and the run."""
 
     # These run while the runtime loads (before it can convert tables): several results
@@ -68,8 +68,23 @@ def _os_api(packs: Packs, cwd: str, quit_: Callable[[], None]) -> Api:
     def os_expand(path: str) -> str:
         return os.path.expandvars(os.path.expanduser(path))
 
-    def os_exit() -> None:
-        quit_()
+    def os_exit(code: float | None) -> None:
+        from uji import restart
+
+        if code is not None:
+            restart.set_exit_code(int(code))
+        ui.quit()
+
+    def os_restart(args: Any, roots: Any, carry: str | None) -> None:
+        from uji import restart
+
+        if restart.too_many(host.handover):
+            raise ApiError(f"uji.os.restart: {restart.MAX_RESTARTS} restarts in a row already; not again")
+        convert = host.lua.convert
+        folders = [os.path.abspath(os.path.expanduser(str(r))) for r in convert.to_python(roots) or []]
+        argv = None if args is None else [str(a) for a in convert.to_python(args)]
+        handover = restart.next_run(host.handover, carry, folders)
+        ui.restart(restart.Restart(handover=handover, args=argv), host.loading_config)
 
     return {
         "os_values": os_values,
@@ -82,6 +97,7 @@ def _os_api(packs: Packs, cwd: str, quit_: Callable[[], None]) -> Api:
         "os_clock": os_clock,
         "os_expand": os_expand,
         "os_exit": os_exit,
+        "os_restart": os_restart,
     }
 
 

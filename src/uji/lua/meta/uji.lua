@@ -1636,7 +1636,7 @@ function uji.toml.encode(value) end
 ---@return table
 function uji.toml.decode(text) end
 
----The machine and the run.
+---The machine and the run. `uji.os.carry` is what the start before this one carried (`uji.os.restart{carry = ...}`), nil when nothing was.
 ---@class uji.os
 uji.os = {}
 
@@ -1686,12 +1686,13 @@ function uji.os.clock() end
 ---@return string
 function uji.os.expand(path) end
 
----Starts the Lua side again, keeping the screen (uji.reload).
----@param opts? table
+---Starts uji again once the code that asked returns (from the config: once it has loaded): in this process, the screen keeping its session and draft, or with `args` as the process `uji ARGS`. `carry` (what uji.json.encode takes) is the next start's `uji.os.carry` (nil when nothing was carried); each of `roots` has its `lua/` and `native/` searched before uji's own Lua there. At most 8 restarts in a row.
+---@param opts? {args?: string[], roots?: string[], carry?: any}
 function uji.os.restart(opts) end
 
----Ends uji (uji.quit).
-function uji.os.exit() end
+---Ends uji as uji.quit does, with exit status `code` (0 to 255; default 0).
+---@param code? integer
+function uji.os.exit(code) end
 
 ---Secrets in the system keychain (`security` on macOS, `secret-tool` elsewhere).
 ---@class uji.keychain

@@ -21,12 +21,32 @@ uji.os = {
     check(type(path) == "string", "uji.os.expand expects a path")
     return host.os_expand(clean(path))
   end,
-  -- Starts the Lua side again (uji.reload); `carry` is kept for the next run.
+  -- Starts uji again: in this process (the screen keeps its session and draft), or as
+  -- `uji ARGS` with `args`; `carry` is the next run's uji.os.carry, `roots` come before
+  -- uji's own Lua there.
   restart = function(opts)
     check(opts == nil or type(opts) == "table", "uji.os.restart: options must be a table {args, roots, carry}")
-    uji.reload()
+    opts = opts or {}
+    for k in pairs(opts) do
+      check(k == "args" or k == "roots" or k == "carry",
+        "uji.os.restart: unknown option " .. tostring(k) .. " (known: args, roots, carry)")
+    end
+    local args = opts.args ~= nil and lib.list_of_strings(opts.args, "uji.os.restart: args") or nil
+    local roots = opts.roots ~= nil and lib.list_of_strings(opts.roots, "uji.os.restart: roots") or nil
+    local carry = nil
+    if opts.carry ~= nil then
+      local ok, text = pcall(uji.json.encode, opts.carry)
+      check(ok, "uji.os.restart: carry must be what uji.json.encode takes: " .. tostring(text):gsub("^[^\n]-:%d+: ", ""))
+      carry = text
+    end
+    call(host.os_restart, args and clean(args), roots and clean(roots), carry)
   end,
-  exit = function() host.os_exit() end,
+  -- Ends uji (as uji.quit), with exit status `code` (default 0).
+  exit = function(code)
+    check(code == nil or (type(code) == "number" and code == math.floor(code) and code >= 0 and code <= 255),
+      "uji.os.exit: the status must be a whole number from 0 to 255")
+    host.os_exit(code)
+  end,
 }
 -- The config dir and the packs added so far (uji.pack.add keeps it up to date).
 uji.os.roots = lib.mark_array({ host.os_roots() })
