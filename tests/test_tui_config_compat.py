@@ -1,6 +1,6 @@
 """The original's pieces on the screen: a key bound to a config's action by name runs it,
 uji.ui.pick opens the filtering picker, uji.reload restarts Lua (not while the config
-loads) and uji.quit exits."""
+loads), uji.os.restart carries a value to the next start and uji.quit exits."""
 
 from __future__ import annotations
 
@@ -47,3 +47,21 @@ async def test_actions_pick_reload_and_quit_on_the_screen(tmp_path: Path, fake: 
         await send(pilot, "/bye")
         await until(pilot, lambda: app.return_code is not None, what="exit")
     assert app.return_code == 0
+
+
+async def test_a_restart_carries_a_value_to_the_next_start_on_the_same_screen(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    lua = """
+    uji.notify("carry: " .. tostring(uji.os.carry))
+    if uji.os.carry == nil then uji.os.restart({ carry = "from the config" }) end
+    uji.command.add("again", function() uji.os.restart({ carry = "from a command" }) end)
+    """
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await shows(pilot, "carry: from the config")  # the config asked while it loaded: after it
+        session = app.conversation.session_id
+        await send(pilot, "/again")
+        await shows(pilot, "carry: from a command")
+        assert app.conversation.session_id == session  # the same session goes on
