@@ -535,15 +535,10 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = resolve(opts.config_dir, opts.data_dir, opts.db)
     command = opts.command or "new"
-    import os
-
-    if os.environ.get("UJI_RUNTIME"):  # a Lua tree of the user's instead of uji's own
-        from uji.lua.runtime import runtime_dir, runtime_problem
-
-        problem = runtime_problem(runtime_dir())
-        if problem:
-            print(f"uji: error: {problem}", file=sys.stderr)
-            return 1
+    problem = _runtime_problem()
+    if problem:
+        print(f"uji: error: {problem}", file=sys.stderr)
+        return 1
     session = getattr(opts, "session", None) if command == "run" else getattr(opts, "id", None)
     if wanted is not None or (session and command in ("run", "resume")):
         problem = _enter_worktree(paths, command, wanted, session)
@@ -563,6 +558,17 @@ def main(argv: list[str] | None = None) -> int:
             fast_exit(code)
         return code
     return _other_command(paths, command, opts, prompt)
+
+
+def _runtime_problem() -> str | None:
+    """Why UJI_RUNTIME (a Lua tree of the user's instead of uji's own) cannot be used."""
+    import os
+
+    if not os.environ.get("UJI_RUNTIME"):
+        return None
+    from uji.lua.runtime import runtime_dir, runtime_problem
+
+    return runtime_problem(runtime_dir())
 
 
 def _other_command(paths: Paths, command: str, opts: argparse.Namespace, prompt: str | None) -> int:
