@@ -43,6 +43,7 @@ def test_a_restart_in_process_hands_over_carry_and_roots_and_the_prompt_runs_onc
         f"""
         uji.notify("carry: " .. uji.json.encode(uji.os.carry == nil and uji.json.null or uji.os.carry))
         uji.notify("regex replaced: " .. tostring(uji.regex("^x$"):test("pack:^x$")))
+        uji.notify("roots: " .. table.concat(uji.os.roots, " "))
         if uji.os.carry == nil then
           uji.os.restart({{ carry = {{ n = 1, draft = "half a thought" }}, roots = {{ "{roots}" }} }})
         end
@@ -51,10 +52,12 @@ def test_a_restart_in_process_hands_over_carry_and_roots_and_the_prompt_runs_onc
     home.fake.script(text("done"))
     run = home.run("hi")
     assert run.rc == 0, run.stderr
-    first, replaced_before, carried, replaced_after = run.notices[:4]
+    first, replaced_before, roots_before, carried, replaced_after, roots_after = run.notices[:6]
     assert (first, replaced_before) == ("carry: null", "regex replaced: false")
     assert json.loads(carried.removeprefix("carry: ")) == {"n": 1, "draft": "half a thought"}
     assert replaced_after == "regex replaced: true"  # the roots' lua/ comes before uji's own Lua
+    assert roots_before == f"roots: {home.config}"
+    assert roots_after == f"roots: {home.config} {roots}"
     assert user_texts(home) == ["hi"]  # the prompt ran once, in the new start
 
 

@@ -1901,7 +1901,11 @@ NAMESPACES += [
             Value("uji.os.platform", '"macos"|"linux"|"windows"|"other"', "The system."),
             Value("uji.os.executable", "string?", "The program running uji."),
             Value("uji.os.argv", "string[]", "The arguments uji started with, the program first."),
-            Value("uji.os.roots", "string[]", "The config dir, then each pack: where `lua/` is searched."),
+            Value(
+                "uji.os.roots",
+                "string[]",
+                "The config dir, the roots a restart handed over, then each pack: where `lua/` is searched.",
+            ),
             Value("uji.os.library", '"so"|"dylib"', "A native module's file extension here."),
             fn(
                 "uji.os.env",

@@ -47,7 +47,10 @@ def _os_api(host: LuaHost, packs: Packs, cwd: str, ui: Ui) -> Api:
         return tuple(sys.argv)
 
     def os_roots() -> tuple[str, ...]:
-        return tuple(packs.all_roots())
+        # The config dir, the roots a restart handed over, then each pack.
+        config, *added = packs.all_roots()
+        handed = [r for r in host.handover.roots if r not in added]
+        return (config, *handed, *added)
 
     def os_env(name: str) -> str | None:
         return os.environ.get(name) or None

@@ -1652,7 +1652,7 @@ uji.os.executable = nil
 ---@type string[]
 uji.os.argv = nil
 
----The config dir, then each pack: where `lua/` is searched.
+---The config dir, the roots a restart handed over, then each pack: where `lua/` is searched.
 ---@type string[]
 uji.os.roots = nil
 
