@@ -179,8 +179,8 @@ def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them
         """
         if uji.tty then uji.notify("has tty") else uji.notify("no tty") end
         if uji.ui.open_win then uji.notify("has open_win") else uji.notify("no open_win") end
-        uji.notify("type: " .. type(uji.tool.display))
-        local handle = uji.tool.display({})
+        uji.notify("type: " .. type(uji.tty.open))
+        local handle = uji.tty.open({})
         uji.ui.set_lines(1, { "x" })
         uji.notify("handle: " .. tostring(handle))
         local ok, err = pcall(function() local t = nil; return t.field end)
@@ -193,7 +193,7 @@ def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them
     init = home.config / "init.lua"
     assert {"no tty", "no open_win", "type: nil", "handle: nil"} <= set(run.notices)
     assert (
-        f"{init}:{home.line_of('uji.tool.display({})')}: uji.tool.display is not supported yet; the call did "
+        f"{init}:{home.line_of('uji.tty.open({})')}: uji.tty.open is not supported yet; the call did "
         "nothing (a name of the original uji's current docs)"
     ) in run.notices
     assert (

@@ -147,8 +147,18 @@ class Compactor:
             return False
         return self.meter.used(system) >= usable
 
+    def own_context(self) -> str | None:
+        """Why this session is never compacted: its provider runs its own loop."""
+        provider = self.services.models.provider()
+        if provider is not None and provider.loop is not None:
+            return f"{provider.name} keeps its own context"
+        return None
+
     async def compact(self, notice: str | None = None, manual: bool = False) -> tuple[bool, str | None]:
         """Fold older messages into a checkpoint summary. Returns (done, why not)."""
+        own = self.own_context()
+        if own is not None:
+            return False, own
         previous, rest = live(self.log.messages)
         used = self.meter.used()
         keep = self.services.context.compaction.get("keep_recent") or self.meter.budget().keep_recent(

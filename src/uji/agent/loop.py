@@ -40,6 +40,7 @@ from uji.record import Struct, field
 from uji.wires.base import Answer, Failure, Usage
 
 if TYPE_CHECKING:
+    from uji.agent.own_loop import OwnLoop
     from uji.agent.services import TurnServices
     from uji.store.rows import AssistantRow, Row, UserRow
     from uji.wires.base import Image
@@ -156,7 +157,8 @@ class Agent:
             except MentionFailed as e:
                 self.services.notice(f"{e}; the message was not sent")
                 return TurnResult(error=str(e), unsent=True)
-            if self.compactor.due():
+            own = self.services.models.own_loop()  # a provider that runs its turns itself
+            if own is None and self.compactor.due():
                 await self.compactor.compact(notice=None)
             self._emit(MessageSubmitted(text))
             seq = self.log.save(user)["seq"]
@@ -170,6 +172,8 @@ class Agent:
             system = await turn_prompt(
                 self.services, text, self.options.append_prompt, self.log.save, self.services.notice
             )
+            if own is not None:
+                return await self._own_loop(own, system, user)
             return await self._loop(system)
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -215,6 +219,16 @@ class Agent:
                 self.log.save({"type": "context", "text": more})
                 continue
             await self.in_flight.run_calls()
+
+    async def _own_loop(self, own: OwnLoop, system: str, user: UserRow) -> TurnResult:
+        """The turn through the provider's own loop (agent/own_loop.py)."""
+        from uji.agent.own_loop import run_turn, turn_table
+
+        text, error = await run_turn(self, own, turn_table(self, system, user))
+        if error is not None:
+            self.log.save({"type": "error", "text": error})
+            return self._result(error=error)
+        return self._result(text=text)
 
     def _save_answer(self, answer: Answer) -> None:
         """The model's answer as an assistant message; its calls become the step in flight."""

@@ -775,6 +775,21 @@ SHAPES: list[Shape] = [
             ("idle?", "number", "seconds a stream may stall (default 120)"),
             ("needs_key?", "boolean"),
             ("compat?", "table", "openai-chat dialect options"),
+            (
+                "loop?",
+                "table",
+                "a class (uji.class) with `run`: the provider runs its turns (`Loop(agent, turn)`)",
+            ),
+        ),
+    ),
+    Shape(
+        "uji.ToolDisplay",
+        "What `uji.tool.display` takes.",
+        fields(
+            ("label?", "string", "the transcript's label before the subject"),
+            ("subject?", "string|fun(args: table): string", "what policy rules match; default the name"),
+            ("question?", "string", "the approval question's title"),
+            ("preview?", "fun(args: table): uji.Diff|string", "shown in the approval question"),
         ),
     ),
     Shape(
@@ -1127,6 +1142,12 @@ NAMESPACES: list[Namespace] = [
                 "name: string",
                 "The tool registered now under `name` (nil if none), to call from a tool that replaces it.",
                 ret=("uji.ToolHandle?",),
+            ),
+            fn(
+                "uji.tool.display",
+                "name: string, opts: uji.ToolDisplay",
+                "Describes a tool uji does not run (a provider's own loop runs it): how the gate judges "
+                "its calls and the screen shows them.",
             ),
             fn("uji.tool.remove", "name: string", "Removes a tool; true if it existed.", ret=("boolean",)),
             fn("uji.tool.list", "", "The names of every registered tool.", ret=("string[]",)),

@@ -285,6 +285,11 @@ class ModelSelection:
     def provider(self) -> Provider | None:
         return self.catalog.get(self.provider_id) if self.provider_id else None
 
+    def own_loop(self) -> Any:
+        """The current provider's own loop (agent/own_loop.py `OwnLoop`), or None."""
+        provider = self.catalog.get(self.provider_id) if self.provider_id else None
+        return provider.loop if provider is not None else None
+
     def model(self) -> Model | None:
         """The current model's catalog entry, if it has one."""
         provider = self.provider()

@@ -45,6 +45,9 @@ class Gate:
         self.rules_lua = rules_lua
         self._key_variables = key_variables
         self.registry = Registry()  # the tools are added by whoever makes them (uji.app, Lua, MCP)
+        # Tools uji does not run but judges and shows (a provider's loop runs them):
+        # uji.tool.display's, by name.
+        self.displays: dict[str, Tool] = {}
         self.policy = Policy()
         self.confined = True
         # Provider key variables commands keep (uji.tool.inherit_keys): none, all, or these.
@@ -64,6 +67,12 @@ class Gate:
         self.os_sandbox = SandboxSettings()
         self.sandbox_floor = floor_from_env()
         self.protected = [p for p in protected if p]
+
+    def displayed(self, name: str) -> Tool:
+        """A tool a provider's loop runs, as uji.tool.display describes it (else by its name)."""
+        from uji.tools.base import Displayed
+
+        return self.displays.get(name) or Displayed(name)
 
     def offered(self) -> list[Tool]:
         """The tools the model sees, sorted by name (disabled ones too: their calls are denied)."""

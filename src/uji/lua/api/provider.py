@@ -159,8 +159,13 @@ def _provider_api(host: LuaHost, models: ModelSelection, wires: Wires) -> Api:
             wire = _api_wire(
                 host, wires, data, api, host.lua.convert.to_python(info) if info else None, stream
             )
+        own = None
+        if loop is not None:
+            from uji.lua.provider_loop import LuaLoop
+
+            own = LuaLoop(host, loop)
         try:
-            provider = models.catalog.add(data, loader=models_fn, loop=loop)
+            provider = models.catalog.add(data, loader=models_fn, loop=own)
         except CatalogError as e:
             raise ApiError(str(e)) from None
         if api is not None or "api" in data or "wire" in data:

@@ -161,6 +161,9 @@ def _steering_api(host: LuaHost, frontend: Frontend) -> Api:
             a = agent()
             if a is None:
                 return to_lua({"ok": False, "why": "no session is open"})
+            own = a.compactor.own_context()
+            if own is not None:
+                return to_lua({"ok": False, "why": own})
             if a.running:
                 return to_lua({"ok": False, "why": "a turn is running"})
             done, why = await a.compactor.compact(manual=True)

@@ -350,6 +350,14 @@
 ---@field idle? number seconds a stream may stall (default 120)
 ---@field needs_key? boolean
 ---@field compat? table openai-chat dialect options
+---@field loop? table a class (uji.class) with `run`: the provider runs its turns (`Loop(agent, turn)`)
+
+---What `uji.tool.display` takes.
+---@class uji.ToolDisplay
+---@field label? string the transcript's label before the subject
+---@field subject? string|fun(args: table): string what policy rules match; default the name
+---@field question? string the approval question's title
+---@field preview? fun(args: table): uji.Diff|string shown in the approval question
 
 ---The API classes (`uji.api`).
 ---@class uji.Apis
@@ -901,6 +909,11 @@ function uji.tool.add(name, spec) end
 ---@param name string
 ---@return uji.ToolHandle?
 function uji.tool.get(name) end
+
+---Describes a tool uji does not run (a provider's own loop runs it): how the gate judges its calls and the screen shows them.
+---@param name string
+---@param opts uji.ToolDisplay
+function uji.tool.display(name, opts) end
 
 ---Removes a tool; true if it existed.
 ---@param name string
