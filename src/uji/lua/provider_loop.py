@@ -1,12 +1,16 @@
 """A provider's `loop` class from Lua (`uji.provider.add{ loop = Class }`): uji makes
 `Class(agent, turn)` and runs its `run` method as a task; an interrupt cancels it, then
-calls its `interrupt` method, if it has one (agent/own_loop.py runs the turn)."""
+calls its `interrupt` method, if it has one (agent/own_loop.py runs the turn). And the
+tool `uji.tool.display` describes, for such a loop's calls."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from uji.lua.api.tool import LuaTool
 from uji.lua.runtime import LuaError, Pending
+from uji.tools.base import ToolContext, ToolResult
+from uji.tools.displayed import NOT_OURS
 
 if TYPE_CHECKING:
     from uji.agent.own_loop import LoopAgent, LoopTurn
@@ -14,9 +18,10 @@ if TYPE_CHECKING:
 
 
 class LuaLoop:
-    def __init__(self, host: LuaHost, cls: Any) -> None:
+    def __init__(self, host: LuaHost, cls: Any, make_agent: Any) -> None:
         self.host = host
         self.cls = cls
+        self.make_agent = make_agent  # Lua: (functions) -> the agent table (api/lazy/providers.lua)
         self._running: Any = None  # the loop object of the turn in progress
 
     async def run(self, agent: LoopAgent, turn: LoopTurn) -> None:
@@ -56,7 +61,7 @@ class LuaLoop:
             "queued": agent.queued,
             "steer": steer,
         }
-        lua_agent = rt.make_loop_agent(rt.lua.table_from(functions))
+        lua_agent = self.make_agent(rt.lua.table_from(functions))
         made = await rt.call(self.cls, lua_agent, convert.to_lua(dict(turn), json_null=False))
         loop: Any = made[0] if made else None
         if rt.type(loop) != "table" or rt.type(loop.run) != "function":
@@ -70,3 +75,11 @@ class LuaLoop:
         if loop is None or self.host.lua.type(loop.interrupt) != "function":
             return
         self.host.lua.call_sync(loop.interrupt, loop)
+
+
+class DisplayedLuaTool(LuaTool):
+    """uji.tool.display's tool: its subject, label, question and preview from Lua; uji
+    never runs it (a provider's loop does)."""
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return ToolResult(NOT_OURS.format(name=self.name))

@@ -183,7 +183,6 @@ class Runtime:
         self.type = internals.type
         self.make_ctx = internals.make_ctx
         self.make_reply = internals.make_reply
-        self.make_loop_agent = internals.make_loop_agent
         g.uji = self.uji
         self.tasks: set[asyncio.Task[Any]] = set()
 

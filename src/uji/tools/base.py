@@ -207,14 +207,3 @@ class Tool(ABC):
     @abstractmethod
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run an allowed call. An exception becomes an `error:` result for the model."""
-
-
-NOT_OURS = "error: {name} runs in the provider's own loop, not in uji"
-
-
-class Displayed(Tool):
-    """A tool uji judges and shows but does not run: a provider's loop runs it
-    (uji.tool.display describes one; this is one it does not)."""
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return ToolResult(NOT_OURS.format(name=self.name))

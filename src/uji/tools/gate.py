@@ -70,7 +70,7 @@ class Gate:
 
     def displayed(self, name: str) -> Tool:
         """A tool a provider's loop runs, as uji.tool.display describes it (else by its name)."""
-        from uji.tools.base import Displayed
+        from uji.tools.displayed import Displayed
 
         return self.displays.get(name) or Displayed(name)
 

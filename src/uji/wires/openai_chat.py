@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 from urllib.parse import urlsplit
 
 from uji.record import Record, Struct, field, record_types, replace
@@ -222,8 +222,9 @@ if TYPE_CHECKING:
 
 
 # A provider's api object (lua/api_wire.py) may reshape each message and set the effort.
-Shape = Callable[[Message, dict[str, object]], dict[str, object]]
-Thinking = Callable[[dict[str, object]], dict[str, object]]
+# String aliases: built at run time they cost every start.
+Shape: TypeAlias = "Callable[[Message, dict[str, object]], dict[str, object]]"
+Thinking: TypeAlias = "Callable[[dict[str, object]], dict[str, object]]"
 
 
 def build_body(

@@ -148,11 +148,13 @@ def _provider_api(host: LuaHost, models: ModelSelection, wires: Wires) -> Api:
         info: Any = None,
         stream: Any = None,
         loop: Any = None,
+        make_agent: Any = None,
     ) -> None:
         """What does not convert comes apart from the table: `models_fn`, a lazy `models =
         function() ... end`, called when the models are needed; `api`, an api object
         (`info` what apis.lua tells of it, `stream` its own `stream` method bound to it);
-        `loop`, a loop class (the provider runs its turns)."""
+        `loop`, a loop class (the provider runs its turns), and `make_agent`, which makes
+        the agent table its objects are made with."""
         data = host.lua.convert.to_python(spec)
         wire = None
         if api is not None:
@@ -163,7 +165,7 @@ def _provider_api(host: LuaHost, models: ModelSelection, wires: Wires) -> Api:
         if loop is not None:
             from uji.lua.provider_loop import LuaLoop
 
-            own = LuaLoop(host, loop)
+            own = LuaLoop(host, loop, make_agent)
         try:
             provider = models.catalog.add(data, loader=models_fn, loop=own)
         except CatalogError as e:

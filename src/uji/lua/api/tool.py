@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import Api, ApiError, LuaError, Pending
-from uji.tools.base import NOT_OURS, TaskRow, Tool, ToolContext, ToolResult
+from uji.tools.base import TaskRow, Tool, ToolContext, ToolResult
 from uji.tools.registry import normalize_schema, provider_name
 from uji.tools.results import from_value
 from uji.wires.base import Usage
@@ -122,6 +122,8 @@ def _registry_api(host: LuaHost, gate: Gate) -> Api:
     def tool_display(name: str, opts: Any, origin: str | None) -> None:
         """uji.tool.display: a tool the gate judges and the screen shows, that a provider's
         own loop runs (agent/own_loop.py `approve`)."""
+        from uji.lua.provider_loop import DisplayedLuaTool
+
         gate.displays[name] = DisplayedLuaTool(
             host.lua,
             name,
@@ -590,11 +592,3 @@ def _shipped(origin: str | None) -> bool:
     from uji.lua.runtime import runtime_dir
 
     return origin is not None and origin.startswith(os.path.join(runtime_dir(), "uji", "builtin") + os.sep)
-
-
-class DisplayedLuaTool(LuaTool):
-    """uji.tool.display's tool: its subject, label, question and preview from Lua; uji
-    never runs it (a provider's loop does)."""
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return ToolResult(NOT_OURS.format(name=self.name))

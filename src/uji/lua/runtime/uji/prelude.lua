@@ -354,45 +354,6 @@ local function hex(data)
   return (data:gsub(".", HEX))
 end
 
--- The agent a provider's loop class is made with (`uji.provider.add{ loop = Class }`):
--- each method reports one step of the turn to uji (`f`, from lua/provider_loop.py).
-function M.make_loop_agent(f)
-  local agent = {}
-  local function table_arg(name, v)
-    if type(v) ~= "table" then fail("agent:" .. name .. " expects a table") end
-    return clean(v)
-  end
-  function agent:delta(kind, text)
-    if kind ~= "text" and kind ~= "reasoning" then fail("agent:delta: kind must be text or reasoning") end
-    f.delta(kind, text ~= nil and clean(tostring(text)) or nil)
-  end
-  function agent:assistant_step(message) f.assistant_step(table_arg("assistant_step", message)) end
-  function agent:tool_running(call) f.tool_running(table_arg("tool_running", call)) end
-  -- { allow = true, arguments } or { deny = reason }; may ask the user.
-  function agent:approve(name, args, subject)
-    if type(name) ~= "string" then fail("agent:approve expects a tool name") end
-    if subject ~= nil and type(subject) ~= "string" then fail("agent:approve: subject must be a string") end
-    local result, err = wait(f.approve(clean(name), clean(args or {}), subject and clean(subject)))
-    if result == nil then fail("agent:approve: " .. tostring(err)) end
-    return result
-  end
-  -- The content after the after_tool hooks.
-  function agent:after_tool(name, content)
-    local result, err = wait(f.after_tool(clean(tostring(name)), content ~= nil and clean(tostring(content)) or nil))
-    if result == nil then fail("agent:after_tool: " .. tostring(err)) end
-    return result
-  end
-  function agent:tool_result(call, content, images)
-    f.tool_result(table_arg("tool_result", call), clean(content), images ~= nil and clean(images) or nil)
-  end
-  function agent:usage(spent) f.usage(table_arg("usage", spent)) end
-  function agent:done(message) f.done(table_arg("done", message)) end
-  function agent:failed(text) f.failed(clean(tostring(text))) end
-  function agent:queued() return f.queued() end
-  function agent:steer() return f.steer() end
-  return agent
-end
-
 local uji = {}
 M.uji = uji
 M.lib = {

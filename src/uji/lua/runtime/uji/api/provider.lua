@@ -27,7 +27,7 @@ uji.provider = {
     local api, info, stream = nil, nil, nil
     if type(spec.api) == "table" then
       api = spec.api
-      info = lib.api_value(api, where)
+      info = lib.providers().api_value(api, where)
       if info == false or info.stream then
         stream = function(request, reply) return api:stream(request, reply) end
       end
@@ -41,7 +41,8 @@ uji.provider = {
     for k, v in pairs(spec) do
       if not ((k == "models" and models_fn) or (k == "api" and api) or k == "loop") then rest[k] = v end
     end
-    call(host.provider_add, clean(rest), models_fn, api, info and clean(info) or nil, stream, loop)
+    local make_agent = loop and lib.providers().make_loop_agent or nil
+    call(host.provider_add, clean(rest), models_fn, api, info and clean(info) or nil, stream, loop, make_agent)
   end,
   get = function(id)
     check(type(id) == "string", "uji.provider.get expects a provider id")

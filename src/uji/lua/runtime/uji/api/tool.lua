@@ -89,20 +89,7 @@ uji.tool = {
   end,
   -- display(name, opts): how uji judges and shows a tool it does not run (one a provider's
   -- own loop runs): `label`, `subject` (a string or fn(args)), `question`, `preview(args)`.
-  display = function(name, opts)
-    check(type(name) == "string" and name ~= "", "uji.tool.display: the name must be a non-empty string")
-    check(type(opts) == "table", "uji.tool.display: opts must be a table {label, subject, question, preview}")
-    for k in pairs(opts) do
-      check(k == "label" or k == "subject" or k == "question" or k == "preview",
-        "uji.tool.display: unknown field " .. tostring(k) .. " (known: label, subject, question, preview)")
-    end
-    check(opts.label == nil or type(opts.label) == "string", "uji.tool.display: `label` must be a string")
-    check(opts.question == nil or type(opts.question) == "string", "uji.tool.display: `question` must be a string")
-    check(opts.subject == nil or type(opts.subject) == "string" or is_callable(opts.subject),
-      "uji.tool.display: `subject` must be a string or a function")
-    check(opts.preview == nil or is_callable(opts.preview), "uji.tool.display: `preview` must be a function")
-    call(host.tool_display, clean(name), clean(opts), where())
-  end,
+  display = function(name, opts) lib.providers().tool_display(name, opts) end,
   -- get(name): the tool registered now, to call from a tool that replaces it.
   get = function(name)
     check(type(name) == "string", "uji.tool.get expects a tool name")
