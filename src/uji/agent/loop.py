@@ -224,7 +224,7 @@ class Agent:
         """The turn through the provider's own loop (agent/own_loop.py)."""
         from uji.agent.own_loop import run_turn, turn_table
 
-        text, error = await run_turn(self, own, turn_table(self, system, user))
+        text, error = await run_turn(self, own, turn_table(self, system, user, self.options.max_output))
         if error is not None:
             self.log.save({"type": "error", "text": error})
             return self._result(error=error)

@@ -27,7 +27,14 @@ from uji.wires.base import ToolCall, Usage
 if TYPE_CHECKING:
     from typing import NotRequired, TypedDict
 
-    from uji.agent.loop import Agent
+    from uji.agent.in_flight import InFlight
+    from uji.agent.services import TurnServices
+    from uji.agent.session_log import SessionLog
+    from uji.agent.spending import Spending
+    from uji.agent.steering import Steering
+    from uji.agent.tool_calls import ToolCaller
+    from uji.events import Events
+    from uji.events.stream import AgentEvent
     from uji.store.rows import AssistantRow, ToolRow, UserRow
     from uji.tools.base import Tool
     from uji.wires.base import Image, Message, ToolCallItem, ToolSpec
@@ -56,6 +63,20 @@ if TYPE_CHECKING:
 
 
 NO_ANSWER = "loop: the turn ended without an answer"
+
+
+class Agent(Protocol):
+    """The parts of the turn's agent (agent/loop.py `Agent`) a loop reports to."""
+
+    services: TurnServices
+    hooks: Events
+    log: SessionLog
+    in_flight: InFlight
+    calls: ToolCaller
+    spending: Spending
+    steering: Steering
+
+    def _emit(self, event: AgentEvent) -> None: ...
 
 
 class OwnLoop(Protocol):
@@ -215,7 +236,7 @@ def _assistant_row(message: dict[str, Any]) -> AssistantRow:
     return row
 
 
-def turn_table(agent: Agent, system: str, user: UserRow) -> LoopTurn:
+def turn_table(agent: Agent, system: str, user: UserRow, max_output: int) -> LoopTurn:
     """The turn as the loop class is made with it (reference docs §2)."""
     from uji.agent.messages import for_model
     from uji.providers.efforts import DEFAULT_EFFORTS, for_request
@@ -236,7 +257,7 @@ def turn_table(agent: Agent, system: str, user: UserRow) -> LoopTurn:
         "messages": for_model(agent.log.messages),
         "tools": [t.schema() for t in services.gate.offered()],
         "reasoning": bool(model and model.reasoning),
-        "max_output": model.output if model and model.output else agent.options.max_output,
+        "max_output": model.output if model and model.output else max_output,
         "cache": services.context.cache,
     }
 

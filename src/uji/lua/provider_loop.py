@@ -1,16 +1,12 @@
 """A provider's `loop` class from Lua (`uji.provider.add{ loop = Class }`): uji makes
 `Class(agent, turn)` and runs its `run` method as a task; an interrupt cancels it, then
-calls its `interrupt` method, if it has one (agent/own_loop.py runs the turn). And the
-tool `uji.tool.display` describes, for such a loop's calls."""
+calls its `interrupt` method, if it has one (agent/own_loop.py runs the turn)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from uji.lua.api.tool import LuaTool
 from uji.lua.runtime import LuaError, Pending
-from uji.tools.base import ToolContext, ToolResult
-from uji.tools.displayed import NOT_OURS
 
 if TYPE_CHECKING:
     from uji.agent.own_loop import LoopAgent, LoopTurn
@@ -75,11 +71,3 @@ class LuaLoop:
         if loop is None or self.host.lua.type(loop.interrupt) != "function":
             return
         self.host.lua.call_sync(loop.interrupt, loop)
-
-
-class DisplayedLuaTool(LuaTool):
-    """uji.tool.display's tool: its subject, label, question and preview from Lua; uji
-    never runs it (a provider's loop does)."""
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return ToolResult(NOT_OURS.format(name=self.name))

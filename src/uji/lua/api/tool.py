@@ -122,12 +122,15 @@ def _registry_api(host: LuaHost, gate: Gate) -> Api:
     def tool_display(name: str, opts: Any, origin: str | None) -> None:
         """uji.tool.display: a tool the gate judges and the screen shows, that a provider's
         own loop runs (agent/own_loop.py `approve`)."""
-        from uji.lua.provider_loop import DisplayedLuaTool
+        from uji.tools.displayed import NOT_OURS
 
-        gate.displays[name] = DisplayedLuaTool(
-            host.lua,
+        rt = host.lua
+        # Its run, never called by uji: what a call would say if it were.
+        says = rt.lua.eval("function(text) return function() return text end end")
+        gate.displays[name] = LuaTool(
+            rt,
             name,
-            None,
+            says(NOT_OURS.format(name=name)),
             subject=opts.subject,
             verb=opts.label,
             question=opts.question,
