@@ -291,13 +291,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("plugins", "statusline segments (Cwd Model Effort Context Tokens Cache Turns Logo)", M, P),
     ("plugins", "statusline.Bar / Default", M, P),
     ("plugins", "planmode /plan /approve", P, P),
-    (
-        "plugins",
-        "planmode Ctrl+B, badge, confirm picker",
-        M,
-        H,
-        "the badge needs ito toolbars (uji.ui.toolbar)",
-    ),
+    ("plugins", "planmode Ctrl+B, badge, confirm picker", M, P),
     ("plugins", "readonly", M, P, "a before_tool hook, not a named policy set"),
     ("plugins", "subagent tool (tasks, concurrency, output)", P, P),
     ("plugins", "subagent agent files (agents/*.md, .uji/agents)", M, P),
@@ -310,13 +304,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("plugins", "skills", P, P),
     # §6 ito, toolbars, themes
     ("ito", "require('ito') views and stacks", M, P),
-    (
-        "ito",
-        "controls (TextField, List, ScrollView, Spinner)",
-        M,
-        H,
-        "a ScrollView scrolls by its ScrollState, not by keys",
-    ),
+    ("ito", "controls (TextField, List, ScrollView, Spinner)", M, P),
     ("ito", "modifiers", M, P),
     (
         "ito",
@@ -331,7 +319,13 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("ui", "default screen layout (top bar, transcript, activity, composer, bottom bar)", H, P),
     ("ui", "seven themes and /theme with live preview", M, P),
     ("ui", "theme builder require('uji.themes.default'){...}", M, P),
-    ("ui", "theme text strings and limits", H, H, "taken: colours, symbols, +%d lines, select_rows"),
+    (
+        "ui",
+        "theme text strings and limits",
+        H,
+        P,
+        "diff_context: the tools' diffs keep 3 lines of context",
+    ),
     ("ui", "Markdown rendering (headings, lists, tables, code, rules)", P, P),
 ]
 

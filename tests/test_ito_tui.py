@@ -7,8 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAI, text
-from tests.test_tui_support import SIZE, idle, make_app, ready, screen_text, send, shows, type_text, until
+from tests.fakes.openai_server import FakeOpenAI, text, tool_call
+from tests.test_tui_support import (
+    SIZE,
+    answerable,
+    idle,
+    make_app,
+    ready,
+    screen_text,
+    send,
+    shows,
+    type_text,
+    until,
+)
 from uji.tui import render
 
 pytestmark = pytest.mark.timeout(120)
@@ -240,10 +251,9 @@ async def test_themes_configure_and_theme_command_preview_live(tmp_path: Path, f
             await ready(pilot)
             await shows(pilot, "at load: light")
     finally:
-        from uji.tui.theme import DEFAULTS
+        from uji.tui.theme import reset
 
-        for name, value in DEFAULTS.items():
-            setattr(render, name, value)
+        reset()
 
 
 async def test_input_capture_gets_every_key_until_release(tmp_path: Path, fake: FakeOpenAI) -> None:
@@ -330,3 +340,92 @@ async def test_render_message_views_replace_the_entry(tmp_path: Path, fake: Fake
         assert "YOU SAID: question" in screen and "> question" not in screen
         app.show_notice("odd")
         await shows(pilot, "not an ito view; skipped")
+
+
+THEMED = """
+uji.ui.configure({ theme = require("uji.themes.default"){
+  name = "terse",
+  text = { yes = "Ja", no = "Nein", proceed = "los", tell = "und sag was anders", working = "Busy %ds",
+           more_lines = "(%d more)", image = "<img %d>" },
+  limits = { tool_preview = 2, paste_chars = 10, input_rows = 3, float = { 0.5, 0.5 } },
+} })
+"""
+
+
+async def test_a_themes_text_strings_and_limits_are_what_the_screen_shows(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    """Reference §6: the text strings ("Yes"/"No", "proceed", "and tell uji what to do
+    differently", "Working (%ds)", "+%d lines", "[image #%d]") and the limits (tool_preview,
+    the paste thresholds, input_rows) come from the theme."""
+    from textual import events
+
+    from tests.test_tui_images import png
+    from uji.tui.theme import reset
+
+    fake.script(tool_call("run_command", {"command": "printf 'l1\\nl2\\nl3\\nl4\\nl5\\n'"}), text("done"))
+    app = make_app(tmp_path, fake, THEMED)
+    (tmp_path / "work" / "shot.png").write_bytes(png())
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await send(pilot, "go")
+            screen = await shows(pilot, "1. Ja, los")
+            assert "Nein, und sag was anders" in screen and "Busy " in screen and "Working" not in screen
+            await answerable(pilot)
+            await pilot.press("y")
+            await idle(pilot)
+            screen = await shows(pilot, "(3 more)")
+            shown = [line.strip() for line in screen.splitlines()]
+            assert "l2" in shown and "l3" not in shown
+            app.post_message(events.Paste("0123456789A"))  # 11 characters: more than paste_chars
+            await until(pilot, lambda: app.composer.text == "[paste #1 11 chars]")
+            app.post_message(events.Paste(str(tmp_path / "work" / "shot.png")))
+            await until(pilot, lambda: app.composer.text.endswith("<img 1>"))
+            assert app.composer.styles.max_height is not None and app.composer.styles.max_height.value == 5
+            await pilot.press("enter")
+            await until(pilot, lambda: len(fake.turn_requests) == 3)
+            sent = fake.turn_requests[2].body["messages"][-1]["content"]
+            assert sent[0]["text"] == "0123456789A<img 1>" and sent[1]["type"] == "image_url"
+    finally:
+        reset()
+
+
+SCROLLING = """
+local ito = require("ito")
+uji.command.add("log", function()
+  local rows = {}
+  for i = 1, 10 do rows[i] = "row " .. i end
+  uji.ui.overlay(ito.VStack({ ito.Text("the log"), ito.ScrollView(rows):follow_end():height(3) }))
+end)
+"""
+
+
+async def test_a_scroll_view_scrolls_by_keys_and_follows_its_end_again_at_the_end(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    """Reference §6 controls: keys go to the focused control; a ScrollView's are ↑/↓,
+    PageUp/PageDown, Home/End, and `:follow_end()` keeps the end in view until scrolled away."""
+    app = make_app(tmp_path, fake, SCROLLING)
+
+    def rows() -> list[str]:
+        return [w for w in screen_text(app).split("│") if w.strip().startswith("row ")]
+
+    def showing(*numbers: int) -> bool:
+        return [r.strip() for r in rows()] == [f"row {n}" for n in numbers]
+
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/log")
+        await until(pilot, lambda: showing(8, 9, 10), what="the end in view")
+        await pilot.press("up")
+        await until(pilot, lambda: showing(7, 8, 9), what="a row up")
+        await pilot.press("pageup")
+        await until(pilot, lambda: showing(5, 6, 7), what="a page up")
+        await pilot.press("home")
+        await until(pilot, lambda: showing(1, 2, 3), what="the start")
+        await pilot.press("down")
+        await until(pilot, lambda: showing(2, 3, 4), what="a row down")
+        await pilot.press("end")
+        await until(pilot, lambda: showing(8, 9, 10), what="the end again")
+        assert app.composer.text == ""

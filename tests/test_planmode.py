@@ -71,6 +71,14 @@ def test_slash_plan_is_the_plan_mode_the_footer_shows(home: Home, tmp_path: Path
     assert out.read_text() == "plan"
 
 
+def badge(app: object) -> str:
+    """What the bottom bar's ito items draw (planmode's badge is the only one here)."""
+    from uji.tui.ito.view import ItoView
+
+    bar = app.bottom_bar  # type: ignore[attr-defined]
+    return "".join(str(v.render()) for v in bar.query(ItoView)).strip()
+
+
 async def test_ctrl_b_toggles_plan_mode_and_a_planning_turn_ends_with_the_picker(
     tmp_path: Path, fake: FakeOpenAI
 ) -> None:
@@ -83,12 +91,16 @@ async def test_ctrl_b_toggles_plan_mode_and_a_planning_turn_ends_with_the_picker
     app = make_app(tmp_path, fake, 'require("uji.plugins.planmode").setup()\n')
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
+        assert not badge(app)
         await pilot.press("ctrl+b")
         await shows(pilot, "plan mode: on (edits are off; /approve to carry out the plan)")
         await shows(pilot, "mode plan")
+        # The badge: planmode.Badge(), "plan" in the bottom bar while planning.
+        await until(pilot, lambda: badge(app) == "plan", what="the plan badge")
         await pilot.press("ctrl+b")
         await shows(pilot, "plan mode: off")
         await until(pilot, lambda: "mode plan" not in screen_text(app), what="the footer to leave plan mode")
+        await until(pilot, lambda: not badge(app), what="the badge to go")
         await pilot.press("ctrl+b")
         await send(pilot, "plan the change")
         screen = await shows(pilot, "Plan mode: the plan is ready")

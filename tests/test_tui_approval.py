@@ -134,7 +134,7 @@ async def test_t_waits_for_what_to_do_instead_and_the_model_gets_it(tmp_path: Pa
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "write hello")
-        await shows(pilot, "5. No, and tell uji what to do instead")
+        await shows(pilot, "5. No, and tell uji what to do differently")
         panel = await answerable(pilot)
         await pilot.press("t")
         await until(pilot, lambda: panel.telling is not None and panel.telling.has_focus)

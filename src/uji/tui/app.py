@@ -505,10 +505,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.call_after_refresh(redraw)
 
     def open_overlay(self, handle: int, source: Any, floating: bool) -> asyncio.Future[None]:
+        from uji.tui import modals
         from uji.tui.ito.view import OverlayPanel
 
         def rows() -> int:
-            return max(3, int(self.size.height * (0.8 if floating else 0.5)) - 2)
+            return max(3, int(self.size.height * (modals.FLOAT[1] if floating else 0.5)) - 2)
 
         panel = OverlayPanel(handle, source, floating, self.show_notice, self.ito_colors, rows)
         self._overlays[handle] = panel
@@ -536,6 +537,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         from uji.tui.theme import apply
 
         apply(theme)
+        from uji.tui import composer
+
+        self.composer.styles.max_height = composer.INPUT_ROWS + 2  # with its rules above and below
+        self.suggestions.styles.max_height = composer.SUGGEST_ROWS + 2
         background = theme.color("background", "")
         if background:
             self.screen.styles.background = background

@@ -12,7 +12,7 @@ question:
 
   y  yes, this once               a  yes, and allow this part for the session
   A  yes, and always allow it     n  no (Esc and Ctrl+G too)
-  t  no, and tell uji what to do instead: a text field opens in the question; Enter
+  t  no, and tell uji what to do differently: a text field opens in the question; Enter
      sends the text as the reason the model gets, Esc goes back to the question.
   1…9  pick that answer           Enter  take the highlighted answer
 
@@ -87,19 +87,23 @@ def _short(text: str) -> str:
     return one[: SCOPE_CHARS - 1] + "…"
 
 
+# The theme's strings (reference §6 text: yes, no, proceed, tell); `uji.tui.theme` sets them.
+YES, NO, PROCEED, TELL = "Yes", "No", "proceed", "and tell uji what to do differently"
+
+
 def choices(remember: str | None, tell: bool, cwd: str | None = None) -> list[Choice]:
-    out = [Choice("yes", "Yes, proceed", "y")]
+    out = [Choice("yes", f"{YES}, {PROCEED}", "y")]
     if remember:
         # A path under the working directory reads as written there (what is saved is
         # the absolute path).
         inside = cwd is not None and remember.startswith(cwd.rstrip("/") + "/")
         scope = _short(remember[len(cwd.rstrip("/")) + 1 :] if inside and cwd else remember)
         what = "this tool" if remember == ANY_SUBJECT else f"`{scope}`"
-        out.append(Choice("session", f"Yes, and allow {what} for this session", "a"))
-        out.append(Choice("always", f"Yes, and always allow {what} (saved in rules.lua)", "A"))
-    out.append(Choice("no", "No", "n"))
+        out.append(Choice("session", f"{YES}, and allow {what} for this session", "a"))
+        out.append(Choice("always", f"{YES}, and always allow {what} (saved in rules.lua)", "A"))
+    out.append(Choice("no", NO, "n"))
     if tell:
-        out.append(Choice("tell", "No, and tell uji what to do instead", "t"))
+        out.append(Choice("tell", f"{NO}, {TELL}", "t"))
     return out
 
 

@@ -18,12 +18,21 @@ from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 if TYPE_CHECKING:
     from uji.wires.base import Image
 
+IMAGE = "[image #{}]"  # the theme's text.image
 MARKER = re.compile(r"\[image #(\d+)\]")
 T = TypeVar("T")
 
 
 def marker(n: int) -> str:
-    return f"[image #{n}]"
+    return IMAGE.format(n)
+
+
+def use_image_format(form: str) -> None:
+    """A theme's marker for images ("[image #{}]"): new markers read so, and so are found."""
+    global IMAGE, MARKER
+    IMAGE = form
+    MARKER = re.compile(re.escape(form).replace(re.escape("{}"), r"(\d+)"))
+    Attachments.MARKER = MARKER
 
 
 class Marked(Generic[T]):

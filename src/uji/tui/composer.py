@@ -70,7 +70,8 @@ def _height(self: WrappedDocument) -> int:
 _quick_wrapping()
 
 PLACEHOLDER = "Message uji — Enter sends · Shift/Alt+Enter or Ctrl+J: new line · / commands · ! shell"
-SUGGEST_ROWS = 5
+SUGGEST_ROWS = 5  # the theme's limits.suggest_rows
+INPUT_ROWS = 10  # the composer's rows before it scrolls (limits.input_rows): max-height less the rules
 
 
 class Composer(KeyRouter, TextArea):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 from rich.text import Text
 from textual.widgets import Static
@@ -11,7 +12,8 @@ from textual.widgets import Static
 from uji.record import Struct
 from uji.tui import render
 
-WORKING = "Working ({}s)"
+WORKING = "Working ({}s)"  # the theme's text.working
+FRAME = 0.08  # seconds a spinner frame shows (the theme's limits.spinner)
 
 
 class Status(Struct):
@@ -104,7 +106,7 @@ class Activity(Static):
         if label is None:
             self.display = False
             return
-        self._frame = (self._frame + 1) % len(render.SPINNER)
+        self._frame = int(time.monotonic() / FRAME) % len(render.SPINNER)
         out = Text(render.SPINNER[self._frame] + " ", style=render.CODE)
         out.append(label.format(int(seconds)), style=render.TEXT)
         if hint:

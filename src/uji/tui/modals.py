@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from uji.ui.port import Preview, Query
 
 SELECT_ROWS = 13
+FLOAT = (0.9, 0.8)  # a floating overlay's share of the screen's width and height (the theme's limits.float)
 
 
 class Field(KeyRouter, Input):

@@ -83,8 +83,9 @@ def more(n: int) -> Text:
     return Text("    " + MORE.format(n), style=MUTED)
 
 
-def preview_lines(text: str, limit: int = TOOL_PREVIEW, tail: bool = False) -> tuple[list[str], int]:
-    """At most `limit` lines of `text`, and how many were left out."""
+def preview_lines(text: str, limit: int | None = None, tail: bool = False) -> tuple[list[str], int]:
+    """At most `limit` lines of `text` (the theme's tool_preview), and how many were left out."""
+    limit = TOOL_PREVIEW if limit is None else limit
     lines = text.rstrip("\n").splitlines()
     if len(lines) <= limit:
         return lines, 0
@@ -92,8 +93,9 @@ def preview_lines(text: str, limit: int = TOOL_PREVIEW, tail: bool = False) -> t
     return kept, len(lines) - limit
 
 
-def diff(text: str, limit: int = DIFF_PREVIEW) -> list[Text]:
-    """A unified diff, coloured, without its ---/+++ header."""
+def diff(text: str, limit: int | None = None) -> list[Text]:
+    """A unified diff, coloured, without its ---/+++ header (the theme's diff_preview rows)."""
+    limit = DIFF_PREVIEW if limit is None else limit
     rows = [r for r in text.splitlines() if not r.startswith(("--- ", "+++ "))]
     out: list[Text] = []
     for row in rows[:limit]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from uji.tui import modals, render
+from uji.tui import approval, attachments, composer, footer, modals, render
 
 if TYPE_CHECKING:
     from uji.tui.command_view import CommandView
@@ -21,6 +21,27 @@ COLORS = {
 }  # fmt: skip
 SYMBOLS = {"TOOL": "tool", "BRANCH": "branch", "PROMPT": "prompt", "SPINNER": "spinner"}
 DEFAULTS = {name: getattr(render, name) for name in [*COLORS, *SYMBOLS, "MORE"]}
+# The theme's text strings (printf forms: "%d" becomes "{}") and limits, by module: the
+# module's name, the theme key, its default.
+STRINGS = [
+    (render, "MORE", "more_lines", "+%d lines"), (footer, "WORKING", "working", "Working (%ds)"),
+    (approval, "YES", "yes", "Yes"), (approval, "NO", "no", "No"),
+    (approval, "PROCEED", "proceed", "proceed"),
+    (approval, "TELL", "tell", "and tell uji what to do differently"),
+]  # fmt: skip
+LIMITS = [
+    (render, "TOOL_PREVIEW", "tool_preview", 8), (render, "DIFF_PREVIEW", "diff_preview", 20),
+    (modals, "SELECT_ROWS", "select_rows", 13), (composer, "SUGGEST_ROWS", "suggest_rows", 5),
+    (composer, "INPUT_ROWS", "input_rows", 10), (attachments, "PASTE_LINES", "paste_lines", 1),
+    (attachments, "PASTE_CHARS", "paste_chars", 80),
+]  # fmt: skip
+
+
+def _form(printf: str, default: str) -> str:
+    """A theme string as Python formats it: one "%d" (or none where the default has none)."""
+    if printf.count("%d") != default.count("%d") or "{" in printf or "}" in printf:
+        printf = default
+    return printf.replace("%d", "{}")
 
 
 def apply(theme: Theme) -> None:
@@ -28,8 +49,21 @@ def apply(theme: Theme) -> None:
         setattr(render, name, theme.color(key, str(DEFAULTS[name])))
     for name, key in SYMBOLS.items():
         setattr(render, name, theme.symbol(key, str(DEFAULTS[name])) or str(DEFAULTS[name]))
-    render.MORE = theme.string("more_lines", "+%d lines").replace("%d", "{}")
-    modals.SELECT_ROWS = int(theme.limit("select_rows", 13))
+    for module, name, key, text in STRINGS:
+        setattr(module, name, _form(theme.string(key, text), text))
+    attachments.use_image_format(_form(theme.string("image", "[image #%d]"), "[image #%d]"))
+    for module, name, key, number in LIMITS:
+        setattr(module, name, max(1, int(theme.limit(key, number))))
+    footer.FRAME = max(0.02, theme.limit("spinner", 0.08))
+    width, height = theme.limit("float.1", 0.9), theme.limit("float.2", 0.8)
+    modals.FLOAT = (min(1.0, max(0.2, width)), min(1.0, max(0.2, height)))
+
+
+def reset() -> None:
+    """Back to the default theme's colours, symbols, strings and limits."""
+    from uji.ui.ito import Theme
+
+    apply(Theme(name="default", colors=(), symbols=(), text=(), limits=()))
 
 
 async def command(tui: CommandView, args: str) -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from uji.tui.footer import WORKING, Status
+from uji.tui import footer
+from uji.tui.footer import Status
 
 if TYPE_CHECKING:
     from uji.tui.leaving import Leaving
@@ -46,7 +47,7 @@ class Ticker:
         elif flash is not None:
             screen.activity.note(flash[0])
         elif conv.working:
-            screen.activity.tick(WORKING, conv.elapsed(), "Esc to interrupt")
+            screen.activity.tick(footer.WORKING, conv.elapsed(), "Esc to interrupt")
         elif conv.shell_running:
             elapsed = now - self._shell_started
             screen.activity.tick("Running a shell command ({}s)", elapsed, "Esc to stop it")

@@ -65,13 +65,22 @@ def theme_of(data: dict[str, Any]) -> Theme:
         rows = data.get(key) or []
         return tuple((str(k), str(v)) for k, v in rows) if isinstance(rows, list) else ()
 
-    limits = data.get("limits") or []
+    numbers: list[tuple[str, float]] = []
+    for key, value in data.get("limits") or []:
+        if isinstance(value, (int, float)):
+            numbers.append((str(key), float(value)))
+        elif isinstance(value, str):  # a list, joined by spaces: float = {0.9, 0.8} is float.1, float.2
+            for i, part in enumerate(value.split(), 1):
+                try:
+                    numbers.append((f"{key}.{i}", float(part)))
+                except ValueError:
+                    break
     return Theme(
         name=str(data.get("name") or "custom"),
         colors=pairs("colors"),
         symbols=pairs("symbols"),
         text=pairs("text"),
-        limits=tuple((str(k), float(v)) for k, v in limits if isinstance(v, (int, float))),
+        limits=tuple(numbers),
     )
 
 

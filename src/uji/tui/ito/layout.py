@@ -53,7 +53,10 @@ class Control(Struct):
     """A control drawn in the tree: keys go to the focused one."""
 
     node: Node
-    kind: str  # textfield | list
+    kind: str  # textfield | list | scroll
+    rows: int = 0  # a scroll view: all its rows, the rows shown, the first shown
+    window: int = 0
+    top: int = 0
 
 
 class Tap(Struct):
@@ -825,15 +828,19 @@ def _grid(ctx: Ctx, node: Node, width: int, x: int, y: int, style: Style) -> Lin
 
 def _scroll(ctx: Ctx, node: Node, width: int, height: int | None, x: int, y: int, style: Style) -> Lines:
     kids = node.get("children") or []
+    control = Control(node, "scroll")  # ↑/↓, PageUp/PageDown, Home/End move it (view.py)
+    ctx.painted.controls.append(control)
     probe_ctx = Ctx(None, None, ctx.colors, ctx.console)
     full = _vstack(probe_ctx, node, kids, width, None, 0, 0, style)
     if height is None or len(full) <= height:
+        control.rows = control.window = len(full)
         return _vstack(ctx, node, kids, width, None, x, y, style)
     top = (
         len(full) - height
         if node.get("follow")
         else max(0, min(int(node.get("offset") or 0), len(full) - height))
     )
+    control.rows, control.window, control.top = len(full), height, top
     return full[top : top + height]
 
 

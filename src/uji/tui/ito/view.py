@@ -2,8 +2,8 @@
 gives keys and clicks to its controls; `ToolbarRow` holds a placement's items; and
 `OverlayPanel` is `uji.ui.overlay`'s box above the composer.
 
-Keys reach the focused control first; keys it does not use fall through to the keymap
-(Esc closes an overlay; Enter too when no control used it)."""
+Keys reach the focused control first (a text field, a list, a scroll view); keys it does
+not use fall through to the keymap (Esc closes an overlay; Enter too when no control used it)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from uji.tui.focus import KeyRouter
-from uji.tui.ito.layout import Painted, measure, paint
+from uji.tui.ito.layout import Control, Painted, measure, paint
 from uji.tui.modals import Modal
 from uji.ui.ito import ItoError
 
@@ -156,7 +156,31 @@ class ItoView(KeyRouter, Widget):
             return self._textfield_key(control.node, key, character)
         if control.kind == "list":
             return self._list_key(control.node, key)
+        if control.kind == "scroll":
+            return self._scroll_key(control, key)
         return False
+
+    def _scroll_key(self, control: Control, key: str) -> bool:
+        """A ScrollView's keys: a row, a page, or an end; scrolled to the end, a view that
+        follows its end follows it again."""
+        last = control.rows - control.window
+        if last <= 0 or not control.node.get("scrolled"):
+            return False
+        page = max(1, control.window - 1)
+        steps = {
+            "up": -1,
+            "down": 1,
+            "pageup": -page,
+            "pagedown": page,
+            "home": -control.rows,
+            "end": control.rows,
+        }
+        if key not in steps:
+            return False
+        top = max(0, min(last, control.top + steps[key]))
+        control.top = top
+        self.source.fire(int(control.node["scrolled"]), top, top == last)
+        return True
 
     def _textfield_key(self, node: Node, key: str, character: str | None) -> bool:
         value = str(node.get("value", ""))
@@ -196,8 +220,8 @@ class ItoView(KeyRouter, Widget):
 
     async def _on_key(self, event: events.Key) -> None:
         route = getattr(self.app, "route_key", None)
-        if (route is not None and route(event)) or self.take_key(event.key, event.character):
-            event.prevent_default()  # the keymap first (as KeyRouter), then the control
+        if self.take_key(event.key, event.character) or (route is not None and route(event)):
+            event.prevent_default()  # the focused control first; keys it leaves go to the keymap
             event.stop()
 
     def on_click(self, event: events.Click) -> None:
@@ -212,24 +236,28 @@ class ItoView(KeyRouter, Widget):
 
 
 def first_focus(tree: Node) -> int:
-    """The control that starts focused: the first with `:focused()`, else the first."""
+    """The control that starts focused: the first with `:focused()`, else the first text
+    field or list, else the first scroll view."""
     index = 0
     found: int | None = None
+    field: int | None = None
 
     def walk(node: Node) -> None:
-        nonlocal index, found
+        nonlocal index, found, field
         kind = node.get("kind")
-        if kind == "textfield" or (kind == "list" and not node.get("passive")):
+        if kind in ("textfield", "scroll") or (kind == "list" and not node.get("passive")):
             if found is None and any(
                 m and m[0] == "focused" and (len(m) < 2 or m[1]) for m in node.get("mods") or []
             ):
                 found = index
+            if field is None and kind != "scroll":
+                field = index
             index += 1
         for child in node.get("children") or []:
             walk(child)
 
     walk(tree)
-    return found or 0
+    return found if found is not None else field or 0
 
 
 class ToolbarRow(Horizontal):
@@ -291,7 +319,7 @@ class OverlayPanel(Modal):
     """uji.ui.overlay: an ito view in a box; Esc closes it, Enter too when no control used it."""
 
     mode = "overlay"
-    DEFAULT_CSS = "OverlayPanel.-float { margin: 0 4; }"
+    DEFAULT_CSS = "OverlayPanel.-float { margin: 0 0 0 4; }"
 
     def __init__(
         self,
@@ -307,6 +335,10 @@ class OverlayPanel(Modal):
         self.view = ItoView(source, report, colors, max_rows=rows)
         self.view.can_focus = True
         self.set_class(floating, "-float")
+        if floating:
+            from uji.tui import modals
+
+            self.styles.width = f"{round(modals.FLOAT[0] * 100)}%"
 
     def compose(self) -> Any:
         yield self.view

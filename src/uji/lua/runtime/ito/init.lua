@@ -556,13 +556,17 @@ local function resolve_view(view)
     if sp then spacing = arg(sp, 1) end
     node = { kind = kind, children = resolve_list(view.children, {}), spacing = spacing, alignment = view.alignment }
     if kind == "scroll" then
+      -- Where it is: the ScrollState given with :state(), or one kept for this view. Keys
+      -- move it (the screen calls `scrolled`); scrolled away from the end, a view that
+      -- follows its end stops following until it is back there.
       local st = last_mod(view, "state")
-      local state = st and arg(st, 1)
-      node.offset = state and state.offset or 0
-      node.follow = (last_mod(view, "follow_end") ~= nil) or (state ~= nil and state.follow == true)
-      if state then
-        node.scrolled = handler(function(offset) state.offset = offset end)
-      end
+      local state = st and arg(st, 1) or ito.remember(function() return ito.ScrollState() end)
+      node.offset = state.offset or 0
+      node.follow = ((last_mod(view, "follow_end") ~= nil) or state.follow == true) and not state.away
+      node.scrolled = handler(function(offset, at_end)
+        state.offset = offset
+        state.away = not at_end
+      end)
     elseif kind == "layout" then
       node.measure = handler(view.measure)
     end

@@ -225,7 +225,14 @@ local JOB_PARAM = { type = "integer", minimum = 1, description = "The job's numb
 -- The job a call names: `id`, as the original's docs have it (`job` in older sessions).
 local function job_id(args) return args.id or args.job end
 
-local function job_subject(args) return "job " .. tostring(job_id(args)) end
+-- The job tools' subject, "job 3", in the theme's words (its text.job).
+local function job_subject(args)
+  local id = job_id(args)
+  local ok, ito = pcall(require, "ito")
+  local form = ok and ito.theme().text.job or "job %d"
+  if type(id) ~= "number" then return "job " .. tostring(id) end
+  return (form:gsub("%%d", tostring(math.floor(id))))
+end
 
 local function job_output(args)
   local job = jobs[job_id(args)]

@@ -51,10 +51,15 @@ local base = {
     bullets = { "•", "◦", "▪" },
   },
   borders = { composer = "horizontal", modal = "rounded" },
+  -- The screen's words: the approval's choices, the activity row, a cut preview, the
+  -- composer's image marker and a background job's name. Each keeps its one %d.
   text = {
     yes = "Yes", no = "No", proceed = "proceed", tell = "and tell uji what to do differently",
     working = "Working (%ds)", job = "job %d", more_lines = "+%d lines", image = "[image #%d]",
   },
+  -- Seconds a spinner frame shows; rows of the `/` suggestions, a tool's output, a diff,
+  -- the composer and a picker; a floating overlay's share of the screen (width, height);
+  -- a paste longer than these lines or characters goes in as a marker.
   limits = {
     spinner = 0.08, suggest_rows = 5, tool_preview = 8, diff_preview = 20, diff_context = 3,
     input_rows = 10, select_rows = 13, float = { 0.9, 0.8 }, paste_lines = 1, paste_chars = 80,
