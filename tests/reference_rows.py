@@ -149,13 +149,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("events", "before_tool hook decisions", P, P),
     ("events", "after_tool hook", P, P),
     ("events", "before_stop hook", P, P),
-    (
-        "events",
-        "render_message hook",
-        M,
-        H,
-        "views replace entries; tool calls are offered before their result, no pending/queued",
-    ),
+    ("events", "render_message hook", M, P),
     # §2 session
     ("session", "uji.session.info", P, P),
     ("session", "uji.session.messages", P, P),

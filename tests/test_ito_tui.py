@@ -429,3 +429,38 @@ async def test_a_scroll_view_scrolls_by_keys_and_follows_its_end_again_at_the_en
         await pilot.press("end")
         await until(pilot, lambda: showing(8, 9, 10), what="the end again")
         assert app.composer.text == ""
+
+
+async def test_render_message_offers_a_pending_call_and_a_queued_message(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    """Reference §2 render_message: `type` may also be pending (a tool call before its
+    result, with `tool_calls`) and queued (a message typed during a turn)."""
+    fake.script(tool_call("run_command", {"command": "sh wait.sh"}), text("ran it"), text("got the extra"))
+    lua = """
+    uji.tool.policy({ run_command = { default = "allow" } })
+    local ito = require("ito")
+    uji.on("render_message", function(m)
+      if m.type == "pending" then
+        return ito.Text("WAITING FOR " .. m.tool_calls[1].name .. " " .. m.tool_calls[1].arguments.command)
+      end
+      if m.type == "tool" then return ito.Text("RESULT OF " .. m.name) end
+      if m.type == "queued" then return ito.Text("LATER: " .. m.text):bold() end
+    end)
+    """
+    app = make_app(tmp_path, fake, lua)
+    (tmp_path / "work" / "wait.sh").write_text(
+        "i=0; while [ ! -e go ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n"
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "sleep a bit")
+        await shows(pilot, "WAITING FOR run_command sh wait.sh")
+        await send(pilot, "and one more thing")
+        screen = await shows(pilot, "LATER: and one more thing")
+        assert "queued > and one more thing" not in screen
+        (tmp_path / "work" / "go").touch()
+        await idle(pilot)
+        screen = await shows(pilot, "RESULT OF run_command")
+        assert "WAITING FOR" not in screen and "LATER:" not in screen
+        assert fake.turn_requests[1].body["messages"][-1] == {"role": "user", "content": "and one more thing"}

@@ -59,6 +59,8 @@ from uji.ui.keys import Binding, Keymap
 
 if TYPE_CHECKING:
     # Questions, panels and their answers load with the first one, behind the first frame.
+    from rich.text import Text as RichText
+
     from uji.agent.approval import Answer, Question
     from uji.store.rows import Row
     from uji.tui.modals import Modal
@@ -116,8 +118,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._spare_keymap = Keymap()  # the defaults, until the App exists
         self.transcript = Transcript(self.conversation.describe, id="transcript", classes="-hide-thinking")
         self.transcript.custom = self._render_message
+        self.transcript.offering = self._render_hooked
         self.new_below = NewBelow(id="new-below")
         self.queue_view = QueueView(id="queue")
+        self.queue_view.custom = self._render_queued
         self.activity = Activity(id="activity")
         self.modals = Vertical(id="modals")
         self.suggestions = Suggestions(id="suggestions")
@@ -457,16 +461,29 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             "selected_bg": render.SELECTED_BG,
         }  # fmt: skip
 
+    def _render_hooked(self) -> bool:
+        app = self.conversation.app
+        return app is not None and bool(app.events.handlers("render_message"))
+
     def _render_message(self, entry: Entry) -> Widget | None:
         """The render_message hook's view for an entry, when a config has the hook."""
         app = self.conversation.app
-        if app is None or not app.events.handlers("render_message"):
+        if app is None or not self._render_hooked():
             return None
         from uji.tui.ito.message import custom_view
 
         return custom_view(
             app, entry, max(10, self.transcript.size.width - 2), self.show_notice, self.ito_colors
         )
+
+    def _render_queued(self, text: str) -> list[RichText] | None:
+        """The render_message hook's rows for a queued message (`type = "queued"`)."""
+        app = self.conversation.app
+        if app is None or not self._render_hooked():
+            return None
+        from uji.tui.ito.message import queued_rows
+
+        return queued_rows(app, text, max(10, self.size.width - 2), self.show_notice, self.ito_colors())
 
     def toolbars_changed(self, entries: list[ToolbarEntry]) -> None:
         if not entries and not self.top_bar.children and not self.bottom_bar.children:

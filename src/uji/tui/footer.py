@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.widgets import Static
@@ -134,6 +135,8 @@ class QueueView(Static):
     def __init__(self, **kw: object) -> None:
         super().__init__("", **kw)  # type: ignore[arg-type]
         self._rows = 0
+        # The render_message hook's rows for a queued message, or None (set by the app).
+        self.custom: Callable[[str], list[Text] | None] | None = None
 
     def show(self, texts: list[str]) -> None:
         if not texts:
@@ -141,14 +144,24 @@ class QueueView(Static):
             self._rows = 0
             return
         out = Text()  # a row per message (no wrapping: its CSS): its height is known
+        rows = 0
         for text in texts[-5:]:
+            drawn = self.custom(text) if self.custom is not None else None
+            if drawn is not None:
+                for line in drawn:
+                    out.append_text(line)
+                    out.append("\n")
+                rows += len(drawn)
+                continue
             first = (text.strip()[:1000].splitlines() or [text[:300]])[0][:300]  # a 5 MB paste: its start
             out.append("queued ", style=render.MUTED)
             out.append(f"{render.PROMPT} {first}\n", style=render.TEXT)
+            rows += 1
         if len(texts) > 5:
             out.append(f"+{len(texts) - 5} more queued", style=render.MUTED)
+            rows += 1
         out.rstrip()
-        rows = min(len(texts), 6)
+        rows = min(rows, 6)
         # Each message queued or sent changes the text; a layout of the whole screen (every
         # entry of the transcript) only when the number of rows changes.
         self.update(out, layout=rows != self._rows or not self.display)

@@ -118,6 +118,7 @@ class Transcript(KeyRouter, VerticalScroll):
         self._stored_before = 0  # messages in the store before that one
         # The render_message hook: an ito view standing for an entry, or None (set by the app).
         self.custom: Callable[[Entry], Widget | None] | None = None
+        self.offering: Callable[[], bool] = lambda: False  # whether a render_message handler is set
 
     def compose(self) -> ComposeResult:
         self._earlier.display = False
@@ -160,6 +161,10 @@ class Transcript(KeyRouter, VerticalScroll):
 
     def _build(self, entry: Entry) -> Widget:
         if self.custom is not None and not entry.live:
+            if entry.kind == "tool" and self.offering():
+                from uji.tui.ito.message import is_pending
+
+                entry.data["offered_pending"] = is_pending(entry)
             widget = self.custom(entry)
             if widget is not None:
                 return widget
@@ -171,6 +176,17 @@ class Transcript(KeyRouter, VerticalScroll):
 
     def update(self, entry: Entry) -> None:
         widget = entry.widget
+        if self.custom is not None and widget is not None and entry.kind == "tool" and self.offering():
+            # render_message: a call is offered as `pending`, then as `tool` with its result.
+            from uji.tui.ito.message import is_pending
+
+            waiting = is_pending(entry)
+            if entry.data.get("offered_pending", waiting) != waiting:
+                fresh = self._build(entry)
+                self.mount(fresh, after=widget)
+                widget.remove()
+                entry.widget = fresh
+                return
         if isinstance(widget, EntryView):
             widget.changed()
 

@@ -1,21 +1,31 @@
 """The `render_message` hook (reference §2 events): a handler given
 `{type, text, width, name?, tool_calls?}` may return an ito view, which then stands for
 the transcript entry. The first view wins; a handler that returns something else is
-skipped with a notice; one that raises is a notice and the entry draws as usual."""
+skipped with a notice; one that raises is a notice and the entry draws as usual.
+
+Besides the saved messages' types, a tool call waiting for its result is offered as
+`pending` (with `tool_calls`), then again as `tool` once its result is in; a message
+typed during a turn is offered as `queued` while it waits (its row of the queue)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rich.text import Text
     from textual.widget import Widget
 
     from uji.app import App
+    from uji.lua.api.ito import LuaSource
     from uji.tui.entry import Entry
 
+Notice = Callable[[str], None]
 # The entry kinds as the hook names the message types.
 TYPES = {"answer": "assistant", "user": "user", "tool": "tool", "thinking": "thinking", "notice": "notice",
          "error": "error", "shell": "shell", "info": "info"}  # fmt: skip
+WAITING = ("pending", "running")  # a tool entry's statuses before its result
 # Called in Lua: the handler's answer as an ito root, false for a non-view, nil for none.
 WRAP = """
 return function(fn, payload)
@@ -28,8 +38,25 @@ end
 """
 
 
+def is_pending(entry: Entry) -> bool:
+    return entry.kind == "tool" and entry.data.get("status") in WAITING
+
+
 def payload(entry: Entry, width: int) -> dict[str, Any]:
     d = entry.data
+    if is_pending(entry):
+        try:
+            arguments = json.loads(str(d.get("arguments") or "{}"))
+        except ValueError:
+            arguments = str(d.get("arguments") or "")
+        name = str(d.get("name") or "")
+        return {
+            "type": "pending",
+            "text": str(d.get("subject") or ""),
+            "width": width,
+            "name": name,
+            "tool_calls": [{"id": str(d.get("id") or ""), "name": name, "arguments": arguments}],
+        }
     text = d.get("text") or d.get("content") or d.get("output") or ""
     out: dict[str, Any] = {"type": TYPES.get(entry.kind, entry.kind), "text": str(text), "width": width}
     if d.get("name"):
@@ -37,20 +64,20 @@ def payload(entry: Entry, width: int) -> dict[str, Any]:
     return out
 
 
-def custom_view(app: App, entry: Entry, width: int, notice: Any, colors: Any) -> Widget | None:
+def custom_source(app: App, data: dict[str, Any], notice: Notice) -> LuaSource | None:
+    """The first handler's view for `data` as a root the screen draws, or None."""
     handlers = app.events.handlers("render_message")
-    if not handlers or entry.kind not in TYPES:
+    if not handlers:
         return None
     from uji.lua.api.ito import LuaSource
     from uji.lua.runtime import LuaError
-    from uji.tui.ito.view import ItoView
 
     rt = app.lua
     wrap = rt.load_source(WRAP, "=render_message")()
-    data = rt.convert.to_lua(payload(entry, width), json_null=False)
+    given = rt.convert.to_lua(data, json_null=False)
     for handler in handlers:
         try:
-            values = rt.call_sync(wrap, handler.fn, data)
+            values = rt.call_sync(wrap, handler.fn, given)
         except LuaError as e:
             notice(f"render_message: {e}")
             continue
@@ -62,6 +89,32 @@ def custom_view(app: App, entry: Entry, width: int, notice: Any, colors: Any) ->
                 f"render_message: the handler from {handler.origin or '?'} returned something that is not an ito view; skipped"
             )
             continue
-        view = ItoView(LuaSource(app.host, root), notice, colors, classes=f"entry {entry.kind}")
-        return view
+        return LuaSource(app.host, root)
     return None
+
+
+def custom_view(app: App, entry: Entry, width: int, notice: Notice, colors: Any) -> Widget | None:
+    if entry.kind not in TYPES:
+        return None
+    source = custom_source(app, payload(entry, width), notice)
+    if source is None:
+        return None
+    from uji.tui.ito.view import ItoView
+
+    return ItoView(source, notice, colors, classes=f"entry {entry.kind}")
+
+
+def queued_rows(app: App, text: str, width: int, notice: Notice, colors: dict[str, str]) -> list[Text] | None:
+    """A queued message's rows as the hook's view draws them, or None to draw it as usual."""
+    source = custom_source(app, {"type": "queued", "text": text, "width": width}, notice)
+    if source is None:
+        return None
+    from uji.tui.ito.layout import paint
+    from uji.ui.ito import ItoError
+
+    try:
+        tree = source.render(width)
+    except ItoError as e:
+        notice(f"render_message: a view failed to draw: {e}")
+        return None
+    return paint(tree, width, source=source, colors=colors).lines
