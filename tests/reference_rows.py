@@ -203,7 +203,13 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("ui", "uji.ui.open", M, P),
     ("ui", "uji.ui.configure", M, P),
     ("ui", "uji.ui.theme / save_theme", M, P),
-    ("ui", "replaceable view classes", M, M),
+    (
+        "ui",
+        "replaceable view classes",
+        M,
+        H,
+        "the transcript's: UserMessage ToolCall ToolOutput Shell SystemMessage ErrorMessage Notice Thinking Queued",
+    ),
     ("ui", "older open_win/set_lines window model", M, M),
     # §2 input
     ("input", "uji.input.get / set / append / clear", P, P),

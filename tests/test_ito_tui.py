@@ -464,3 +464,32 @@ async def test_render_message_offers_a_pending_call_and_a_queued_message(
         screen = await shows(pilot, "RESULT OF run_command")
         assert "WAITING FOR" not in screen and "LATER:" not in screen
         assert fake.turn_requests[1].body["messages"][-1] == {"role": "user", "content": "and one more thing"}
+
+
+async def test_replaced_views_draw_their_messages_and_a_failing_one_falls_back(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    """Reference §6 replaceable views: `uji.ui.<View>` draws that kind of message; the
+    default can be wrapped; one that fails falls back to the default and is logged."""
+    fake.script(text("the answer"))
+    lua = """
+    local ito = require("ito")
+    uji.ui.UserMessage = function(props) return ito.Text("ME: " .. props.text):bold() end
+    local base = uji.ui.Notice
+    uji.ui.Notice = function(props) return base(props):border("rounded"):title("NOTE") end
+    uji.ui.Shell = function(props) error("broken view") end
+    """
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "question")
+        await idle(pilot)
+        screen = await shows(pilot, "ME: question")
+        assert "> question" not in screen and "the answer" in screen
+        app.show_notice("heads up")
+        screen = await shows(pilot, "heads up")
+        assert "NOTE" in row_of(screen, "╭") and row_of(screen, "heads up").strip().startswith("│heads up")
+        await send(pilot, "!echo shell-said-hi")
+        await shows(pilot, "⎿ shell-said-hi")  # drawn as uji draws shell lines
+        log = (tmp_path / "data" / "diagnostics.log").read_text()
+        assert "uji.ui.Shell failed" in log and "broken view" in log

@@ -1551,6 +1551,27 @@ NAMESPACES: list[Namespace] = [
                 ret=("uji.OverlayHandle",),
             ),
             fn("uji.ui.Markdown", "text: string", "A view of `text` drawn as markdown.", ret=("table",)),
+            *(
+                fn(
+                    f"uji.ui.{name}",
+                    "props: {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}",
+                    f"The view of {what}: replace it (`uji.ui.{name} = function(props) ... end`, or a "
+                    "theme's `views`) to draw them your way; the default draws as uji does. One that "
+                    "raises falls back to uji's drawing, logged in the diagnostics.",
+                    ret=("table",),
+                )
+                for name, what in [
+                    ("UserMessage", "a user message"),
+                    ("ToolCall", "a tool call waiting for its result"),
+                    ("ToolOutput", "a tool call with its result"),
+                    ("Shell", "a `!` shell line"),
+                    ("SystemMessage", "an info message"),
+                    ("ErrorMessage", "an error"),
+                    ("Notice", "a notice"),
+                    ("Thinking", "the model's reasoning"),
+                    ("Queued", "a message queued during a turn"),
+                ]
+            ),
             fn("uji.ui.redraw", "", "Draws the ito views again (a state change does it by itself)."),
             fn(
                 "uji.ui.toggle_thinking",

@@ -463,7 +463,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def _render_hooked(self) -> bool:
         app = self.conversation.app
-        return app is not None and bool(app.events.handlers("render_message"))
+        if app is None:
+            return False
+        from uji.tui.ito.message import offered
+
+        return offered(app)
 
     def _render_message(self, entry: Entry) -> Widget | None:
         """The render_message hook's view for an entry, when a config has the hook."""

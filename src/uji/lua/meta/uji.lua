@@ -1299,6 +1299,51 @@ function uji.ui.overlay(content, opts) end
 ---@return table
 function uji.ui.Markdown(text) end
 
+---The view of a user message: replace it (`uji.ui.UserMessage = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.UserMessage(props) end
+
+---The view of a tool call waiting for its result: replace it (`uji.ui.ToolCall = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.ToolCall(props) end
+
+---The view of a tool call with its result: replace it (`uji.ui.ToolOutput = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.ToolOutput(props) end
+
+---The view of a `!` shell line: replace it (`uji.ui.Shell = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.Shell(props) end
+
+---The view of an info message: replace it (`uji.ui.SystemMessage = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.SystemMessage(props) end
+
+---The view of an error: replace it (`uji.ui.ErrorMessage = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.ErrorMessage(props) end
+
+---The view of a notice: replace it (`uji.ui.Notice = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.Notice(props) end
+
+---The view of the model's reasoning: replace it (`uji.ui.Thinking = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.Thinking(props) end
+
+---The view of a message queued during a turn: replace it (`uji.ui.Queued = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}
+---@return table
+function uji.ui.Queued(props) end
+
 ---Draws the ito views again (a state change does it by itself).
 function uji.ui.redraw() end
 

@@ -38,6 +38,39 @@ end
 """
 
 
+# The replaceable views (`uji.ui.<View>`, reference §6) by the type the hook names.
+VIEWS = {"user": "UserMessage", "pending": "ToolCall", "tool": "ToolOutput", "shell": "Shell",
+         "info": "SystemMessage", "error": "ErrorMessage", "notice": "Notice", "thinking": "Thinking",
+         "queued": "Queued"}  # fmt: skip
+# Called in Lua: the replacement's view as an ito root, or nil when uji draws it itself.
+REPLACED = """
+return function(name, payload)
+  local current = package.loaded["uji.themes.current"]
+  local fn = current and current.replacement and current.replacement(name)
+  if fn == nil then return nil end
+  local v = fn(payload)
+  local ito = require("ito")
+  if ito.is_view(v) then return ito.root(v) end
+  error("uji.ui." .. name .. " returned a " .. type(v) .. ", not an ito view", 0)
+end
+"""
+
+
+def offered(app: App) -> bool:
+    """Whether messages go through Lua before they are drawn: a render_message handler, or
+    a replaced view."""
+    if app.events.handlers("render_message"):
+        return True
+    from uji.lua.runtime import LuaError
+
+    rt = app.lua
+    try:
+        current = rt.lua.globals().package.loaded["uji.themes.current"]
+        return bool(current is not None and rt.call_sync(current.any_replaced)[0])
+    except (LuaError, IndexError, AttributeError, TypeError):
+        return False
+
+
 def is_pending(entry: Entry) -> bool:
     return entry.kind == "tool" and entry.data.get("status") in WAITING
 
@@ -65,7 +98,38 @@ def payload(entry: Entry, width: int) -> dict[str, Any]:
 
 
 def custom_source(app: App, data: dict[str, Any], notice: Notice) -> LuaSource | None:
-    """The first handler's view for `data` as a root the screen draws, or None."""
+    """The first handler's view for `data` as a root the screen draws, else the view that
+    replaces its kind (`uji.ui.<View>`), or None."""
+
+    rt = app.lua
+    given = rt.convert.to_lua(data, json_null=False)
+    return _hooked(app, given, notice) or _replaced(app, str(data.get("type")), given, int(data["width"]))
+
+
+def _replaced(app: App, kind: str, given: Any, width: int) -> LuaSource | None:
+    """A replacement that raises, or draws no view, falls back to uji's drawing and is logged."""
+    from uji.lua.api.ito import LuaSource
+    from uji.lua.runtime import LuaError
+    from uji.ui.ito import ItoError
+
+    name = VIEWS.get(kind)
+    if name is None:
+        return None
+    rt = app.lua
+    try:
+        values = rt.call_sync(rt.load_source(REPLACED, "=uji.ui views")(), name, given)
+        root = values[0] if values else None
+        if root is None:
+            return None
+        source = LuaSource(app.host, root)
+        source.render(width)
+    except (LuaError, ItoError) as e:
+        app.diagnostics.add("ui", f"uji.ui.{name} failed, drawn as uji draws it: {e}")
+        return None
+    return source
+
+
+def _hooked(app: App, given: Any, notice: Notice) -> LuaSource | None:
     handlers = app.events.handlers("render_message")
     if not handlers:
         return None
@@ -74,7 +138,6 @@ def custom_source(app: App, data: dict[str, Any], notice: Notice) -> LuaSource |
 
     rt = app.lua
     wrap = rt.load_source(WRAP, "=render_message")()
-    given = rt.convert.to_lua(data, json_null=False)
     for handler in handlers:
         try:
             values = rt.call_sync(wrap, handler.fn, given)

@@ -180,6 +180,31 @@ local function use_theme(selection)
   current.selection = type(selection) == "string" and selection or (theme.name or "custom")
 end
 
+-- The replaceable views (uji/ui/views.lua): uji.ui.<View> starts as the default; what a
+-- config puts there instead, or a theme's `views`, draws that kind of message.
+local VIEWS = { "UserMessage", "ToolCall", "ToolOutput", "Shell", "SystemMessage", "ErrorMessage", "Notice",
+  "Thinking", "Queued" }
+local default_views = {}
+for _, name in ipairs(VIEWS) do
+  default_views[name] = function(props) return require("uji.ui.views")[name](props) end
+end
+
+-- The view replacing `name`, or nil while uji draws it itself.
+function current.replacement(name)
+  local mine = uji.ui[name]
+  if mine ~= nil and mine ~= default_views[name] then return mine end
+  local views = current.theme and current.theme.views
+  return views and views[name] or nil
+end
+
+-- Whether any view is replaced (the screen asks before each message it draws).
+function current.any_replaced()
+  for _, name in ipairs(VIEWS) do
+    if current.replacement(name) ~= nil then return true end
+  end
+  return false
+end
+
 -- The saved theme applies before the config runs (the Lua host calls this first; a name
 -- that no longer loads is skipped).
 function current.apply_saved()
@@ -335,6 +360,18 @@ uji.ui = {
     end
     return handle
   end,
+
+  -- The replaceable views: each takes the message ({type, text, width, name?, tool_calls?})
+  -- and returns an ito view (see uji/ui/views.lua).
+  UserMessage = default_views.UserMessage,
+  ToolCall = default_views.ToolCall,
+  ToolOutput = default_views.ToolOutput,
+  Shell = default_views.Shell,
+  SystemMessage = default_views.SystemMessage,
+  ErrorMessage = default_views.ErrorMessage,
+  Notice = default_views.Notice,
+  Thinking = default_views.Thinking,
+  Queued = default_views.Queued,
 
   -- Markdown(text): a view of rendered markdown.
   Markdown = function(text) return require("ito").Markdown(text) end,
