@@ -77,7 +77,9 @@ class App:
         self.packs = Packs(paths)
         from uji.restart import at_start
 
-        self.host = LuaHost(paths, self._install_api, self._lua_problem, handover or at_start())
+        self.host = LuaHost(
+            paths, self._install_api, self._lua_problem, handover if handover is not None else at_start()
+        )
         self.events = Events(self.host.call_handler, self.notice)
         self.catalog = Catalog()
         self.http = Http()  # made on first use, closed by close()
@@ -295,9 +297,8 @@ class App:
         handover = restart.next_run(
             self.host.handover, self.host.handover.carry, self.host.handover.roots, overrides=True
         )
-        self.ui.restart(
-            restart.Restart(handover=handover), loading_config=True
-        )  # start-up: not yet on screen
+        # loading_config: the frontend starts again once this load is over.
+        self.ui.restart(restart.Restart(handover=handover), loading_config=True)
 
     async def close(self) -> None:
         self.models.close()
