@@ -166,3 +166,23 @@ def test_what_lua_wrote_through_c_stdio_is_flushed_at_exit(home: Home) -> None:
     # Flushed through LuaJIT's FFI: ctypes is not imported for it.
     imported = [line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "import time:" in line]
     assert "lupa" in imported and "ctypes" not in imported
+
+
+def test_a_run_against_an_http_model_loads_no_ssl_and_https_still_verifies(home: Home) -> None:
+    # asyncio is imported with ssl hidden (uji.aio): an http model never loads OpenSSL's
+    # ssl module; an https one gets it before its first connection, verified as ever.
+    home.init("")
+    home.fake.script(text("plain"))
+    run = home.uji("run", "hi", fresh=True, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert "plain" in run.stdout, run.stderr
+    imported = [line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "import time:" in line]
+    assert "asyncio" in imported and "_ssl" not in imported
+    cert, key = self_signed(home.root)
+    with tls_front(home.fake.port, cert, key) as port:
+        https_init(home, port)
+        refused = home.run("hi", fresh=True)
+        home.fake.script(text("secure"))
+        trusted = home.run("hi", fresh=True, env={"SSL_CERT_FILE": str(cert)})
+    assert refused.rc == 1 and "certificate verify failed" in refused.done["error"].lower()
+    assert trusted.done["text"] == "secure", trusted.stderr
+    assert len(home.fake.turn_requests) == 2  # the http run's and the trusted one's

@@ -108,7 +108,8 @@ def test_an_https_model_is_reached_through_the_proxys_connect_tunnel(home: Home)
     with tunnel_to_tls(home, proxy) as (port, proxy_port, cert):
         home.fake.script(text("through the tunnel"))
         proxy_url = f"http://user:s3cret-pw@127.0.0.1:{proxy_port}"
-        run = home.run("hi", env=via("HTTPS_PROXY", proxy_url, SSL_CERT_FILE=cert))
+        # fresh: asyncio imported by `uji run` itself, without ssl until the tunnel's TLS
+        run = home.run("hi", env=via("HTTPS_PROXY", proxy_url, SSL_CERT_FILE=cert), fresh=True)
     assert run.done["text"] == "through the tunnel", run.stderr
     assert proxy.seen == [(f"CONNECT 127.0.0.1:{port} HTTP/1.1", "Basic dXNlcjpzM2NyZXQtcHc=")]
     assert len(home.fake.turn_requests) == 1  # the model got it, inside the tunnel

@@ -546,6 +546,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"uji: error: {problem}", file=sys.stderr)
             return 2
     if command == "run":
+        from uji.aio import import_asyncio
+
+        import_asyncio()  # without ssl until a TLS connection needs it
         import asyncio
 
         from uji.headless import run

@@ -33,7 +33,7 @@ not HTTP, `TooManyRedirects`, and `InvalidURL`.
 from __future__ import annotations
 
 import asyncio
-import ssl
+import sys
 import zlib
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -43,6 +43,8 @@ from urllib.parse import SplitResult, urljoin, urlsplit
 import h11
 
 if TYPE_CHECKING:
+    import ssl
+
     from .proxy import Proxy
 
 CONNECT_TIMEOUT = 10.0
@@ -331,7 +333,7 @@ class Pool:
         for conn in conns:
             try:
                 await conn.writer.wait_closed()
-            except (OSError, ssl.SSLError):
+            except OSError:  # ssl.SSLError is one
                 pass
 
 
@@ -463,7 +465,12 @@ class Client:
 
     async def _connect(self, url: URL, proxy: Proxy | None, key: tuple[object, ...]) -> Connection:
         host, port = (proxy.host, proxy.port) if proxy else (url.host, url.port)
-        tls = self.tls if url.scheme == "https" else None
+        tls = None
+        if url.scheme == "https":
+            from uji.aio import asyncio_ssl
+
+            asyncio_ssl()  # asyncio was imported without it (uji.aio)
+            tls = self.tls
         try:
             async with asyncio.timeout(self.connect_timeout):
                 if proxy is None:
@@ -477,9 +484,9 @@ class Client:
                         await writer.start_tls(tls, server_hostname=url.host)
         except TimeoutError:
             raise ConnectTimeout(f"no connection to {host}:{port} within {self.connect_timeout:g}s") from None
-        except ssl.SSLError as e:
-            raise ConnectError(_why(e)) from None
-        except OSError as e:
+        except OSError as e:  # ssl.SSLError is one, and ssl is imported when tls is used
+            if tls is not None and isinstance(e, sys.modules["ssl"].SSLError):
+                raise ConnectError(_why(e)) from None
             raise ConnectError(_connect_failure(e, host, port)) from None
         conn = Connection(reader, writer, key)
         self._pool.open.add(conn)

@@ -6,7 +6,6 @@ cannot drift apart."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
 import stat
 import struct
@@ -201,6 +200,8 @@ def read_image(sandbox: Sandbox, path: str) -> ToolResult:
     if found is None:
         return error(f"{path} is not a png, jpeg, gif or webp image uji can read")
     media_type, width, height = found
+    import base64  # with the first image, not with every start
+
     image: Image = {"media_type": media_type, "data": base64.b64encode(data).decode("ascii")}
     return ToolResult(
         text=f"{path} is a {width}x{height} {media_type} image, attached here.",
