@@ -607,6 +607,9 @@ def _other_command(paths: Paths, command: str, opts: argparse.Namespace, prompt:
             listing(paths, as_json=opts.json, runs=opts.runs) if command == "list" else delete(paths, opts.id)
         )
     if command in ("new", "resume"):
+        from uji.aio import import_asyncio
+
+        import_asyncio()  # before Textual's: without ssl until a TLS connection needs it
         from uji.tui import main as screen
 
         if command == "resume":
