@@ -19,7 +19,7 @@ that would reach past the fake turned off (it would wait on blocked traffic othe
 - pi: Chat Completions, a provider in its models.json, `--offline`.
 
 Scenarios, every agent run once per round in turn, medians of N rounds: `--version`
-(with bare `python -c pass` in the same alternation); one headless turn with one shell
+(with bare `python -c pass` and the checkout's `./uji` script in the same alternation); one headless turn with one shell
 call; a 20,000-delta answer; 20 sequential tool calls (20 model steps of one shell call
 each, then an answer). A run counts only if the agent did the work: its requests reached
 the fake, and every shell call touched the marker file (checked after the run).
@@ -174,7 +174,8 @@ class Pi(Agent):
 
 
 class Bare(Agent):
-    """`python -c pass` of the interpreter uji runs on: what `--version` is compared with."""
+    """A command run as it is, in the `--version` scenario only: `python -c pass` of the
+    interpreter uji runs on (what `--version` is compared with), and `./uji --version`."""
 
     def run(self, args: list[str]) -> Run:
         return spawn(self.cmd, env=self.env, cwd=self.work, timeout=60)
@@ -405,6 +406,9 @@ def main() -> None:
         bare = Bare(
             "python -c pass", None, None, _none, [sys.executable, "-c", "pass"], dict(os.environ), Path(tmp)
         )
+        script = Bare(
+            "./uji", None, None, _none, [str(ROOT / "uji"), "--version"], dict(os.environ), Path(tmp)
+        )
         try:
             for name in sorted(set(opts.peer or ["Codex", "Claude Code", "pi"]) - {a.name for a in agents}):
                 print(f"{name}: not installed in {CACHE} (see the npm output above); left out")
@@ -414,7 +418,7 @@ def main() -> None:
             scenarios = [SCENARIOS[k] for k in opts.only or SCENARIOS]
             problems: list[str] = []
             before = load()
-            samples = measure([*agents, bare], scenarios, opts.n, problems)
+            samples = measure([*agents, bare, script], scenarios, opts.n, problems)
             after = load()
             print(
                 f"\nmedians of {opts.n} rounds, the agents alternating; load average {before} before, {after} after"
@@ -462,7 +466,7 @@ def report(names: list[str], scenarios: list[str], samples: Samples) -> None:
     for s in scenarios:
         rows = [["agent", "cpu", "wall", "peak rss", "uji/it cpu", "uji/it wall"]]
         mine = (median(samples.cpu[("uji", s)]), median(samples.wall[("uji", s)]))
-        shown = [*names, "python -c pass"] if s == "--version" else names
+        shown = [*names, "python -c pass", "./uji"] if s == "--version" else names
         for name in shown:
             if (name, s) not in samples.cpu:
                 continue
@@ -490,6 +494,11 @@ def report(names: list[str], scenarios: list[str], samples: Samples) -> None:
                 )
             )
         print(f"  verdict: {verdict}")
+        if s == "--version" and (base, s) in samples.cpu and ("./uji", s) in samples.cpu:
+            ratio = median(samples.cpu[("./uji", s)]) / median(samples.cpu[(base, s)])
+            print(
+                f"  verdict: ./uji's CPU <= 1.5x bare python's: {ratio:.2f}x {'PASS' if ratio <= 1.5 else 'OVER'}"
+            )
 
 
 if __name__ == "__main__":
