@@ -167,7 +167,7 @@ class App:
         api.update(events.install(host, self.events))
         api.update(provider.install(host, self.models, self.wires))
         api.update(command.install(host, self.commands))
-        api.update(auth.install(self.catalog, self.paths.auth_file))
+        api.update(auth.install(host, self.catalog, self.paths.auth_file))
         api.update(fs.install(host, self.gate))
         api.update(job.install(host, self.gate))
         api.update(http.install(host, self.http))

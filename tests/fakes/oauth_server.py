@@ -6,7 +6,7 @@ MCP servers that want a token (tests/mcp_server.py --auth URL asks it about each
         auth.seen("/authorize")[0].params["scope"]   # every request, recorded
         auth.expire(token)                            # introspection calls it inactive
 
-It serves RFC 8414 metadata, dynamic client registration, an authorization endpoint that
+Token requests may be a form or JSON (a provider's `oauth.token_body = "json"`). It serves RFC 8414 metadata, dynamic client registration, an authorization endpoint that
 approves at once (a 302 to the redirect URI with a code and the state), a token endpoint
 (authorization_code with the PKCE S256 check, refresh_token) and RFC 7662 introspection.
 Each access token carries the scope the authorization asked for.
@@ -142,10 +142,13 @@ class FakeAuthServer:
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                form: dict[str, str]  # what the token endpoint reads: the values as sent
                 if self.headers.get("Content-Type", "").startswith("application/json"):
-                    params = {k: json.dumps(v) for k, v in json.loads(raw or "{}").items()}
+                    sent = json.loads(raw or "{}")
+                    params = {k: json.dumps(v) for k, v in sent.items()}
+                    form = {k: v for k, v in sent.items() if isinstance(v, str)}
                 else:
-                    params = {k: v[0] for k, v in parse_qs(raw).items()}
+                    params = form = {k: v[0] for k, v in parse_qs(raw).items()}
                 path = self._record(params)
                 with fake.lock:
                     if path == "/register":
@@ -153,7 +156,7 @@ class FakeAuthServer:
                         client_id = f"client-{len(fake.seen_unlocked('/register'))}"
                         self._json(201, {**body, "client_id": client_id})
                     elif path == "/token":
-                        self._json(*fake._token(params))
+                        self._json(*fake._token(form))
                     elif path == "/introspect":
                         grant = fake.access.get(params.get("token", ""))
                         if grant is None:

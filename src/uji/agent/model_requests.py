@@ -151,11 +151,16 @@ class ModelRequests:
             )
         from uji.providers.auth import AuthError, find_key, missing_key_message
 
+        signed_in = None
         try:
             key = find_key(models.auth_file, provider)
+            if provider.oauth is not None:  # a subscription sign-in, refreshed by ready_model
+                from uji.providers.auth import signed_in_session
+
+                signed_in = signed_in_session(models.auth_file, provider.id, provider.oauth)
         except AuthError as e:
             raise TurnFailed(str(e)) from None
-        if key is None and provider.needs_key:
+        if key is None and signed_in is None and provider.needs_key:
             raise TurnFailed(missing_key_message(provider))
         wire = provider.api_wire  # an `api` object with methods of its own
         if wire is None:
@@ -177,7 +182,7 @@ class ModelRequests:
                 "base_url": models.base_url(provider),
                 "compat": dict(provider.compat),
             },
-            auth={"key": key, "oauth": None},
+            auth={"key": key, "oauth": signed_in},
             # The user's level, moved to the nearest one this model accepts.
             effort=for_request(models.effort, model, provider.default_efforts(models.model_id)),
             reasoning=bool(model and model.reasoning),

@@ -323,6 +323,28 @@ SHAPES: list[Shape] = [
         ),
     ),
     Shape(
+        "uji.OAuthSettings",
+        "A provider's subscription sign-in (`uji.auth.login`): the authorization code flow with PKCE.",
+        fields(
+            ("client_id", "string"),
+            ("authorize_url", "string"),
+            ("token_url", "string"),
+            ("scopes?", "string"),
+            ("redirect_port?", "integer", "the loopback port (0: any free one)"),
+            ("redirect_path?", "string", "default /callback"),
+            ("token_body?", '"form"|"json"'),
+            ("state?", '"random"|"verifier"', "verifier: the PKCE verifier is the state"),
+            ("authorize_params?", "table<string, string>", "added to the authorization URL"),
+            ("request_headers?", "table<string, string>", "sent with each request signed in this way"),
+            ("identity_prompt?", "string", "Anthropic: a system block before the prompt"),
+            (
+                "exchange?",
+                "{grant_type: string, requested_token: string, subject_token_type: string, subject?: string}",
+                "trade the sign-in for an API key",
+            ),
+        ),
+    ),
+    Shape(
         "uji.ToolDisplay",
         "How a tool's calls are shown.",
         fields(
@@ -780,6 +802,7 @@ SHAPES: list[Shape] = [
                 "table",
                 "a class (uji.class) with `run`: the provider runs its turns (`Loop(agent, turn)`)",
             ),
+            ("oauth?", "uji.OAuthSettings", "subscription sign-in (uji.auth.login)"),
         ),
     ),
     Shape(
@@ -1385,8 +1408,24 @@ NAMESPACES: list[Namespace] = [
     ),
     Namespace(
         "uji.auth",
-        "API keys, saved in auth.toml or found in a provider's `auth_env`.",
+        "Credentials: saved in auth.toml (or the keychain) or found in a provider's `auth_env`; "
+        "subscription sign-in.",
         [
+            fn(
+                "uji.auth.configure",
+                "opts: {keychain?: boolean}",
+                "Keeps credentials in the system keychain (service `uji`, the provider's id as account; "
+                "`security` on macOS, `secret-tool` elsewhere); a save it refuses goes to auth.toml. "
+                "Without a keychain, a notice says so and they stay in auth.toml.",
+            ),
+            fn(
+                "uji.auth.login",
+                "id: string",
+                "Signs in to a provider with `oauth` in the browser (PKCE, a loopback redirect) and "
+                "saves the sign-in; true, or nil and the error.",
+                ret=("true?", "string? err"),
+                waits="true",
+            ),
             fn(
                 "uji.auth.save_key",
                 "id: string, key: string",

@@ -1,10 +1,13 @@
-"""API keys: `<data>/auth.toml` (mode 0600, one table per provider) and the provider's
-`auth_env` variables. A saved key wins; an empty variable counts as unset.
+"""Credentials: `<data>/auth.toml` (mode 0600, one table per provider), the system
+keychain when `uji.auth.configure{keychain = true}` asks for it, and the provider's
+`auth_env` variables. A saved credential wins; an empty variable counts as unset.
 
-The file holds `[<provider id>]` tables with `type = "api_key"` and `key = "…"` (other
-types, such as OAuth data, are kept as they are); a bare string value means an API key.
-It is read with the stdlib `tomllib` and written by the small writer below, which only
-needs to round-trip what `tomllib` gives back, so no TOML dependency is needed.
+The file holds `[<provider id>]` tables with `type = "api_key"` and `key = "…"`, or
+`type = "oauth"` with `access`, `refresh` and `expires_at` (providers/oauth.py); a bare
+string value means an API key. It is read with the stdlib `tomllib` and written by
+tomli-w. In the keychain a credential is the same table as JSON, under service `uji`
+and the provider's id as the account (the original's layout); a keychain that refuses a
+save leaves the credential in the file instead.
 """
 
 from __future__ import annotations
@@ -12,13 +15,60 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uji.providers.catalog import Provider
+
+if TYPE_CHECKING:
+    from uji.providers.oauth import OAuthSettings, Session
 
 
 class AuthError(Exception):
     pass
+
+
+KEYCHAIN_SERVICE = "uji"
+# The auth files whose credentials go to the keychain (uji.auth.configure); what was read
+# from it is kept in uji.keychain.credentials.
+_keychain_files: set[str] = set()
+
+
+def use_keychain(path: str, on: bool) -> str | None:
+    """Keep the credentials of `path` in the keychain (or not); the reason it cannot,
+    when there is none to use (they stay in the file)."""
+    if not on:
+        _keychain_files.discard(path)
+        return None
+    from uji.keychain import KeychainError, command
+
+    try:
+        command("get", KEYCHAIN_SERVICE, "probe", None)
+    except KeychainError as e:
+        return f"{e}; credentials stay in {path}"
+    _keychain_files.add(path)
+    return None
+
+
+def _keychain_entry(path: str, provider_id: str) -> dict[str, Any] | None:
+    from uji.keychain import KeychainError, credentials, run
+
+    if (path, provider_id) in credentials:
+        return credentials[(path, provider_id)]
+    try:
+        raw = run("get", KEYCHAIN_SERVICE, provider_id)
+    except KeychainError:
+        raw = None
+    entry: dict[str, Any] | None = None
+    if isinstance(raw, str) and raw:
+        import json
+
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        entry = parsed if isinstance(parsed, dict) and parsed.get("type") else {"type": "api_key", "key": raw}
+    credentials[(path, provider_id)] = entry
+    return entry
 
 
 def _read_auth_file(path: str) -> dict[str, Any]:
@@ -40,14 +90,22 @@ def _read_auth_file(path: str) -> dict[str, Any]:
             raise AuthError(f"{path}: {e}") from None
 
 
-def saved_key(path: str, provider_id: str) -> str | None:
+def saved_entry(path: str, provider_id: str) -> dict[str, Any] | None:
+    """A provider's saved credential: from the keychain when it is used, else the file."""
+    if path in _keychain_files:
+        found = _keychain_entry(path, provider_id)
+        if found is not None:
+            return found
     entry = _read_auth_file(path).get(provider_id)
     if isinstance(entry, str):
-        return entry or None
-    if isinstance(entry, dict):
-        key = entry.get("key")
-        return key if isinstance(key, str) and key else None
-    return None
+        return {"type": "api_key", "key": entry} if entry else None
+    return entry if isinstance(entry, dict) else None
+
+
+def saved_key(path: str, provider_id: str) -> str | None:
+    entry = saved_entry(path, provider_id)
+    key = entry.get("key") if entry is not None else None
+    return key if isinstance(key, str) and key else None
 
 
 def env_key(provider: Provider) -> str | None:
@@ -63,8 +121,9 @@ def find_key(path: str, provider: Provider) -> str | None:
 
 
 def authenticated(path: str, provider: Provider) -> bool:
-    """A saved key or an `auth_env` hit. Raises AuthError for an unusable auth.toml."""
-    return find_key(path, provider) is not None
+    """A saved key or sign-in, or an `auth_env` hit. Raises AuthError for an unusable
+    auth.toml."""
+    return saved_entry(path, provider.id) is not None or env_key(provider) is not None
 
 
 def save_key(path: str, provider_id: str, key: str) -> None:
@@ -76,13 +135,42 @@ def save_key(path: str, provider_id: str, key: str) -> None:
     """
     if not key:
         raise AuthError("the key must be a non-empty string")
+    save_credential(path, provider_id, {"type": "api_key", "key": key})
+
+
+def save_credential(path: str, provider_id: str, credential: dict[str, Any]) -> None:
+    """Save a provider's credential: in the keychain when it is used and takes it, else
+    in the file (its other entries kept). Raises AuthError if neither can."""
+    if path in _keychain_files:
+        import json
+
+        from uji.keychain import KeychainError, credentials, run
+
+        try:
+            run("set", KEYCHAIN_SERVICE, provider_id, json.dumps(credential))
+        except KeychainError:
+            pass  # the file keeps it (the original's fallback)
+        else:
+            credentials[(path, provider_id)] = dict(credential)
+            return
     data = _read_auth_file(path)
-    data[provider_id] = {"type": "api_key", "key": key}
+    data[provider_id] = credential
     _write_auth_file(path, data)
 
 
 def remove_key(path: str, provider_id: str) -> bool:
     """Drop a provider's entry (sign out); True if there was one. Raises AuthError."""
+    if path in _keychain_files:
+        from uji.keychain import KeychainError, credentials, run
+
+        had = _keychain_entry(path, provider_id) is not None
+        credentials[(path, provider_id)] = None
+        try:
+            run("delete", KEYCHAIN_SERVICE, provider_id)
+        except KeychainError:
+            pass
+        if had and provider_id not in _read_auth_file(path):
+            return True
     data = _read_auth_file(path)
     if data.pop(provider_id, None) is None:
         return False
@@ -128,3 +216,37 @@ def dumps(data: dict[str, Any]) -> str:
         return tomli_w.dumps(data)
     except (TypeError, ValueError) as e:
         raise AuthError(f"auth.toml: cannot write it: {e}") from None
+
+
+# A request's sign-in ---------------------------------------------------------------------
+
+
+def signed_in_session(path: str, provider_id: str, settings: OAuthSettings) -> Session | None:
+    """What a request to a provider signed in by subscription carries, or None."""
+    entry = saved_entry(path, provider_id)
+    if entry is None or entry.get("type") != "oauth":
+        return None
+    from uji.providers.oauth import session
+
+    return session(settings, entry)
+
+
+async def refresh_if_expired(path: str, provider_id: str, name: str, settings: OAuthSettings) -> None:
+    """Before a request: an expired sign-in is refreshed and saved. A refresh that fails
+    fails the request (`provider`: signing in again is the way out)."""
+    from uji.providers.oauth import LoginError, expired, refresh
+    from uji.wires.base import Failure
+
+    try:
+        entry = saved_entry(path, provider_id)
+    except AuthError:
+        return  # the request says why the file cannot be used
+    if entry is None or entry.get("type") != "oauth" or not expired(entry):
+        return
+    try:
+        fresh = await refresh(settings, str(entry.get("refresh") or ""))
+        save_credential(path, provider_id, dict(fresh))
+    except (LoginError, AuthError) as e:
+        raise Failure(
+            "provider", f"the sign-in to {name} could not be refreshed ({e}); sign in again"
+        ) from None

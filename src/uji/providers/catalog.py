@@ -20,6 +20,7 @@ from uji.record import Record, Struct, field, record_fields
 from uji.wires.base import EFFORTS
 
 if TYPE_CHECKING:
+    from uji.providers.oauth import OAuthSettings
     from uji.wires.base import Usage, Wire
 
 __all__ = [
@@ -159,6 +160,7 @@ class Provider(Struct):
     # runs this provider's calls. None: the wire named by `wire`.
     api_wire: Wire | None = None
     loop: Any = None  # a Lua loop class: the provider runs its turns itself (lua/provider_loop.py)
+    oauth: OAuthSettings | None = None  # subscription sign-in (providers/oauth.py)
     # The api object's `efforts(model)` (the levels of a model without its own list) and
     # `ready(model)` (awaited before each request), when it has them.
     api_efforts: Callable[[str], list[str] | None] | None = None
@@ -208,7 +210,7 @@ class Provider(Struct):
             "auth_env": list(self.auth_env),
             "context_window": self.context_window,
             "models": [m.as_dict() for m in self.models],
-            "oauth": False,
+            "oauth": self.oauth is not None,
             "loop": self.loop is not None,
             "state": self.state,
         }
@@ -253,6 +255,7 @@ FIELDS = {
     "idle",
     "needs_key",
     "compat",
+    "oauth",
 }
 # Set only by the built-in table.
 BUILTIN_FIELDS = {"discover", "hint"}
@@ -343,6 +346,15 @@ def _idle(value: Any, where: str) -> float:
     return float(value)
 
 
+def _oauth(value: Any, where: str) -> OAuthSettings:
+    from uji.providers.oauth import parse_settings
+
+    try:
+        return parse_settings(value)
+    except ValueError as e:
+        raise CatalogError(f"{where}: {e}") from None
+
+
 def _compat(value: Any, where: str) -> dict[str, str | bool]:
     from uji.wires.openai_chat import check_compat
 
@@ -364,10 +376,11 @@ CHECKS: dict[str, Check] = {
     "context_window": _context_window,
     "idle": _idle,
     "compat": _compat,
+    "oauth": _oauth,
     "needs_key": lambda value, where: bool(value),
 }
 UNSET_BY_NIL = {"auth_env", "models"}  # a nil value leaves these as they are
-SETTABLE = ("name", "wire", "base_url", "auth_env", "context_window", "idle", "compat", "needs_key")
+SETTABLE = ("name", "wire", "base_url", "auth_env", "context_window", "idle", "compat", "oauth", "needs_key")
 
 
 def _checked(spec: dict[str, Any], where: str) -> dict[str, Any]:

@@ -219,6 +219,10 @@ class ModelSelection:
         provider = self.provider()
         if provider is not None and provider.api_ready is not None and self.model_id:
             await provider.api_ready(self.model_id)
+        if provider is not None and provider.oauth is not None:
+            from uji.providers.auth import refresh_if_expired
+
+            await refresh_if_expired(self.auth_file, provider.id, provider.name, provider.oauth)
         if provider is None or not provider.lazy or provider.state == "loaded":
             return
         if provider.loader is not None or not self.model_id:

@@ -156,6 +156,10 @@ def known_secrets(key_variables: Iterable[str], auth_file: str) -> Redactor:
             found.setdefault(value, var)
     for value, label in _saved(auth_file).items():
         found.setdefault(value, label)
+    from uji import keychain
+
+    for value in keychain.secrets():  # credentials kept in the keychain (uji.auth.configure)
+        found.setdefault(value, "keychain credential")
     from uji import mcp_tokens as tokens
 
     for value, label in tokens.secrets(os.path.dirname(auth_file) or ".").items():

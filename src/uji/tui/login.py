@@ -1,5 +1,7 @@
-"""/login: pick a provider, type its API key, save it in `<data>/auth.toml`. Custom
-asks for the server's base URL and model first, and saves them in the database.
+"""/login: pick a provider, type its API key, save it in `<data>/auth.toml` (or the
+keychain). A provider with `oauth` offers a subscription sign-in in the browser first; one
+with its own loop needs nothing. Custom asks for the server's base URL and model first,
+and saves them in the database.
 
 Saving goes through `uji.providers.auth.save_key` (atomic, mode 0600). Signing out
 rewrites the file without the provider's entry, with the same care."""
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
 
 def signed_in(path: str, provider_id: str) -> bool:
     try:
-        return auth.saved_key(path, provider_id) is not None
+        return auth.saved_entry(path, provider_id) is not None
     except auth.AuthError:
         return False
 
@@ -40,6 +42,16 @@ async def login(tui: CommandView, args: str) -> None:
         return
     provider = app.catalog.get(chosen.id)
     assert provider is not None
+    if provider.loop is not None:  # it talks to its model itself: nothing to ask
+        _use(tui, provider)
+        return
+    if provider.oauth is not None:
+        how = await tui.select(f"Sign in to {provider.name}", ["Subscription (browser sign-in)", "API key"])
+        if how is None:
+            return
+        if how == 0:
+            await _subscription(tui, provider)
+            return
     env = " or ".join(f"${v}" for v in provider.auth_env)
     title = f"API key for {provider.name}" + (f" (Enter alone: use {env})" if env else "")
     key = await tui.prompt(title, "", hidden=True)
@@ -55,10 +67,33 @@ async def login(tui: CommandView, args: str) -> None:
         tui.show_notice(f"could not save the key: {e}")
         return
     tui.show_notice(f"saved the key for {provider.name} in {path}")
+    _use(tui, provider)
+
+
+def _use(tui: CommandView, provider: Provider) -> None:
+    """Switch to the provider just signed in to, unless it is the current one."""
+    app = tui.conversation.app
+    assert app is not None
     if app.models.provider_id != provider.id and provider.models:
         app.models.use_model(provider.id, None)
         tui.show_notice(f"now using {provider.id}/{app.models.model_id} (/models picks another)")
     tui.state_changed()
+
+
+async def _subscription(tui: CommandView, provider: Provider) -> None:
+    """The browser sign-in (providers/oauth.py), saved like a key."""
+    from uji.providers import oauth
+
+    app = tui.conversation.app
+    assert app is not None and provider.oauth is not None
+    try:
+        credential = await oauth.login(provider.oauth, oauth.open_browser, tui.show_notice)
+        auth.save_credential(app.paths.auth_file, provider.id, dict(credential))
+    except (oauth.LoginError, auth.AuthError) as e:
+        tui.show_notice(f"could not sign in to {provider.name}: {e}")
+        return
+    tui.show_notice(f"signed in to {provider.name}")
+    _use(tui, provider)
 
 
 async def _choose_provider(tui: CommandView, path: str, wanted: str) -> Provider | _Named | None:

@@ -49,6 +49,7 @@ from .common import (
     finish_answer,
     plan_images,
     reencode_arguments,
+    signed_in,
     tool_text,
     with_note,
 )
@@ -83,9 +84,10 @@ def messages_url(base_url: str) -> str:
 
 def build_headers(request: WireRequest) -> dict[str, str]:
     headers = {"Content-Type": "application/json", "anthropic-version": API_VERSION}
-    key = (request.auth or {}).get("key")
-    if key:
-        headers["x-api-key"] = key
+    if not signed_in(request, headers):
+        key = (request.auth or {}).get("key")
+        if key:
+            headers["x-api-key"] = key
     return headers
 
 
@@ -190,6 +192,9 @@ def build_body(request: WireRequest) -> Body:
     }
     if request.system:
         body["system"] = [{"type": "text", "text": request.system}]
+    signed_in = (request.auth or {}).get("oauth")
+    if signed_in and signed_in.get("identity_prompt"):  # a sign-in's identity comes first
+        body["system"] = [{"type": "text", "text": signed_in["identity_prompt"]}, *body.get("system", [])]
     if request.tools:
         body["tools"] = [_tool_spec(t) for t in request.tools]
     add_thinking(body, request.effort, request.model)

@@ -158,6 +158,17 @@ async def drain_into(events: AsyncIterator[dict[str, Any]], feed: Callable[[dict
         pass
 
 
+def signed_in(request: WireRequest, headers: dict[str, str]) -> bool:
+    """A subscription sign-in (providers/oauth.py) put in `headers`: its token as Bearer,
+    its own headers. False when the request has none (a key is sent instead)."""
+    session = (request.auth or {}).get("oauth")
+    if not session:
+        return False
+    headers["Authorization"] = f"Bearer {session['token']}"
+    headers.update(session.get("headers") or {})
+    return True
+
+
 def secrets_of(request: WireRequest) -> list[str]:
     """Every credential a request carries: the key, OAuth strings, a password or query
     values in the base_url. Longest first, so a key containing another goes whole."""

@@ -51,6 +51,7 @@ from .common import (
     finish_answer,
     plan_images,
     reencode_arguments,
+    signed_in,
     tool_text,
     with_note,
 )
@@ -89,9 +90,10 @@ def stream_url(base_url: str, model: str) -> str:
 
 def build_headers(request: WireRequest) -> dict[str, str]:
     headers = {"Content-Type": "application/json"}
-    key = (request.auth or {}).get("key")
-    if key:
-        headers["x-goog-api-key"] = key
+    if not signed_in(request, headers):
+        key = (request.auth or {}).get("key")
+        if key:
+            headers["x-goog-api-key"] = key
     return headers
 
 

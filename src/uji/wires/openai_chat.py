@@ -49,6 +49,7 @@ from .common import (
     scrub,
     scrubbed,
     secrets_of,
+    signed_in,
     tool_text,
     with_note,
 )
@@ -178,9 +179,10 @@ def chat_url(base_url: str) -> str:
 
 def build_headers(request: WireRequest) -> dict[str, str]:
     headers = {"Content-Type": "application/json"}
-    key = (request.auth or {}).get("key")
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
+    if not signed_in(request, headers):  # a subscription sign-in wins over a key
+        key = (request.auth or {}).get("key")
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
     return headers
 
 

@@ -7,7 +7,6 @@ The keychain is the system's own through its command-line tool (`security` on ma
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import sys
@@ -24,8 +23,6 @@ if TYPE_CHECKING:
     from uji.wires.base import Image
 
 STARTED = time.monotonic()
-KEYCHAIN_SECONDS = 10.0
-NO_KEYCHAIN = "no system keychain here (needs `security` on macOS or `secret-tool` from libsecret)"
 
 
 def install(host: LuaHost, packs: Packs, cwd: str, ui: Ui) -> Api:
@@ -187,50 +184,9 @@ def _fit(data: bytes, edge: float, size: float) -> Image:
 
 async def _keychain(action: str, service: str, account: str, secret: str | None) -> Any:
     """get: the secret or None; set/delete: True. Failures raise (Lua gets nil, err)."""
-    if sys.platform == "darwin" and shutil.which("security"):
-        argv = {
-            "get": ["security", "find-generic-password", "-s", service, "-a", account, "-w"],
-            "set": [
-                "security",
-                "add-generic-password",
-                "-U",
-                "-s",
-                service,
-                "-a",
-                account,
-                "-w",
-                secret or "",
-            ],
-            "delete": ["security", "delete-generic-password", "-s", service, "-a", account],
-        }[action]
-        feed = None
-    elif shutil.which("secret-tool"):
-        attrs = ["service", service, "account", account]
-        argv = {
-            "get": ["secret-tool", "lookup", *attrs],
-            "set": ["secret-tool", "store", "--label", f"{service} {account}", *attrs],
-            "delete": ["secret-tool", "clear", *attrs],
-        }[action]
-        feed = (secret or "").encode() if action == "set" else None  # never on the command line
-    else:
-        raise ApiError(NO_KEYCHAIN)
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE if feed is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    from uji.keychain import KeychainError, action_of, run_async
+
     try:
-        async with asyncio.timeout(KEYCHAIN_SECONDS):
-            out, err = await proc.communicate(feed)
-    except TimeoutError:
-        proc.kill()
-        raise ApiError(f"{argv[0]} did not answer within {KEYCHAIN_SECONDS:.0f} s") from None
-    if action == "get":
-        if proc.returncode != 0:
-            return None
-        return out.decode("utf-8", "replace").rstrip("\n")
-    if proc.returncode != 0:
-        said = err.decode("utf-8", "replace").strip()
-        raise ApiError(f"{argv[0]}: {said or f'exit status {proc.returncode}'}")
-    return True
+        return await run_async(action_of(action), service, account, secret)
+    except KeychainError as e:
+        raise ApiError(str(e)) from None

@@ -94,6 +94,21 @@
 ---@field path string the log file (deleted when the session ends)
 ---@field cap string the log's cap, such as "8.0MB"
 
+---A provider's subscription sign-in (`uji.auth.login`): the authorization code flow with PKCE.
+---@class uji.OAuthSettings
+---@field client_id string
+---@field authorize_url string
+---@field token_url string
+---@field scopes? string
+---@field redirect_port? integer the loopback port (0: any free one)
+---@field redirect_path? string default /callback
+---@field token_body? "form"|"json"
+---@field state? "random"|"verifier" verifier: the PKCE verifier is the state
+---@field authorize_params? table<string, string> added to the authorization URL
+---@field request_headers? table<string, string> sent with each request signed in this way
+---@field identity_prompt? string Anthropic: a system block before the prompt
+---@field exchange? {grant_type: string, requested_token: string, subject_token_type: string, subject?: string} trade the sign-in for an API key
+
 ---How a tool's calls are shown.
 ---@class uji.ToolDisplay
 ---@field verb? string the transcript line, such as "Read", followed by the subject
@@ -351,6 +366,7 @@
 ---@field needs_key? boolean
 ---@field compat? table openai-chat dialect options
 ---@field loop? table a class (uji.class) with `run`: the provider runs its turns (`Loop(agent, turn)`)
+---@field oauth? uji.OAuthSettings subscription sign-in (uji.auth.login)
 
 ---What `uji.tool.display` takes.
 ---@class uji.ToolDisplay
@@ -1130,9 +1146,20 @@ function uji.model.current() end
 ---@return uji.Effort[]
 function uji.model.efforts() end
 
----API keys, saved in auth.toml or found in a provider's `auth_env`.
+---Credentials: saved in auth.toml (or the keychain) or found in a provider's `auth_env`; subscription sign-in.
 ---@class uji.auth
 uji.auth = {}
+
+---Keeps credentials in the system keychain (service `uji`, the provider's id as account; `security` on macOS, `secret-tool` elsewhere); a save it refuses goes to auth.toml. Without a keychain, a notice says so and they stay in auth.toml.
+---@param opts {keychain?: boolean}
+function uji.auth.configure(opts) end
+
+---Signs in to a provider with `oauth` in the browser (PKCE, a loopback redirect) and saves the sign-in; true, or nil and the error.
+---@param id string
+---@return true?
+---@return string? err
+---@overload fun(id: string, cb: fun(result: true?, err: string?)): uji.Cancel
+function uji.auth.login(id) end
 
 ---Saves a provider's API key; true, or nil and the error.
 ---@param id string
