@@ -132,7 +132,9 @@ class LoopAgent:
         caller = self.agent.calls
         tool = self._tool(name)
         shown = subject if subject is not None else tool.subject(args)
-        call_id = next((c.id for c in self.agent.in_flight.pending if c.name == name), "")
+        # The step's first call of that tool not decided yet (two calls of one tool: in order).
+        pending = self.agent.in_flight.pending
+        call_id = next((c.id for c in pending if c.name == name and c.id not in caller.subjects), "")
         caller.subjects[call_id] = shown
         self.agent._emit(CallSubject(call_id, name, shown, tool.verb))
         decision = await caller._decide(tool, shown, args)

@@ -100,6 +100,45 @@ def _strings(value: Any, what: str) -> dict[str, str]:
     return {str(k): v for k, v in value.items()}
 
 
+def _choice(spec: dict[str, Any], name: str, allowed: tuple[str, ...]) -> Any:
+    value = spec.get(name, allowed[0])
+    if value not in allowed:
+        raise ValueError(f"`oauth.{name}` must be " + " or ".join(f'"{a}"' for a in allowed))
+    return value
+
+
+def _port(spec: dict[str, Any]) -> int:
+    port = spec.get("redirect_port", 0)
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+        raise ValueError("`oauth.redirect_port` must be a port number (0: any free one)")
+    return port
+
+
+def _exchange(ex: Any) -> Exchange | None:
+    if ex is None:
+        return None
+    known = ("grant_type", "requested_token", "subject_token_type", "subject")
+    if (
+        not isinstance(ex, dict)
+        or set(ex) - set(known)
+        or any(not isinstance(ex.get(k), str) for k in known[:3])
+    ):
+        raise ValueError(f"`oauth.exchange` must be a table of strings {{{', '.join(known)}}}")
+    subject = _choice(ex, "subject", ("id_token", "access_token"))
+    return Exchange(ex["grant_type"], ex["requested_token"], ex["subject_token_type"], subject)
+
+
+def _texts(spec: dict[str, Any]) -> None:
+    for name in ("client_id", "authorize_url", "token_url"):
+        if not isinstance(spec.get(name), str) or not spec[name]:
+            raise ValueError(f"`oauth.{name}` is required (a string)")
+    for name in TEXT_FIELDS:
+        if spec.get(name) is not None and not isinstance(spec[name], str):
+            raise ValueError(f"`oauth.{name}` must be a string")
+    if not (spec.get("redirect_path") or "/").startswith("/"):
+        raise ValueError("`oauth.redirect_path` must start with /")
+
+
 def parse_settings(spec: Any) -> OAuthSettings:
     """A provider's `oauth` table, checked; ValueError says which field is wrong."""
     if not isinstance(spec, dict):
@@ -107,52 +146,20 @@ def parse_settings(spec: Any) -> OAuthSettings:
     unknown = sorted(set(spec) - set(FIELDS))
     if unknown:
         raise ValueError(f"unknown oauth field(s) {', '.join(unknown)} (known: {', '.join(FIELDS)})")
-    for name in ("client_id", "authorize_url", "token_url"):
-        if not isinstance(spec.get(name), str) or not spec[name]:
-            raise ValueError(f"`oauth.{name}` is required (a string)")
-    for name in TEXT_FIELDS:
-        if spec.get(name) is not None and not isinstance(spec[name], str):
-            raise ValueError(f"`oauth.{name}` must be a string")
-    port = spec.get("redirect_port", 0)
-    if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-        raise ValueError("`oauth.redirect_port` must be a port number (0: any free one)")
-    body = spec.get("token_body", "form")
-    if body not in ("form", "json"):
-        raise ValueError('`oauth.token_body` must be "form" or "json"')
-    state = spec.get("state", "random")
-    if state not in ("random", "verifier"):
-        raise ValueError('`oauth.state` must be "random" or "verifier"')
-    path = spec.get("redirect_path") or "/callback"
-    if not path.startswith("/"):
-        raise ValueError("`oauth.redirect_path` must start with /")
-    exchange = None
-    if spec.get("exchange") is not None:
-        ex = spec["exchange"]
-        known = ("grant_type", "requested_token", "subject_token_type", "subject")
-        if (
-            not isinstance(ex, dict)
-            or set(ex) - set(known)
-            or any(not isinstance(ex.get(k), str) for k in known[:3])
-        ):
-            raise ValueError(f"`oauth.exchange` must be a table of strings {{{', '.join(known)}}}")
-        if ex.get("subject", "id_token") not in ("id_token", "access_token"):
-            raise ValueError('`oauth.exchange.subject` must be "id_token" or "access_token"')
-        exchange = Exchange(
-            ex["grant_type"], ex["requested_token"], ex["subject_token_type"], ex.get("subject", "id_token")
-        )
+    _texts(spec)
     return OAuthSettings(
         client_id=spec["client_id"],
         authorize_url=spec["authorize_url"],
         token_url=spec["token_url"],
         scopes=spec.get("scopes") or "",
-        redirect_port=port,
-        redirect_path=path,
-        token_body=body,
-        state=state,
+        redirect_port=_port(spec),
+        redirect_path=spec.get("redirect_path") or "/callback",
+        token_body=_choice(spec, "token_body", ("form", "json")),
+        state=_choice(spec, "state", ("random", "verifier")),
         authorize_params=_strings(spec.get("authorize_params") or {}, "authorize_params"),
         request_headers=_strings(spec.get("request_headers") or {}, "request_headers"),
         identity_prompt=spec.get("identity_prompt"),
-        exchange=exchange,
+        exchange=_exchange(spec.get("exchange")),
     )
 
 
