@@ -174,6 +174,29 @@ async def test_uji_provider_list_and_remove(app: App) -> None:
     assert (got["removed"], got["again"], got["left"]) == (True, False, False)
 
 
+async def test_a_builtin_provider_nobody_asked_for_is_removed_and_merged_like_the_others(app: App) -> None:
+    # The catalog makes a built-in provider when it is first asked for; removing or
+    # merging into one before that behaves as if it had been made at start.
+    got = await lua(
+        app,
+        """
+        local removed, again = uji.provider.remove("groq"), uji.provider.remove("groq")
+        uji.provider.add({ id = "cerebras", name = "Cerebras here" })
+        local ids, cerebras = {}, nil
+        for _, p in ipairs(uji.provider.list()) do
+          ids[#ids + 1] = p.id
+          if p.id == "cerebras" then cerebras = p end
+        end
+        return { removed = removed, again = again, ids = ids, name = cerebras.name,
+          models = #cerebras.models, url = cerebras.base_url }
+        """,
+    )
+    assert (got["removed"], got["again"]) == (True, False)
+    assert "groq" not in got["ids"] and {"openai", "anthropic", "cerebras"} <= set(got["ids"])
+    assert got["name"] == "Cerebras here"
+    assert got["models"] > 0 and got["url"].startswith("https://")
+
+
 async def test_builtin_wires_are_known(app: App) -> None:
     assert await lua(app, "return uji.wire.list()") == ["anthropic", "gemini", "openai-chat", "responses"]
     from uji.wires.anthropic import AnthropicWire

@@ -20,6 +20,7 @@ from uji.record import Record, Struct, field, record_fields
 from uji.wires.base import EFFORTS
 
 if TYPE_CHECKING:
+    from uji.providers.builtin import ProviderSpec
     from uji.providers.oauth import OAuthSettings
     from uji.wires.base import Usage, Wire
 
@@ -431,14 +432,19 @@ class Catalog:
         from uji.providers.builtin import BUILTIN
 
         self._providers: dict[str, Provider] = {}
-        for spec in BUILTIN:
-            self.add(dict(spec), builtin=True)
+        # A built-in provider is checked and made when first asked for: a run uses one or
+        # two of them, and making them all (their hundreds of models) is 2 % of a turn.
+        self._builtin: dict[str, ProviderSpec] = {spec["id"]: spec for spec in BUILTIN}
 
     def get(self, provider_id: str) -> Provider | None:
+        spec = self._builtin.pop(provider_id, None)
+        if spec is not None:
+            self.add(dict(spec), builtin=True)
         return self._providers.get(provider_id)
 
     def remove(self, provider_id: str) -> bool:
-        return self._providers.pop(provider_id, None) is not None
+        pending = self._builtin.pop(provider_id, None) is not None
+        return self._providers.pop(provider_id, None) is not None or pending
 
     def key_variables(self) -> list[str]:
         """Every `auth_env` variable of the known providers, the built-in ones always
@@ -452,7 +458,14 @@ class Catalog:
             names += list(provider.auth_env)
         return sorted(set(names))
 
+    def made(self) -> list[Provider]:
+        """The providers made so far: a built-in one nobody asked for has no models and
+        no load running."""
+        return list(self._providers.values())
+
     def list(self) -> list[Provider]:
+        for provider_id in list(self._builtin):
+            self.get(provider_id)
         return sorted(self._providers.values(), key=lambda p: p.id)
 
     def add(
@@ -469,7 +482,7 @@ class Catalog:
             raise CatalogError(f"uji.provider.add: unknown field(s) {', '.join(sorted(unknown))}")
         if "api" in spec and "wire" not in spec:
             spec = dict(spec, wire=spec["api"])
-        old = self._providers.get(pid)
+        old = self.get(pid)  # a built-in one is made first, then merged into
         if old is None:
             if loop is not None and not spec.get("base_url"):
                 spec = dict(spec, base_url="")

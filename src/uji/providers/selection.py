@@ -350,7 +350,7 @@ class ModelSelection:
         """Cancel the model lists still loading."""
         for task in list(self._background):
             task.cancel()
-        for provider in self.catalog.list():  # a models load still running
+        for provider in self.catalog.made():  # a models load still running
             if provider._task is not None and not provider._task.done():
                 provider._task.cancel()
 

@@ -5,6 +5,7 @@ each wire fills in with its own URL, headers, body and parser."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -199,16 +200,21 @@ def scrub(text: str, secrets: list[str]) -> str:
     return text
 
 
-# How servers say a prompt is larger than their context, each with the prompt's tokens
-# (`n`) and the context's (`m`) where it names them. llama.cpp's server (its error JSON
-# carries both numbers), llama-cpp-python's, vLLM's and OpenAI's, LM Studio's, Anthropic's.
-OVERFLOW_NUMBERS = (
-    re.compile(r'"n_prompt_tokens"\s*:\s*(?P<n>\d+).*?"n_ctx"\s*:\s*(?P<m>\d+)', re.S),
-    re.compile(r"Requested tokens \((?P<n>\d+)\) exceed context window of (?P<m>\d+)"),
-    re.compile(r"maximum context length is (?P<m>\d+) tokens\. However, you requested (?P<n>\d+) tokens"),
-    re.compile(r"keep the first (?P<n>\d+) tokens .*? context length of only (?P<m>\d+) tokens", re.S),
-    re.compile(r"prompt is too long: (?P<n>\d+) tokens > (?P<m>\d+) maximum"),
-)
+@functools.cache
+def overflow_numbers() -> tuple[re.Pattern[str], ...]:
+    """How servers say a prompt is larger than their context, each with the prompt's
+    tokens (`n`) and the context's (`m`) where it names them. llama.cpp's server (its
+    error JSON carries both numbers), llama-cpp-python's, vLLM's and OpenAI's, LM
+    Studio's, Anthropic's. Compiled with the first failure (0.6 % of a turn otherwise)."""
+    return (
+        re.compile(r'"n_prompt_tokens"\s*:\s*(?P<n>\d+).*?"n_ctx"\s*:\s*(?P<m>\d+)', re.S),
+        re.compile(r"Requested tokens \((?P<n>\d+)\) exceed context window of (?P<m>\d+)"),
+        re.compile(r"maximum context length is (?P<m>\d+) tokens\. However, you requested (?P<n>\d+) tokens"),
+        re.compile(r"keep the first (?P<n>\d+) tokens .*? context length of only (?P<m>\d+) tokens", re.S),
+        re.compile(r"prompt is too long: (?P<n>\d+) tokens > (?P<m>\d+) maximum"),
+    )
+
+
 OVERFLOW_WORDS = ("exceed_context_size", "exceeds the available context size", "context_length_exceeded")
 
 
@@ -217,7 +223,7 @@ def context_overflow(failure: Failure) -> Failure | None:
     the server gave them; None when it is about something else. Not retried: the same
     prompt would not fit the next time either."""
     text = failure.message
-    for pattern in OVERFLOW_NUMBERS:
+    for pattern in overflow_numbers():
         found = pattern.search(text)
         if found:
             n, m = int(found["n"]), int(found["m"])
