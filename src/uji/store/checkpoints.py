@@ -372,6 +372,13 @@ class Checkpoints:
         drop: list[bytes] = []
         root = os.fsencode(self.root)
         for name in changed:
+            link = self._link_on_the_way(root, name)
+            if link is not None:
+                # A folder became a link: its files are gone from the work tree (git will
+                # not add a path beyond a link), and the link is new.
+                drop.append(name)
+                add.append(link)
+                continue
             try:
                 st = os.lstat(os.path.join(root, name))
             except OSError:
@@ -388,10 +395,19 @@ class Checkpoints:
             )  # fmt: skip
         if drop:
             self._git(
-                "rm", "--cached", "-q", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul",
+                "rm", "--cached", "-f", "-q", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul",
                 stdin=b"\0".join(drop), check=False,
             )  # fmt: skip
         return self._git("write-tree").decode().strip()
+
+    @staticmethod
+    def _link_on_the_way(root: bytes, name: bytes) -> bytes | None:
+        """The first folder of `name` (relative) that is a symlink, or None."""
+        parts = name.split(b"/")[:-1]
+        for i in range(len(parts)):
+            if os.path.islink(os.path.join(root, *parts[: i + 1])):
+                return b"/".join(parts[: i + 1])
+        return None
 
     def _commit(self, tree: str, meta: dict[str, Any]) -> str:
         """A commit of `tree` whose message is `meta` as JSON, written as a loose object
@@ -652,9 +668,27 @@ class Checkpoints:
         """Write and delete what `plan` says, then record the result as what uji left."""
         with self._locked():
             root = self.root
+            full_paths = {
+                path: self._safe(path) for path in [*plan.delete, *plan.write]
+            }  # all, before any change
+            # Deletes first: a file the turn replaced by a folder is written back only
+            # after the folder's files are gone, and a folder replaced by a file is made
+            # again only after the file is.
+            for path in plan.delete:
+                full = full_paths[path]
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                    os.unlink(full)
+                parent = os.path.dirname(full)
+                while parent != root and parent.startswith(root + os.sep):
+                    try:
+                        os.rmdir(parent)  # only when the turn left it empty
+                    except OSError:
+                        break
+                    parent = os.path.dirname(parent)
             blobs = self._blobs([sha for _, sha in plan.write.values()])
             for path, (mode, sha) in plan.write.items():
-                full = self._safe(path)
+                full = full_paths[path]
+                self._no_link_out(path, os.path.dirname(full))
                 os.makedirs(os.path.dirname(full), exist_ok=True)
                 if os.path.isdir(full) and not os.path.islink(full):
                     shutil.rmtree(full)
@@ -669,18 +703,16 @@ class Checkpoints:
                         f.write(data)
                     os.chmod(tmp, 0o755 if mode == "100755" else 0o644)
                 os.replace(tmp, full)
-            for path in plan.delete:
-                full = self._safe(path)
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(full)
-                parent = os.path.dirname(full)
-                while parent != root and parent.startswith(root + os.sep):
-                    try:
-                        os.rmdir(parent)  # only when the turn left it empty
-                    except OSError:
-                        break
-                    parent = os.path.dirname(parent)
-            self._write_ref("refs/uji/last", self._snapshot())
+            self._write_ref("refs/uji/last", self._snapshot(list(plan.write)))
+
+    def _no_link_out(self, path: str, folder: str) -> None:
+        """Refuse to write `path` when its nearest existing folder is a link out of the
+        project (the turn replaced a folder by one): the write would land outside."""
+        while not os.path.lexists(folder):
+            folder = os.path.dirname(folder)
+        real = os.path.realpath(folder)
+        if real != self.root and self.relative(real) is None:
+            raise CheckpointError(f"refusing to restore {path!r}: a link on its way leaves the project")
 
     def drop_turns(self, session: str, since: int) -> None:
         """Forget the session's checkpoints of turns `since` and later (the conversation
