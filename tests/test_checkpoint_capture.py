@@ -181,3 +181,26 @@ def test_a_write_through_a_link_leading_out_of_the_project_is_refused(tmp_path: 
             cps.restore(Plan(seq=1, write={path: blob}), "s")
     assert list(elsewhere.iterdir()) == []
     assert (work / "a.txt").read_text() == "changed\n"
+
+
+def test_a_rewind_past_two_turns_puts_back_what_the_later_turn_captured(tmp_path: Path) -> None:
+    # Rewinding to before turn 1 also undoes turn 2: an ignored file turn 2 first wrote
+    # comes back as turn 2 found it (turn 1's checkpoint never had it), and a file turn 2
+    # created goes.
+    cps, work = store(tmp_path)
+    cps.begin("s", 1)
+    cps.capture(str(work / "a.txt"))
+    (work / "a.txt").write_text("turn 1\n")
+    cps.end()
+    cps.begin("s", 2)
+    cps.capture(str(work / "ignored.log"))
+    (work / "ignored.log").write_text("turn 2\n")
+    cps.capture(str(work / "new.txt"))
+    (work / "new.txt").write_text("turn 2\n")
+    cps.end()
+    plan = cps.plan("s", 1)
+    assert sorted(plan.write) == ["a.txt", "ignored.log"] and plan.delete == ["new.txt"]
+    rewind(cps, "s", 1)
+    assert (work / "a.txt").read_text() == "one\n"
+    assert (work / "ignored.log").read_text() == "keep\n"
+    assert not (work / "new.txt").exists()

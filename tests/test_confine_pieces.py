@@ -75,6 +75,21 @@ def test_a_fifo_is_opened_without_hanging_and_read_as_a_file(tmp_path: Path) -> 
     try:
         os.write(writer, b"data")
         with sandbox.open_read("pipe") as f:
-            assert f.read(4) == b"data"  # blocking again: the read waited for the bytes
+            # Blocking again once open: a later read waits for a writer's bytes instead of
+            # coming back empty-handed (None) while the writer is still at work.
+            assert os.get_blocking(f.fileno())
+            assert f.read(4) == b"data"
     finally:
         os.close(writer)
+
+
+def test_without_proc_the_place_a_walk_reached_is_resolved_by_name(tmp_path: Path) -> None:
+    # The guard is told the real path a walk reached, read from /proc/self/fd; where that
+    # cannot be read (no /proc, as in some containers) it falls back to the path's name.
+    from uji.tools.confine import _reached
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "alias").symlink_to("real")
+    closed = os.open(tmp_path, os.O_RDONLY)
+    os.close(closed)  # /proc/self/fd/<closed> cannot be read
+    assert _reached(closed, "f.txt", str(tmp_path / "alias" / "f.txt")) == str(tmp_path / "real" / "f.txt")

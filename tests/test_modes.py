@@ -103,3 +103,32 @@ def test_an_unknown_mode_is_a_clear_error(home: Home) -> None:
     home.fake.script(text("ok"))
     run = home.run("hi")
     assert any("no mode 'nope'" in n and "ask, accept_edits, plan" in n for n in run.notices), run.notices
+
+
+def test_a_modes_own_rule_matches_every_spelling_of_a_path(home: Home) -> None:
+    # A mode's rule is matched against the same forms of a path as the rules as written:
+    # as given, absolute, and through a symlink. A model cannot step round it by spelling.
+    (home.work / "secrets").mkdir()
+    (home.work / "alias").symlink_to("secrets")
+    home.init(
+        'uji.tool.policy({ write_file = { default = "allow" } })\n'
+        'uji.mode.add("guard", { write_file = { deny = { "secrets/*" } } })\n'
+        'uji.mode.set("guard")\n'
+    )
+    spellings = [
+        "secrets/a.txt",
+        "./secrets/../secrets/b.txt",
+        str(home.work / "secrets" / "c.txt"),
+        "alias/d.txt",
+        "open.txt",
+    ]
+    home.fake.script(
+        tool_calls(*(call("write_file", {"path": p, "content": "x"}) for p in spellings)), text("ok")
+    )
+    run = home.run("write")
+    assert [(c["by"], c["decision"], c.get("rule")) for c in run.calls] == [
+        *[("policy", "deny", "guard")] * 4,
+        ("policy", "allow", None),
+    ], run.calls
+    assert sorted(p.name for p in (home.work / "secrets").iterdir()) == []
+    assert (home.work / "open.txt").read_text() == "x"

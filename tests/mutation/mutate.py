@@ -215,7 +215,7 @@ WIDE = (  # in-process unit tests first: with -x in one process, most mutants di
     " tests/test_remembered.py tests/test_remembered_file.py tests/test_secrets.py tests/test_shell_parse.py tests/test_confine.py"
     " tests/test_gate_decide.py tests/test_gate_layers.py tests/test_gate_paths.py tests/test_gate_commands.py"
     " tests/test_gate_expansions.py tests/test_gate_hooks.py tests/test_gate_write_flags.py"
-    " tests/test_gate_redirects.py tests/test_compaction.py tests/test_rewind.py tests/test_sandbox.py"
+    " tests/test_gate_redirects.py tests/test_compaction.py tests/test_checkpoint_capture.py tests/test_rewind.py tests/test_sandbox.py"
 )
 RENAMED = {"src/uji/tools/paths.py": "src/uji/tools/path_forms.py"}
 

@@ -676,7 +676,7 @@ class Checkpoints:
             # again only after the file is.
             for path in plan.delete:
                 full = full_paths[path]
-                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                with contextlib.suppress(FileNotFoundError):
                     os.unlink(full)
                 parent = os.path.dirname(full)
                 while parent != root and parent.startswith(root + os.sep):
