@@ -107,3 +107,27 @@ def test_a_subject_is_written_as_a_lua_string_that_reads_back_the_same() -> None
 
     assert lua_string('a\r\x1f\x7f~"\\\n\tz é') == '"a\\013\\031\\127~\\"\\\\\\n\\tz é"'
     assert lua_string(" !") == '" !"'
+
+
+def test_forgetting_a_saved_rule_removes_its_line_or_says_it_could_not(tmp_path: Path) -> None:
+    path = tmp_path / "rules.lua"
+    rules = RememberedRules()
+    remember(rules, str(path), "run_command", "make", ALWAYS)
+    remember(rules, str(path), "run_command", "make test", ALWAYS)
+    make, make_test = rules.rules
+    # rules.lua cannot be rewritten (its temp file's name is taken by a folder): the rule
+    # is forgotten for now, the file is left whole, and the user is told.
+    blocker = tmp_path / f"rules.lua.{os.getpid()}.tmp"
+    blocker.mkdir()
+    said = forget(rules, str(path), make)
+    assert said.startswith(f"forgot `make` for now, but could not edit {path} (")
+    assert rules.rules == [make_test]
+    assert path.read_text() == RULES_HEADER + rule_line("run_command", "make") + rule_line(
+        "run_command", "make test"
+    )
+    blocker.rmdir()
+    assert forget(rules, str(path), make_test) == (
+        f"forgot `make test` for run_command; its line is gone from {path}"
+    )
+    assert path.read_text() == RULES_HEADER + rule_line("run_command", "make")
+    assert rules.rules == []
