@@ -123,12 +123,19 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 class Recorder:
     """A loopback pass-through to the real server that keeps each request's JSON body.
-    Responses are streamed back unchanged as they arrive."""
+    Responses are streamed back unchanged as they arrive.
+
+    `force_first_tool`: the test's own hand on the server, not uji's request: the first
+    chat request reaches the server naming that tool as its `tool_choice`, so the tiny
+    model (which seldom calls a tool of its own accord) answers with a real tool call,
+    sampled under the server's grammar for the tool's parameters. `bodies` keeps what uji
+    sent, unchanged."""
 
     def __init__(self, upstream: str) -> None:
         host_port = upstream.split("//", 1)[1].split("/", 1)[0]
         up_host, up_port = host_port.rsplit(":", 1)
         self.bodies: list[dict[str, Any]] = []
+        self.force_first_tool: str | None = None
         recorder = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -139,13 +146,22 @@ class Recorder:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with contextlib.suppress(ValueError):
                     recorder.bodies.append(json.loads(body))
+                    if recorder.force_first_tool and len(recorder.bodies) == 1:
+                        steered = dict(recorder.bodies[0])
+                        steered["tool_choice"] = {
+                            "type": "function",
+                            "function": {"name": recorder.force_first_tool},
+                        }
+                        body = json.dumps(steered).encode()
                 self._forward(body)
 
             def _forward(self, body: bytes) -> None:
                 conn = http.client.HTTPConnection(up_host, int(up_port), timeout=TURN_SECONDS)
                 try:
                     headers = {
-                        k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")
+                        k: v
+                        for k, v in self.headers.items()
+                        if k.lower() not in ("host", "connection", "content-length")
                     }
                     conn.request(self.command, self.path, body=body or None, headers=headers)
                     resp = conn.getresponse()
@@ -256,3 +272,29 @@ def test_a_turn_with_tools_offered_completes(home: Home, recorder: Recorder) -> 
     assert len(recorder.bodies) >= 2
     sent = [m for m in recorder.bodies[-1]["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in sent] == [r["tool_call_id"] for r in results]
+
+
+def test_a_tool_call_from_the_real_server_runs_end_to_end(home: Home, recorder: Recorder) -> None:
+    # The server streams a real tool call (its own framing of `tool_calls` deltas); uji
+    # parses it, runs the tool, sends the result back under the call's id, and the turn
+    # ends with the model's answer.
+    (home.work / "notes.txt").write_text("The password is swordfish.\n")
+    recorder.force_first_tool = "read_file"
+    run = timed_run(home, "What is in notes.txt? Use the read_file tool.", "--tools", "read_file")
+    assert_completed(run)
+    first = recorder.bodies[0]
+    assert first["tool_choice"] == "auto" and [t["function"]["name"] for t in first["tools"]] == ["read_file"]
+    call = run.calls[0]
+    assert call["name"] == "read_file" and call["decision"] == "allow", run.calls
+    print(f"the model called read_file with {call.get('args')!r}")
+    [result, *_] = run.tool_results()
+    # The next request carries the call as the server sent it and uji's result for it.
+    second = recorder.bodies[1]["messages"]
+    assistant = next(m for m in second if m["role"] == "assistant" and m.get("tool_calls"))
+    [sent_call] = assistant["tool_calls"]
+    assert sent_call["function"]["name"] == "read_file"
+    assert isinstance(json.loads(sent_call["function"]["arguments"]), dict)
+    [tool_message] = [m for m in second if m["role"] == "tool"]
+    assert tool_message["tool_call_id"] == sent_call["id"] == result["tool_call_id"]
+    assert tool_message["content"] == result["content"]
+    assert recorder.bodies[1]["tool_choice"] == "auto"  # only the test steered the first

@@ -175,6 +175,7 @@ def test_check_compat_takes_each_documented_option() -> None:
         "tool_choice": False,
         "reasoning_field": "reasoning",
         "effort": "reasoning",
+        "content_null": False,
     }
     assert set(given) == set(COMPAT_OPTIONS)
     assert check_compat(given) == given
@@ -189,6 +190,7 @@ def test_check_compat_takes_each_documented_option() -> None:
         stream_options=False,
         tool_choice=False,
         reasoning_field="reasoning",
+        content_null=False,
     )
 
 
@@ -196,7 +198,10 @@ def test_check_compat_takes_each_documented_option() -> None:
     ("compat", "message"),
     [
         ("yes", "`compat` must be a table of openai-chat options"),
-        ({"bogus": True}, "unknown compat option 'bogus' (known: bridge_tool_images, cache_key, effort,"),
+        (
+            {"bogus": True},
+            "unknown compat option 'bogus' (known: bridge_tool_images, cache_key, content_null, effort,",
+        ),
         ({"cache_key": "yes"}, "compat option 'cache_key' must be true or false, got 'yes'"),
         ({"max_tokens_field": True}, "compat option 'max_tokens_field' must be a field name, or false"),
         ({"reasoning_field": 1}, "compat option 'reasoning_field' must be a field name"),
@@ -243,6 +248,43 @@ def test_compat_options_from_lua_shape_the_request(home: Home, fake: FakeOpenAI)
     assert "stream_options" not in first
     [tool] = [m for m in second["messages"] if m["role"] == "tool"]
     assert tool["name"] == "read_file"
+
+
+@pytest.mark.parametrize(("compat", "content"), [("", ""), ("compat = { content_null = true },", None)])
+def test_a_tool_calls_only_message_goes_to_a_local_server_with_empty_content(
+    home: Home, fake: FakeOpenAI, compat: str, content: str | None
+) -> None:
+    # llama-cpp-python's server answers 500 to `content: null` (seen against the real one,
+    # tests/test_realserver.py): a server on a loopback or LAN address gets "".
+    (home.work / "a.txt").write_text("alpha\n")
+    fake.script(openai_server.tool_call("read_file", {"path": "a.txt"}), openai_server.text("ok"))
+    home.init(
+        f"""
+        uji.provider.add({{ id = "c", name = "C", api = "openai-chat", base_url = "{fake.base_url}", {compat}
+          models = {{ {{ id = "m" }} }} }})
+        uji.model.use({{ provider = "c", model = "m" }})
+        """,
+        provider=False,
+    )
+    home.run("read a.txt", check=True)
+    _, second = (r.body for r in fake.turn_requests)
+    [assistant] = [m for m in second["messages"] if m["role"] == "assistant"]
+    assert assistant["content"] == content and assistant["tool_calls"][0]["function"]["name"] == "read_file"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "null"),
+    [
+        ("http://127.0.0.1:8080/v1", False),
+        ("http://localhost:11434/v1", False),
+        ("http://192.168.1.20:1234/v1", False),
+        ("https://api.openai.com/v1", True),
+        ("https://openrouter.ai/api/v1", True),
+        ("https://llm.example.com/v1", True),
+    ],
+)
+def test_hosted_servers_get_the_null_content_of_the_api_reference(base_url: str, null: bool) -> None:
+    assert dialect_for(base_url).content_null is null
 
 
 def test_merging_a_provider_keeps_compat_unless_given(home: Home, fake: FakeOpenAI) -> None:

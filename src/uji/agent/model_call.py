@@ -139,7 +139,7 @@ def first_line(text: str) -> str:
 def refused_locally(failure: Failure, request: WireRequest, hint: str | None) -> Failure | None:
     """A connection to a loopback or LAN address that nothing accepts: retrying will not
     help, so it fails at once, naming the URL with a hint. None for anything else."""
-    from uji.providers.discovery import is_local
+    from uji.wires.common import is_local
 
     url = str(request.provider.get("base_url") or "")
     if failure.kind != "http" or failure.status is not None or not is_local(url):

@@ -122,7 +122,7 @@ class ModelRequests:
         provider = models.provider()
         if provider is None:
             return False
-        from uji.providers.discovery import is_local
+        from uji.wires.common import is_local
 
         return is_local(models.base_url(provider) or "")
 
@@ -130,7 +130,7 @@ class ModelRequests:
     async def one_stream_at_a_time(self, request: WireRequest) -> AsyncIterator[None]:
         """Around each attempt of a model call (not its retries' waits): to a local
         server, one at a time (see `_slot`)."""
-        from uji.providers.discovery import is_local
+        from uji.wires.common import is_local
 
         if not is_local(str(request.provider.get("base_url") or "")):
             yield

@@ -10,10 +10,8 @@ endpoint says a model's context window, so discovered models carry no limits.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 from typing import TYPE_CHECKING, Any, TypedDict
-from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from uji.wires.http import Http
@@ -21,7 +19,6 @@ if TYPE_CHECKING:
 TIMEOUT = 5.0  # seconds for one listing; a refused local connection fails at once
 MAX_BODY = 4 * 1024 * 1024
 MAX_MODELS = 1000
-LAN = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
 
 
 class DiscoveryError(Exception):
@@ -32,19 +29,6 @@ def server_root(base_url: str) -> str:
     """`http://host:port/v1` → `http://host:port`."""
     base = base_url.rstrip("/")
     return base[: -len("/v1")] if base.endswith("/v1") else base
-
-
-def is_local(url: str) -> bool:
-    """Loopback or a private LAN address: 127/8, ::1, 10/8, 172.16/12, 192.168/16,
-    localhost, *.local."""
-    host = (urlsplit(url).hostname or "").lower().rstrip(".")
-    if host == "localhost" or host.endswith((".localhost", ".local")):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or any(address in net for net in LAN)
 
 
 async def get_json(

@@ -364,3 +364,20 @@ class SSEWire:
                 raise
         assert parser is not None
         return parser.answer()
+
+
+def is_local(url: str) -> bool:
+    """Loopback or a private LAN address: 127/8, ::1, 10/8, 172.16/12, 192.168/16,
+    localhost, *.local."""
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    import ipaddress  # not on the start-up path
+
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or any(
+        address in ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
+    )

@@ -43,6 +43,7 @@ from .common import (
     as_int,
     drain_into,
     finish_answer,
+    is_local,
     left_out_note,
     plan_images,
     reencode_arguments,
@@ -98,6 +99,10 @@ class Dialect(Record):
     # thinking mode with tools refuses an assistant message without `reasoning_content`).
     # Every assistant message then has it: its own reasoning, or "" when it had none.
     reasoning_field: str | None = None
+    # An assistant message of tool calls alone says `content: null`, as the API reference
+    # has it. llama-cpp-python's server refuses null (500, "Input should be a valid
+    # string") and takes "": local servers get "" by default (`dialect_for`).
+    content_null: bool = True
 
 
 # What `compat` may set, and the type each option takes (`None`: a string, or false).
@@ -112,6 +117,7 @@ COMPAT_OPTIONS: dict[str, str] = {
     "stream_options": "true or false",
     "tool_choice": "true or false",
     "reasoning_field": "a field name (reasoning_content, reasoning), or false",
+    "content_null": "true or false",
 }
 
 
@@ -159,7 +165,10 @@ def host_of(base_url: str) -> str:
 
 def dialect_for(base_url: str, compat: Any = None) -> Dialect:
     host = host_of(base_url)
-    dialect = next((d for h, d in DIALECTS.items() if host == h or host.endswith("." + h)), Dialect())
+    dialect = next(
+        (d for h, d in DIALECTS.items() if host == h or host.endswith("." + h)),
+        Dialect(content_null=not is_local(base_url)),
+    )
     if isinstance(compat, Mapping):
         known = {name: kind in ("bool", bool) for name, kind in record_types(Dialect).items()}
         # Lua configs say `max_tokens_field = false` to omit the limit.
@@ -248,6 +257,7 @@ def build_body(
             bridge=dialect.bridge_tool_images,
             reasoning_field=dialect.reasoning_field,
             shape=shape,
+            content_null=dialect.content_null,
         ),
         "stream": True,
     }
@@ -316,6 +326,7 @@ def build_messages(
     bridge: bool = False,
     reasoning_field: str | None = None,
     shape: Shape | None = None,
+    content_null: bool = True,
 ) -> list[dict[str, object]]:
     """Stored messages → Chat messages, images placed and budgeted (internals §4).
     `images=False` (a text-only model) leaves every image out with a note; with a
@@ -332,7 +343,7 @@ def build_messages(
             built = user_message(m, kept, left_out)
         elif m["type"] == "assistant" and (m.get("text") or m.get("tool_calls")):
             # One that only thought (cut off at the output limit) has nothing to send.
-            built = assistant_message(m, reasoning_field)
+            built = assistant_message(m, reasoning_field, content_null)
         elif m["type"] == "tool":
             built = tool_message(m, left_out, tool_result_name)
             tool_images += [_image_part(img) for img in kept]
@@ -357,10 +368,12 @@ def user_message(m: UserItem, kept: list[Image], left_out: str) -> dict[str, obj
     return {"role": "user", "content": parts + [_image_part(img) for img in kept]}
 
 
-def assistant_message(m: AssistantItem, reasoning_field: str | None = None) -> dict[str, object]:
+def assistant_message(
+    m: AssistantItem, reasoning_field: str | None = None, content_null: bool = True
+) -> dict[str, object]:
     # Reasoning goes back only in the dialect's field: Chat Completions has none for it
     # that every compatible server accepts.
-    msg: dict[str, object] = {"role": "assistant", "content": m.get("text") or None}
+    msg: dict[str, object] = {"role": "assistant", "content": m.get("text") or (None if content_null else "")}
     if reasoning_field:
         reasoning = m.get("reasoning")
         msg[reasoning_field] = reasoning if isinstance(reasoning, str) else ""
