@@ -239,6 +239,28 @@ async def test_keys_typed_as_a_question_appears_do_not_answer_it(tmp_path: Path,
         assert tool_answer["role"] == "tool" and not tool_answer["content"].startswith("denied")
 
 
+async def test_a_number_typed_while_held_picks_though_it_is_read_after_the_hold_ends(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    # On a busy machine a key can be read after the question took the keyboard back; it is
+    # judged as of when it was typed: a number typed while the question was held picks
+    # that answer, as a number always does (it went to the composer as a "1" once).
+    fake.script(tool_call("run_command", {"command": "touch ran.txt"}), text("Done."))
+    app = make_app(tmp_path, fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        panel = await asked(pilot, app)
+        stamped(app, " why", panel.shown_at + 0.05)
+        await until(pilot, lambda: app.composer.text.endswith("why"))
+        held_until = panel.quiet_until
+        await until(pilot, lambda: panel.armed() and not panel.held)  # the hold ended
+        assert panel.choice == 0
+        stamped(app, "2", held_until - 0.1)  # typed while it was held, read only now
+        await until(pilot, lambda: panel.choice == 1)
+        assert app.composer.text.endswith("why")  # picked, not typed
+        assert not (tmp_path / "work" / "ran.txt").exists()  # Enter takes it, not the number
+
+
 async def test_allow_for_the_session_remembers_the_part_not_the_line(
     tmp_path: Path, fake: FakeOpenAI
 ) -> None:

@@ -225,7 +225,9 @@ class ItoView(KeyRouter, Widget):
             event.stop()
 
     def on_click(self, event: events.Click) -> None:
-        painted = self._ito_painted
+        # A redraw may have dropped the last layout before this click arrived (a busy
+        # machine paints late): the taps are those of the tree now shown.
+        painted = self.painted(self.size.width) if self.size.width else self._ito_painted
         if painted is None:
             return
         for tap in reversed(painted.taps):  # the innermost first
