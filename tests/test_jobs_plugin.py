@@ -346,11 +346,9 @@ def test_configure_raises_on_bad_values(home: Home) -> None:
 def test_job_output_is_bounded_and_read_in_parts(home: Home) -> None:
     pidfile = home.work / "job.pid"
     home.init(SETUP)
-    # 12 MB of numbered lines, more than the log keeps (8 MB), then a last line.
-    write = (
-        f"{sys.executable} -c 'import sys\nfor i in range(1, 1200001): sys.stdout.write(\"%09d\\n\" % i)'"
-        "; echo last"
-    )
+    # 12 MB of numbered lines, more than the log keeps (8 MB), then a last line (awk writes
+    # them in 0.15 s of CPU; a Python loop of writes took 1.5 s).
+    write = "awk 'BEGIN { for (i = 1; i <= 1200000; i++) printf \"%09d\\n\", i }'; echo last"
     wait_done = f"for i in $(seq 1200); do kill -0 $(cat {pidfile}) 2>/dev/null || break; sleep 0.05; done"
     home.fake.script(
         tool_call("run_command", {"command": f"echo $$ > {pidfile}; {write}", "run_in_background": True}),
