@@ -7,9 +7,10 @@ child per run. The child is a real, separate process: its own pid, stdin/stdout/
 (pipes the test made, passed over a Unix socket), environment, working directory and exit
 status; it runs uji's `__main__` as `python -m uji` would and exits the normal way.
 
-Each run forks twice (zygote → waiter → uji), so no process here ever has a thread, and
-the waiter reports the exit status (as `subprocess` would give it) on a socket of the run's
-own. A run whose environment would change how Python itself starts (any `PYTHON*` variable
+Each run is a child of the zygote, which has no thread: it waits for its children's exits
+(a pidfd each, beside its sockets) and reports each one's status (as `subprocess` would give
+it) on a socket of the run's own. (Each run once forked twice, zygote → waiter → uji: a
+fork and an exit of the zygote's ~85 MB cost ~10 ms of the kernel's time, per run.) A run whose environment would change how Python itself starts (any `PYTHON*` variable
 but the ones the zygote started with), or that is measured by coverage, goes through
 `subprocess` instead, as does everything when the zygote can't start.
 
@@ -105,38 +106,77 @@ def serve(control: socket.socket) -> None:
 
     gc.collect()
     gc.freeze()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # waiters are reaped by the kernel
     try:
         control.sendall(b"ready\n")
     except OSError:
         return _unlisten(listener)  # the test worker went away before it needed a run
+    # The runs in progress, by a descriptor of each child that becomes readable when it
+    # exits (pidfd): its pid and the socket its exit status goes to (None for an MCP
+    # server's waiter, only reaped).
+    children: dict[int, tuple[int, socket.socket | None]] = {}
     with selectors.DefaultSelector() as sel:
         sel.register(control, selectors.EVENT_READ)
         if listener is not None:
             sel.register(listener, selectors.EVENT_READ)
         while True:
             for key, _ in sel.select():
+                if isinstance(key.fileobj, int):
+                    _ended(key.fileobj, children, sel)
+                    continue
                 if key.fileobj is control:
                     header, fds = _receive(control)
                     if header is None:
                         return _unlisten(listener)  # the test worker went away
-                    reply = None
+                    reply = socket.socket(fileno=fds.pop())
+                    launch = None
                 else:
                     assert listener is not None
-                    header, fds, reply = _accept(listener)
+                    header, fds, launch = _accept(listener)
                     if header is None:
                         continue
-                if os.fork() == 0:
-                    control.close()
-                    if listener is not None:
-                        listener.close()
-                    if reply is None:
-                        _waiter(header, fds)  # never returns
-                    _launch_waiter(header, fds, reply)  # never returns
+                    reply = None
+                pid = os.fork()
+                if pid == 0:
+                    # Only this run's descriptors: a run's reply socket held by another
+                    # process would keep its test waiting for that process to end too.
+                    for sock in (control, listener, *(r for _, r in children.values())):
+                        if sock is not None:
+                            sock.close()
+                    for pidfd in children:
+                        os.close(pidfd)
+                    if launch is not None:
+                        _launch_waiter(header, fds, launch)  # never returns
+                    assert reply is not None
+                    reply.close()
+                    _child(header, *fds)  # never returns
                 for fd in fds:
                     os.close(fd)
+                if launch is not None:
+                    launch.close()
                 if reply is not None:
-                    reply.close()
+                    try:
+                        reply.sendall(f"pid {pid}\n".encode())
+                    except OSError:
+                        pass
+                pidfd = os.pidfd_open(pid)
+                children[pidfd] = (pid, reply)
+                sel.register(pidfd, selectors.EVENT_READ)
+
+
+def _ended(
+    pidfd: int, children: dict[int, tuple[int, socket.socket | None]], sel: selectors.BaseSelector
+) -> None:
+    """A child exited: reap it, and tell its test how it ended (as `subprocess` gives it)."""
+    sel.unregister(pidfd)
+    os.close(pidfd)
+    pid, reply = children.pop(pidfd)
+    _, status = os.waitpid(pid, 0)
+    if reply is not None:
+        try:
+            reply.sendall(f"exit {os.waitstatus_to_exitcode(status)}\n".encode())
+        except OSError:
+            pass
+        reply.close()
 
 
 def _listen() -> socket.socket | None:
@@ -184,22 +224,6 @@ def _receive(control: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
     if not data:
         return None, []
     return json.loads(data), list(fds)
-
-
-def _waiter(header: dict[str, Any], fds: list[int]) -> NoReturn:
-    stdin, stdout, stderr, reply_fd = fds
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    reply = socket.socket(fileno=reply_fd)
-    pid = os.fork()
-    if pid == 0:
-        reply.close()
-        _child(header, stdin, stdout, stderr)
-    for fd in (stdin, stdout, stderr):
-        os.close(fd)
-    reply.sendall(f"pid {pid}\n".encode())
-    _, status = os.waitpid(pid, 0)
-    reply.sendall(f"exit {os.waitstatus_to_exitcode(status)}\n".encode())
-    os._exit(0)
 
 
 def _child(header: dict[str, Any], stdin: int, stdout: int, stderr: int) -> NoReturn:
@@ -345,7 +369,7 @@ def _exit_as(code: int) -> NoReturn:
 def _ancestors_zygote() -> socket.socket | None:
     """A connection to the zygote of the nearest parent process that is a test worker."""
     pid = os.getppid()
-    for _ in range(16):  # a worker, uji, a waiter, a zygote, Node, ...
+    for _ in range(16):  # a worker, a zygote, uji, Node, ...
         if pid <= 1:
             return None
         path = LAUNCHES / f"{pid}.sock"
