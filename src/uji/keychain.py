@@ -6,9 +6,6 @@ it as an argument (it has no other way)."""
 
 from __future__ import annotations
 
-import asyncio
-import shutil
-import subprocess
 import sys
 from typing import Literal
 
@@ -46,6 +43,8 @@ def action_of(text: str) -> Action:
 
 def command(action: Action, service: str, account: str, secret: str | None) -> tuple[list[str], bytes | None]:
     """The argv of the action, and what goes to its stdin."""
+    import shutil
+
     if sys.platform == "darwin" and shutil.which("security"):
         argv = {
             "get": ["security", "find-generic-password", "-s", service, "-a", account, "-w"],
@@ -86,6 +85,8 @@ def outcome(action: Action, argv: list[str], code: int, out: bytes, err: bytes) 
 
 def run(action: Action, service: str, account: str, secret: str | None = None) -> str | bool | None:
     """The action, waited for (a credential a request needs now)."""
+    import subprocess
+
     argv, feed = command(action, service, account, secret)
     try:
         done = subprocess.run(
@@ -106,6 +107,8 @@ async def run_async(
     action: Action, service: str, account: str, secret: str | None = None
 ) -> str | bool | None:
     """The action, on the event loop (uji.keychain.*)."""
+    import asyncio
+
     argv, feed = command(action, service, account, secret)
     proc = await asyncio.create_subprocess_exec(
         *argv,

@@ -156,9 +156,10 @@ def known_secrets(key_variables: Iterable[str], auth_file: str) -> Redactor:
             found.setdefault(value, var)
     for value, label in _saved(auth_file).items():
         found.setdefault(value, label)
-    from uji import keychain
+    import sys
 
-    for value in keychain.secrets():  # credentials kept in the keychain (uji.auth.configure)
+    keychain = sys.modules.get("uji.keychain")  # loaded once a keychain was used
+    for value in keychain.secrets() if keychain is not None else ():  # uji.auth.configure's
         found.setdefault(value, "keychain credential")
     from uji import mcp_tokens as tokens
 
