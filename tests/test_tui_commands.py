@@ -7,6 +7,8 @@ import stat
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
 from tests.test_tui_support import SIZE, entries, idle, make_app, ready, send, shows, type_text, until
 from uji.tui.modals import PromptPanel, SelectPanel
@@ -207,3 +209,39 @@ async def test_compact_says_it_once(tmp_path: Path, fake: FakeOpenAI) -> None:
         await idle(pilot)
         said = [e for e in app.transcript.entries if "compacted" in str(e.data)]
         assert len(said) == 1, said
+
+
+async def test_login_offers_a_subscription_sign_in_for_a_provider_with_oauth(
+    tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/login → a provider with `oauth` → "Subscription (browser sign-in)": the browser
+    (here a thread that follows the redirects, as tests/browser.py does) comes back on
+    uji's loopback callback, and the sign-in is saved 0600 like a key."""
+    import threading
+    import urllib.request
+
+    from tests.fakes.oauth_server import FakeAuthServer
+    from uji.providers import oauth
+
+    def browse(url: str) -> None:
+        threading.Thread(target=lambda: urllib.request.urlopen(url, timeout=30).read(), daemon=True).start()
+
+    monkeypatch.setattr(oauth, "open_browser", browse)
+    with FakeAuthServer() as server:
+        lua = f"""
+        uji.provider.add({{ id = "sub", name = "Sub", api = "openai-chat", base_url = "{fake.base_url}",
+          models = {{ "m" }}, oauth = {{ client_id = "c", authorize_url = "{server.url}/authorize",
+          token_url = "{server.url}/token" }} }})
+        """
+        app = make_app(tmp_path, fake, lua)
+        auth_file = tmp_path / "data" / "auth.toml"
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await send(pilot, "/login sub")
+            await shows(pilot, "Sign in to Sub")
+            await choose(pilot, app, "Subscription")
+            await shows(pilot, "signed in to Sub")
+            entry = tomllib.loads(auth_file.read_text())["sub"]
+            assert entry["type"] == "oauth" and entry["access"] in server.access
+            assert stat.S_IMODE(os.stat(auth_file).st_mode) == 0o600
+            await shows(pilot, "now using sub/m")
