@@ -45,6 +45,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # in this process are uji's, and at the default threshold (700) its young collections
     # were about 15 % of a TUI test file's CPU.
     gc.set_threshold(GC_YOUNG)
+    # With test workers: one zygote for them all, started here, before the workers start
+    # (they find it in the environment they inherit).
+    if not hasattr(config, "workerinput") and _has_workers(config):
+        ZYGOTE.share()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -54,9 +58,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    # In each process that runs tests: an xdist worker, or pytest without workers.
-    if hasattr(session.config, "workerinput") or not getattr(session.config.option, "numprocesses", None):
-        ZYGOTE.spawn()
+    if not hasattr(session.config, "workerinput") and not _has_workers(session.config):
+        ZYGOTE.spawn()  # pytest without workers (with them, see pytest_configure)
+
+
+def _has_workers(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

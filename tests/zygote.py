@@ -2,21 +2,24 @@
 
 Most tests run `python -m uji ...` as a subprocess, and most of each run's time is the
 interpreter starting and importing uji (about 0.1 s, more on a loaded machine). The
-zygote is a Python process, one per test worker, that imported uji once and then forks a
-child per run. The child is a real, separate process: its own pid, stdin/stdout/stderr
-(pipes the test made, passed over a Unix socket), environment, working directory and exit
-status; it runs uji's `__main__` as `python -m uji` would and exits the normal way.
+zygote is a Python process, one per pytest run, that imported uji once and then forks a
+child per run: pytest's controlling process starts it, and each test worker connects to
+it (one zygote loads uji once, where one per worker loaded it in each). The child is a
+real, separate process: its own pid, stdin/stdout/stderr (pipes the test made, passed over
+a Unix socket), environment, working directory and exit status; it runs uji's `__main__`
+as `python -m uji` would and exits the normal way.
 
 Each run is a child of the zygote, which has no thread: it waits for its children's exits
-(a pidfd each, beside its sockets) and reports each one's status (as `subprocess` would give
-it) on a socket of the run's own. (Each run once forked twice, zygote → waiter → uji: a
-fork and an exit of the zygote's ~85 MB cost ~10 ms of the kernel's time, per run.) A run whose environment would change how Python itself starts (any `PYTHON*` variable
-but the ones the zygote started with), or that is measured by coverage, goes through
-`subprocess` instead, as does everything when the zygote can't start.
+(a pidfd each, beside its sockets) and reports each one's status (as `subprocess` would
+give it) on a socket of the run's own. (Each run once forked twice, zygote → waiter →
+uji: a fork and an exit of the zygote's ~85 MB cost ~10 ms of the kernel's time, per
+run.) A run whose environment would change how Python itself starts (any `PYTHON*`
+variable but the ones the zygote started with), or that is measured by coverage, goes
+through `subprocess` instead, as does everything when the zygote can't start.
 
 The zygote also starts the MCP test server (tests/mcp_server.py), which costs more than a
 second of CPU at each start for the SDK's types: started as `python tests/mcp_server.py
-ARGS` (by uji, or by a test), it asks the zygote of the test worker it runs under (found
+ARGS` (by uji, or by a test), it asks the zygote of the pytest it runs under (found
 through its parent processes) to fork the server with its stdio, arguments, working
 directory and environment, then exits as the server exits, passing on the signals it gets
 (see `launch`). Where there is no such zygote (a tmux session's uji, `./test --cov`) it
@@ -67,9 +70,17 @@ LAZY = (
 )
 # What the MCP test server imports before it serves (loaded for the servers the zygote starts).
 SERVER_SIDE = ("mcp.server.mcpserver", "uvicorn")
-# Where a zygote listens for MCP test servers to start: one socket per test worker, named
-# by the worker's pid.
+# Where a zygote listens for test workers and MCP test servers: a socket named by the pid of
+# the pytest process that started it.
 LAUNCHES = Path(tempfile.gettempdir()) / "uji-test-mcp"
+# A test worker's way to the zygote its pytest started (the path of its socket).
+SHARED_ENV = "UJI_TEST_ZYGOTE"
+
+
+def listening_at(pid: int) -> Path:
+    return LAUNCHES / f"{pid}.sock"
+
+
 # Not loaded: the screen (no run through the zygote opens one), and tools for developers.
 UNUSED = ("uji.tui", "uji.devtools", "uji.__main__")
 
@@ -98,7 +109,10 @@ def warm() -> None:
 
 
 def serve(control: socket.socket) -> None:
-    listener = _listen()  # before loading: a server that asks meanwhile waits in its backlog
+    """Fork runs for the process that started this one (on `control`, which ends the zygote
+    when it closes) and for its test workers (each connected on the listener, see
+    `Zygote.connect`), and MCP test servers for every process under it."""
+    listener = _listen()  # before loading: a worker or server that asks meanwhile waits in its backlog
     warm()
     # What the zygote holds is shared with every child: the children's collector leaves it be
     # instead of scanning (and so copying) it on each collection.
@@ -109,7 +123,8 @@ def serve(control: socket.socket) -> None:
     try:
         control.sendall(b"ready\n")
     except OSError:
-        return _unlisten(listener)  # the test worker went away before it needed a run
+        return _unlisten(listener)  # the tests went away before they needed a run
+    controls = {control}  # where runs are asked for: the starting process's, each worker's
     # The runs in progress, by a descriptor of each child that becomes readable when it
     # exits (pidfd): its pid and the socket its exit status goes to (None for an MCP
     # server's waiter, only reaped).
@@ -123,23 +138,39 @@ def serve(control: socket.socket) -> None:
                 if isinstance(key.fileobj, int):
                     _ended(key.fileobj, children, sel)
                     continue
-                if key.fileobj is control:
-                    header, fds = _receive(control)
+                launch = reply = None
+                if key.fileobj in controls:
+                    asker = key.fileobj
+                    assert isinstance(asker, socket.socket)
+                    header, fds = _receive(asker)
                     if header is None:
-                        return _unlisten(listener)  # the test worker went away
+                        if asker is control:
+                            return _unlisten(listener)  # the tests are over
+                        sel.unregister(asker)  # a worker is done
+                        controls.discard(asker)
+                        asker.close()
+                        continue
                     reply = socket.socket(fileno=fds.pop())
-                    launch = None
                 else:
                     assert listener is not None
                     header, fds, launch = _accept(listener)
                     if header is None:
                         continue
-                    reply = None
+                    if header.get("worker"):  # a test worker's channel for its runs
+                        assert launch is not None
+                        try:
+                            launch.sendall(b"ready\n")
+                        except OSError:
+                            launch.close()
+                            continue
+                        controls.add(launch)
+                        sel.register(launch, selectors.EVENT_READ)
+                        continue
                 pid = os.fork()
                 if pid == 0:
                     # Only this run's descriptors: a run's reply socket held by another
                     # process would keep its test waiting for that process to end too.
-                    for sock in (control, listener, *(r for _, r in children.values())):
+                    for sock in (listener, *controls, *(r for _, r in children.values())):
                         if sock is not None:
                             sock.close()
                     for pidfd in children:
@@ -180,11 +211,12 @@ def _ended(
 
 
 def _listen() -> socket.socket | None:
-    """The socket MCP test servers started under this zygote's worker ask it on."""
-    path = LAUNCHES / f"{os.getppid()}.sock"
+    """The socket test workers and MCP test servers started under the process that started
+    this zygote ask it on."""
+    path = listening_at(os.getppid())
     try:
         LAUNCHES.mkdir(exist_ok=True)
-        path.unlink(missing_ok=True)  # a socket left by an earlier worker with this pid
+        path.unlink(missing_ok=True)  # a socket left by an earlier pytest with this pid
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(str(path))
         listener.listen(64)
@@ -207,7 +239,7 @@ def _accept(listener: socket.socket) -> tuple[dict[str, Any] | None, list[int], 
         header, fds = _receive(conn)
     except OSError:
         return None, [], None
-    if header is None or len(fds) != 3:
+    if header is None or len(fds) != (0 if header.get("worker") else 3):
         for fd in fds:
             os.close(fd)
         conn.close()
@@ -219,7 +251,7 @@ def _accept(listener: socket.socket) -> tuple[dict[str, Any] | None, list[int], 
 def _receive(control: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
     try:
         data, fds, _flags, _addr = socket.recv_fds(control, 1 << 20, 4)
-    except ConnectionResetError:  # the worker left without reading "ready": it ran nothing here
+    except ConnectionResetError:  # gone without reading "ready": it ran nothing here
         return None, []
     if not data:
         return None, []
@@ -308,7 +340,7 @@ def _server_child(header: dict[str, Any], stdin: int, stdout: int, stderr: int) 
 
 
 def launch(script: str) -> None:
-    """In a process started as `python SCRIPT ARGS`: have the zygote of the test worker this
+    """In a process started as `python SCRIPT ARGS`: have the zygote of the pytest this
     process runs under run SCRIPT's main() in a child with this process's stdio, arguments,
     working directory and environment; then exit as it exits, passing on the signals this
     process gets. Returns (having done nothing) when no zygote answers."""
@@ -367,12 +399,12 @@ def _exit_as(code: int) -> NoReturn:
 
 
 def _ancestors_zygote() -> socket.socket | None:
-    """A connection to the zygote of the nearest parent process that is a test worker."""
+    """A connection to the zygote of the nearest parent process that started one (pytest)."""
     pid = os.getppid()
-    for _ in range(16):  # a worker, a zygote, uji, Node, ...
+    for _ in range(16):  # a zygote, uji, Node, a worker, pytest, ...
         if pid <= 1:
             return None
-        path = LAUNCHES / f"{pid}.sock"
+        path = listening_at(pid)
         if path.exists():
             conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
@@ -421,9 +453,39 @@ class Zygote:
         theirs.close()
         self._pending = ours
 
+    def share(self) -> None:
+        """In pytest's controlling process, which runs no test: start the zygote its test
+        workers share (they find it in SHARED_ENV); one zygote loads uji once, not one per
+        worker (each ~2 s of CPU)."""
+        self.spawn()
+        if self._proc is not None:
+            os.environ[SHARED_ENV] = str(listening_at(os.getpid()))
+
+    def _connect(self, path: str) -> socket.socket | None:
+        """A test worker's channel to the zygote its pytest started, once it is ready."""
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.settimeout(60)
+        try:
+            # It listens before it loads uji: a connection waits in its backlog meanwhile.
+            conn.connect(path)
+            conn.sendall(json.dumps({"worker": os.getpid()}).encode())
+            ready = conn.recv(16)
+        except OSError:
+            ready = b""
+        if ready != b"ready\n":
+            conn.close()
+            return None
+        conn.settimeout(None)
+        return conn
+
     def _start(self) -> socket.socket | None:
         """The control socket of a zygote ready to fork; None when it could not start."""
         if self._control is not None or self._failed:
+            return self._control
+        shared = os.environ.get(SHARED_ENV)
+        if shared and self._proc is None and self._pending is None:
+            self._control = self._connect(shared)
+            self._failed = self._control is None
             return self._control
         self.spawn()
         ours = self._pending
