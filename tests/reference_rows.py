@@ -297,7 +297,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("plugins", "subagent agent files (agents/*.md, .uji/agents)", M, P),
     ("plugins", "subagent chain", M, P),
     ("plugins", "/agent and /subagents", M, P),
-    ("plugins", "workflow", M, H, "/workflows lists runs and agents; no open, edit or stop from it"),
+    ("plugins", "workflow", M, P),
     ("plugins", "mcp servers, /mcp", P, P),
     ("plugins", "telescope (/find, live grep, history)", M, P),
     ("plugins", "websearch (web_search, web_fetch)", M, P),

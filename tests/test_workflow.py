@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import Home
-from tests.fakes.openai_server import text, tool_call
+from tests.fakes.openai_server import drip, text, tool_call
 from tests.test_subagent import Routed, _tool_answers
 
 pytestmark = pytest.mark.timeout(120)
@@ -115,3 +116,56 @@ def test_saved_workflows_run_by_name_and_from_the_commands_and_resume_reuses_ans
     assert again.rc == 0, again.stderr
     assert _tool_answers(fake.marked("PARENT")[-1])[-1].split("\n", 1)[1].startswith("hi again")
     assert len(fake.marked("CHILD-A")) == asked  # no agent ran again
+
+
+async def test_workflows_on_the_screen_stops_a_run_opens_an_agents_session_and_edits_it(
+    tmp_path: Path, fake: Routed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reference §5 workflow: /workflows shows the runs and their details, opens an agent's
+    session, edits the saved workflow and stops a run."""
+    from tests.test_tui_support import SIZE, make_app, ready, send, shows, type_text, until
+
+    record = tmp_path / "editor.txt"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f'#!/bin/sh\necho "$@" >> {record}\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("UJI_EDITOR", str(editor))
+    fake.route("PARENT", tool_call("workflow", {"name": "two"}), text("parent done"))
+    fake.route("CHILD-A", text("alpha answer"))
+    fake.route("CHILD-B", drip(0.2))  # keep-alives, no answer: it runs until stopped
+    app = make_app(
+        tmp_path, fake, SETUP.replace('workflow").setup{}', 'workflow").setup{ policy = "allow" }')
+    )
+    saved = tmp_path / "config" / "workflows" / "two.lua"
+    saved.parent.mkdir()
+    saved.write_text(
+        'meta = { name = "two" }\n'
+        'local a = agent("CHILD-A quick", { label = "quick" })\n'
+        'local b, err = agent("CHILD-B slow", { label = "slow" })\n'
+        'return a:match("^[^\\n]*") .. " / " .. tostring(b or err)\n'
+    )
+
+    async def choose(what: str) -> None:
+        await send(pilot, "/workflows")
+        await shows(pilot, "Workflow runs")
+        await pilot.press("enter")  # the newest run
+        await shows(pilot, what)
+        await type_text(pilot, what)  # the actions filter as typed
+        await pilot.press("enter")
+
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "PARENT: run two")
+        await until(pilot, lambda: fake.marked("CHILD-B"), what="the slow agent to start")
+        await choose("stop this run")
+        await shows(pilot, "stopped")
+        await shows(pilot, "parent done")
+        answer = _tool_answers(fake.marked("PARENT")[1])[0]
+        assert answer.startswith("workflow wf_") and " stopped:\nalpha answer / the subagent failed" in answer
+        await choose("open quick's session")
+        screen = await shows(pilot, "> CHILD-A quick")
+        assert "alpha answer" in screen
+        await pilot.press("escape")
+        await choose("edit")
+        await until(pilot, lambda: record.exists(), what="the editor to run")
+        assert record.read_text().strip() == str(saved)

@@ -27,7 +27,9 @@
 --
 -- /workflow                lists the saved workflows
 -- /workflow <name> [args]  runs one (args: JSON, or else a string)
--- /workflows               the runs and their agents
+-- /workflows               the runs and their agents; on the screen, pick a run to see
+--                          its details, open an agent's session, edit the saved workflow
+--                          (in UJI_EDITOR, VISUAL or EDITOR) or stop it while it runs
 --
 -- The approval shows the whole script (policy "ask" by default). Copy this file to
 -- ~/.config/uji/lua/ and change it as you like.
@@ -198,6 +200,10 @@ local function execute(run, source, args, ctx)
     local key = uji.json.encode({ prompt, o.agent or "", o.model or "", o.effort or "", o.tools or {}, o.cwd or "" })
     local record = { label = o.label or first_line(prompt, 50), phase = o.phase or phase, status = "queued" }
     run.agents[#run.agents + 1] = record
+    if run.status == "stopped" then
+      record.status = "stopped"
+      return nil, "the workflow was stopped"
+    end
     if cached[key] then
       record.status, record.answer, record.cached = "done", cached[key], true
       run.cache[key] = cached[key]
@@ -283,7 +289,7 @@ local function start_run(source, args, ctx, resume, name)
   runs[#runs + 1] = run
   while #runs > KEEP do table.remove(runs, 1) end
   local result, err = execute(run, source, args, ctx)
-  run.status = result and "done" or (run.status == "stopped" and "stopped" or "failed")
+  run.status = run.status == "stopped" and "stopped" or (result and "done" or "failed")
   run.result, run.error = result, err
   save_runs()
   return run, result, err
@@ -313,6 +319,16 @@ function M.details(id)
   end
   return { id = run.id, name = run.name, status = run.status, result = run.result, error = run.error,
     log = run.log, agents = agents, time = run.time }
+end
+
+-- workflow.stop(id): stops a running run's agents; the script's agent() calls answer
+-- nil, "the workflow was stopped" from then on. Whether it was running.
+function M.stop(id)
+  local run = find_run(id)
+  if not run or run.status ~= "running" then return false end
+  run.status = "stopped"
+  for _, stop in ipairs(run.stops) do stop() end
+  return true
 end
 
 function M.runs()
@@ -347,18 +363,85 @@ local function workflow_command(text, opts)
   uji.notify("workflow " .. run.id .. (result and ": " .. result or " failed: " .. tostring(err)))
 end
 
+local function run_lines(r)
+  local lines = { r.id .. "  " .. (r.name or "workflow") .. "  " .. r.status .. "  " .. r.agents .. " agents" }
+  for _, a in ipairs(M.details(r.id).agents) do
+    lines[#lines + 1] = "  " .. (a.phase and a.phase .. " · " or "") .. a.label .. ": " .. a.status
+      .. (a.session and "  " .. a.session or "")
+  end
+  return lines
+end
+
+local function quote(text) return "'" .. text:gsub("'", "'\\''") .. "'" end
+
+local function editor()
+  for _, var in ipairs({ "UJI_EDITOR", "VISUAL", "EDITOR" }) do
+    local value = uji.os.env(var)
+    if value then return value end
+  end
+  return "vi"
+end
+
+-- An agent's session, read in a box: what it was asked and what it answered.
+local function open_session(agent)
+  local ito = require("ito")
+  local rows = {}
+  for _, m in ipairs(uji.session.messages({ session = agent.session })) do
+    if (m.type == "user" or m.type == "assistant") and m.text and m.text ~= "" then
+      rows[#rows + 1] = ito.Text((m.type == "user" and "> " or "") .. m.text)
+    end
+  end
+  if #rows == 0 then rows[1] = ito.Text("(nothing in this session yet)") end
+  uji.ui.overlay(ito.ScrollView(rows):follow_end():title(agent.label .. "  " .. agent.session):border("rounded"))
+end
+
+-- What can be done with one run, on the screen.
+local function run_actions(r)
+  local details = M.details(r.id)
+  local actions = { { label = "details", go = function()
+    local lines = run_lines(r)
+    for _, line in ipairs(details.log) do lines[#lines + 1] = "  log: " .. line end
+    if details.result then lines[#lines + 1] = "  result: " .. details.result end
+    if details.error then lines[#lines + 1] = "  error: " .. details.error end
+    uji.notify(table.concat(lines, "\n"))
+  end } }
+  if details.status == "running" then
+    actions[#actions + 1] = { label = "stop this run", go = function()
+      uji.notify("workflow " .. r.id .. (M.stop(r.id) and " stopped" or " was not running"))
+    end }
+  end
+  for _, a in ipairs(details.agents) do
+    if a.session then
+      actions[#actions + 1] = { label = "open " .. a.label .. "'s session", go = function() open_session(a) end }
+    end
+  end
+  local saved = M.saved(M.opts.scope)[r.name or ""]
+  if saved then
+    actions[#actions + 1] = { label = "edit " .. saved.path, go = function()
+      uji.ui.exec(editor() .. " " .. quote(saved.path))
+    end }
+  end
+  return actions
+end
+
 local function workflows_command()
   local listed = M.runs()
   if #listed == 0 then return uji.notify("no workflow has run yet") end
-  local lines = { "workflow runs:" }
-  for _, r in ipairs(listed) do
-    lines[#lines + 1] = "  " .. r.id .. "  " .. (r.name or "workflow") .. "  " .. r.status .. "  " .. r.agents .. " agents"
-    for _, a in ipairs(M.details(r.id).agents) do
-      lines[#lines + 1] = "    " .. (a.phase and a.phase .. " · " or "") .. a.label .. ": " .. a.status
-        .. (a.session and "  " .. a.session or "")
+  local chosen = uji.ui.size() and uji.ui.select({
+    title = "Workflow runs",
+    items = listed,
+    label = function(r) return r.id .. "  " .. (r.name or "workflow") .. "  " .. r.status .. "  " .. r.agents .. " agents" end,
+  })
+  if chosen == nil then
+    if uji.ui.size() then return end -- the picker was closed
+    local lines = { "workflow runs:" }
+    for _, r in ipairs(listed) do
+      for _, line in ipairs(run_lines(r)) do lines[#lines + 1] = "  " .. line end
     end
+    return uji.notify(table.concat(lines, "\n"))
   end
-  uji.notify(table.concat(lines, "\n"))
+  local action = uji.ui.select({ title = chosen.id, items = run_actions(chosen), label = function(a) return a.label end })
+  if action then action.go() end
 end
 
 function M.setup(opts)
@@ -412,7 +495,7 @@ function M.setup(opts)
         local run, result, err = start_run(source, args.args, ctx, args.resume, name_or_problem)
         current = run
         if result then
-          ctx.done("workflow " .. run.id .. " done:\n" .. result)
+          ctx.done("workflow " .. run.id .. " " .. (run.status == "stopped" and "stopped" or "done") .. ":\n" .. result)
         else
           ctx.done("error: workflow " .. run.id .. ": " .. tostring(err))
         end
