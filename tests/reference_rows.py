@@ -210,7 +210,13 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
         H,
         "the transcript's: UserMessage ToolCall ToolOutput Shell SystemMessage ErrorMessage Notice Thinking Queued",
     ),
-    ("ui", "older open_win/set_lines window model", M, M),
+    (
+        "ui",
+        "older open_win/set_lines window model",
+        M,
+        P,
+        "messages and input windows sit above the composer; render_message takes line lists too",
+    ),
     # §2 input
     ("input", "uji.input.get / set / append / clear", P, P),
     ("input", "uji.input.attach", M, P),

@@ -329,6 +329,7 @@ async def test_render_message_views_replace_the_entry(tmp_path: Path, fake: Fake
       if m.type == "user" then return ito.Text("YOU SAID: " .. m.text):bold() end
       if m.type == "assistant" then return ito.Text("MODEL SAID: " .. m.text):border("rounded") end
       if m.type == "notice" and m.text == "odd" then return 42 end
+      if m.type == "notice" and m.text == "old style" then return { "OLD LINE ONE", { { "OLD TWO", { bold = true } } } } end
     end)
     """
     app = make_app(tmp_path, fake, lua)
@@ -340,6 +341,9 @@ async def test_render_message_views_replace_the_entry(tmp_path: Path, fake: Fake
         assert "YOU SAID: question" in screen and "> question" not in screen
         app.show_notice("odd")
         await shows(pilot, "not an ito view; skipped")
+        app.show_notice("old style")  # the older set_lines format: a list of lines
+        screen = await shows(pilot, "OLD LINE ONE")
+        assert "OLD TWO" in screen and "old style" not in screen
 
 
 THEMED = """
@@ -493,3 +497,50 @@ async def test_replaced_views_draw_their_messages_and_a_failing_one_falls_back(
         await shows(pilot, "⎿ shell-said-hi")  # drawn as uji draws shell lines
         log = (tmp_path / "data" / "diagnostics.log").read_text()
         assert "uji.ui.Shell failed" in log and "broken view" in log
+
+
+WINDOWS = """
+local log = uji.ui.open_win({ view = "input", title = "build log", lines = { "step one" } })
+uji.command.add("more", function()
+  uji.ui.set_lines(log, { "step one", { { "step two", { bold = true } }, " ok" } })
+  uji.ui.set_title(log, "build log (2)")
+end)
+uji.command.add("pop", function()
+  local modal = uji.ui.open_win({ view = "modal", title = "popped", lines = { "in a box" }, height = 2 })
+  uji.notify("windows: " .. table.concat(uji.ui.list_wins(), ","))
+end)
+uji.command.add("shut", function()
+  uji.ui.clear(log)
+  uji.notify("closed: " .. tostring(uji.ui.close_win(log)) .. " again: " .. tostring(uji.ui.close_win(log)))
+  local ok, err = pcall(uji.ui.set_lines, log, {})
+  uji.notify("after: " .. err .. " / left " .. #uji.ui.list_wins())
+end)
+"""
+
+
+async def test_the_older_window_model_opens_updates_and_closes_windows(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    """Reference §2 uji.ui (older): open_win with a view, set_lines, clear, set_size,
+    set_title, close_win, list_wins."""
+    app = make_app(tmp_path, fake, WINDOWS)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await shows(pilot, "step one")
+        lines = screen.splitlines()
+        assert "build log" in row_of(screen, "╭")
+        assert lines.index(row_of(screen, "step one")) < lines.index(row_of(screen, "Message uji"))
+        await send(pilot, "/more")
+        screen = await shows(pilot, "step two ok")
+        assert "build log (2)" in screen
+        await send(pilot, "/pop")
+        screen = await shows(pilot, "in a box")
+        assert "popped" in screen
+        await shows(pilot, "windows: 1,2")
+        await pilot.press("escape")  # a modal window closes with Esc, and leaves the list
+        await until(pilot, lambda: "in a box" not in screen_text(app), what="the modal to close")
+        await send(pilot, "/shut")
+        screen = await shows(pilot, "closed: true again: false")
+        assert "step two" not in screen
+        await shows(pilot, "uji.ui.set_lines: no window 1 (open_win gives the ids")
+        await shows(pilot, "/ left 0")

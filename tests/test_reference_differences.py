@@ -174,14 +174,12 @@ def test_job_tools_take_id_and_jobs_configure_checks_its_keys(home: Home) -> Non
     assert any("`max` must be a whole number >= 1" in n for n in run.notices)
 
 
-def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them(home: Home) -> None:
+def test_stand_ins_are_falsy_to_feature_checks_and_name_the_call(home: Home) -> None:
     home.init(
         """
-        if uji.tty then uji.notify("has tty") else uji.notify("no tty") end
-        if uji.ui.open_win then uji.notify("has open_win") else uji.notify("no open_win") end
-        uji.notify("type: " .. type(uji.tty.open))
-        local handle = uji.tty.open({})
-        uji.ui.set_lines(1, { "x" })
+        if uji.ui.not_a_thing then uji.notify("has it") else uji.notify("no such thing") end
+        uji.notify("type: " .. type(uji.ui.not_a_thing))
+        local handle = uji.ui.not_a_thing({})
         uji.notify("handle: " .. tostring(handle))
         local ok, err = pcall(function() local t = nil; return t.field end)
         uji.notify("plain nil still raises: " .. tostring(ok) .. " " .. tostring(err))
@@ -191,14 +189,10 @@ def test_stand_ins_are_falsy_to_feature_checks_and_name_the_docs_that_added_them
     run = home.run("hi")
     assert run.rc == 0, run.stderr
     init = home.config / "init.lua"
-    assert {"no tty", "no open_win", "type: nil", "handle: nil"} <= set(run.notices)
+    assert {"no such thing", "type: nil", "handle: nil"} <= set(run.notices)
     assert (
-        f"{init}:{home.line_of('uji.tty.open({})')}: uji.tty.open is not supported yet; the call did "
-        "nothing (a name of the original uji's current docs)"
-    ) in run.notices
-    assert (
-        f"{init}:{home.line_of('uji.ui.set_lines')}: uji.ui.set_lines is not supported yet; the call did nothing "
-        "(a name of the original uji's older docs)"
+        f"{init}:{home.line_of('uji.ui.not_a_thing({})')}: uji.ui.not_a_thing is not supported yet; the call "
+        "did nothing"
     ) in run.notices
     assert any(n.startswith("plain nil still raises: false") and "attempt to index" in n for n in run.notices)
 

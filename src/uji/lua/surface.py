@@ -1613,6 +1613,20 @@ NAMESPACES: list[Namespace] = [
             ),
             fn("uji.ui.redraw", "", "Draws the ito views again (a state change does it by itself)."),
             fn(
+                "uji.ui.open_win",
+                'opts?: {view?: "messages"|"input"|"modal", title?: string, height?: integer, lines?: (string|table)[]}',
+                "The older window model: opens a window of lines and gives its id. A `modal` one is an "
+                "overlay (Esc closes it); `messages` and `input` ones sit above the composer. A line is "
+                "a string or a list of spans `{text, style}`.",
+                ret=("integer",),
+            ),
+            fn("uji.ui.set_lines", "id: integer, lines: (string|table)[]", "Replaces a window's lines."),
+            fn("uji.ui.clear", "id: integer", "Empties a window."),
+            fn("uji.ui.set_size", "id: integer, height: integer", "Sets a window's height in rows."),
+            fn("uji.ui.set_title", "id: integer, title: string", 'Sets a window\'s title ("" for none).'),
+            fn("uji.ui.close_win", "id: integer", "Closes a window; whether it was open.", ret=("boolean",)),
+            fn("uji.ui.list_wins", "", "The open windows' ids, oldest first.", ret=("integer[]",)),
+            fn(
                 "uji.ui.toggle_thinking",
                 "",
                 "Shows or hides the model's reasoning; returns whether it is shown.",

@@ -1374,6 +1374,39 @@ function uji.ui.Queued(props) end
 ---Draws the ito views again (a state change does it by itself).
 function uji.ui.redraw() end
 
+---The older window model: opens a window of lines and gives its id. A `modal` one is an overlay (Esc closes it); `messages` and `input` ones sit above the composer. A line is a string or a list of spans `{text, style}`.
+---@param opts? {view?: "messages"|"input"|"modal", title?: string, height?: integer, lines?: (string|table)[]}
+---@return integer
+function uji.ui.open_win(opts) end
+
+---Replaces a window's lines.
+---@param id integer
+---@param lines (string|table)[]
+function uji.ui.set_lines(id, lines) end
+
+---Empties a window.
+---@param id integer
+function uji.ui.clear(id) end
+
+---Sets a window's height in rows.
+---@param id integer
+---@param height integer
+function uji.ui.set_size(id, height) end
+
+---Sets a window's title ("" for none).
+---@param id integer
+---@param title string
+function uji.ui.set_title(id, title) end
+
+---Closes a window; whether it was open.
+---@param id integer
+---@return boolean
+function uji.ui.close_win(id) end
+
+---The open windows' ids, oldest first.
+---@return integer[]
+function uji.ui.list_wins() end
+
 ---Shows or hides the model's reasoning; returns whether it is shown.
 ---@return boolean
 function uji.ui.toggle_thinking() end

@@ -27,12 +27,19 @@ TYPES = {"answer": "assistant", "user": "user", "tool": "tool", "thinking": "thi
          "error": "error", "shell": "shell", "info": "info"}  # fmt: skip
 WAITING = ("pending", "running")  # a tool entry's statuses before its result
 # Called in Lua: the handler's answer as an ito root, false for a non-view, nil for none.
+# A list of lines (strings or span lists: the older `set_lines` format) is drawn as lines.
 WRAP = """
 return function(fn, payload)
   local v = fn(payload)
   if v == nil then return nil end
   local ito = require("ito")
   if ito.is_view(v) then return ito.root(v) end
+  if type(v) == "table" and getmetatable(v) == nil and #v > 0 then
+    for _, line in ipairs(v) do
+      if type(line) ~= "string" and (type(line) ~= "table" or ito.is_view(line)) then return false end
+    end
+    return ito.root(ito.Lines(v))
+  end
   return false
 end
 """

@@ -12,12 +12,8 @@
 local uji, host, lib = ...
 
 -- Where the original added the names it documents that this uji lacks: its current docs
--- (ito, toolbars, themes) or its older ones (the uji.status footer, windows).
-local ADDED = {
-  ["uji.tty"] = "current", ["uji.ui.open_win"] = "older",
-  ["uji.ui.set_lines"] = "older", ["uji.ui.clear"] = "older", ["uji.ui.set_size"] = "older",
-  ["uji.ui.set_title"] = "older", ["uji.ui.close_win"] = "older", ["uji.ui.list_wins"] = "older",
-}
+-- or its older ones. None is left; a name read that no docs have gets no such note.
+local ADDED = {}
 
 local function added(name)
   local probe = name

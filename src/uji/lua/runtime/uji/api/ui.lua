@@ -402,3 +402,109 @@ uji.ui = {
     return w, h
   end,
 }
+
+-- The older window model (before ito toolbars), kept so configs written for it run:
+-- open_win{view, title, height, lines} → id; set_lines, clear, set_size, set_title,
+-- close_win, list_wins. A "modal" window is an overlay; "messages" and "input" windows
+-- sit above the composer (ito's keyboard toolbar). A line is a string or a list of spans
+-- ({text, style} or {text = , style = }).
+local WIN_VIEWS = { messages = true, input = true, modal = true }
+local wins, win_ids, next_win = {}, {}, 0
+
+local function win_of(id, fname)
+  local w = wins[id]
+  check(w ~= nil, fname .. ": no window " .. tostring(id) .. " (open_win gives the ids; list_wins lists them)")
+  return w
+end
+
+local function lines_arg(lines, fname)
+  check(type(lines) == "table", fname .. ": `lines` must be a list of strings or span lists")
+  local out = {}
+  for i, line in ipairs(lines) do
+    check(type(line) == "string" or type(line) == "table", fname .. ": line " .. i .. " must be a string or a list of spans")
+    out[i] = line
+  end
+  return out
+end
+
+local function forget_win(id)
+  if not wins[id] then return false end
+  wins[id] = nil
+  for i, w in ipairs(win_ids) do
+    if w == id then table.remove(win_ids, i) break end
+  end
+  return true
+end
+
+local function draw_win(w)
+  local ito = require("ito")
+  local rows = {}
+  for i, line in ipairs(w.lines.value) do rows[i] = ito.Text(line) end
+  local view = ito.VStack(rows)
+  if w.height.value then view = view:height(w.height.value) end
+  if w.title.value == "" then return view end
+  -- The overlay is a box already: a modal window's title heads it.
+  if w.view == "modal" then return ito.VStack({ ito.Text(w.title.value):bold(), view }) end
+  return view:border("rounded"):title(w.title.value)
+end
+
+function uji.ui.open_win(opts)
+  local fname = "uji.ui.open_win"
+  opts = opts or {}
+  check(type(opts) == "table", fname .. " expects a table {view, title, height, lines}")
+  local view = opts.view or "messages"
+  check(WIN_VIEWS[view], fname .. ': `view` must be "messages", "input" or "modal"')
+  check(opts.title == nil or type(opts.title) == "string", fname .. ": `title` must be a string")
+  check(opts.height == nil or (type(opts.height) == "number" and opts.height > 0), fname .. ": `height` must be a number > 0")
+  local ito = require("ito")
+  next_win = next_win + 1
+  local id = next_win
+  local w = { id = id, view = view, title = ito.state(opts.title or ""), height = ito.state(opts.height),
+    lines = ito.state(lines_arg(opts.lines or {}, fname)) }
+  wins[id] = w
+  win_ids[#win_ids + 1] = id
+  local function body() return draw_win(w) end
+  if view == "modal" then
+    if uji.ui.size() then
+      w.overlay = uji.ui.overlay(body)
+      uji.task.spawn(function() -- Esc closes it: it is gone from list_wins too
+        w.overlay:wait()
+        forget_win(id)
+      end)
+    end
+  else
+    w.toolbar = uji.ui.toolbar({ ito.ToolbarItem("keyboard", body) })
+  end
+  return id
+end
+
+function uji.ui.set_lines(id, lines)
+  win_of(id, "uji.ui.set_lines").lines.value = lines_arg(lines, "uji.ui.set_lines")
+end
+
+function uji.ui.clear(id) win_of(id, "uji.ui.clear").lines.value = {} end
+
+function uji.ui.set_size(id, height)
+  check(type(height) == "number" and height > 0, "uji.ui.set_size: `height` must be a number > 0")
+  win_of(id, "uji.ui.set_size").height.value = height
+end
+
+function uji.ui.set_title(id, title)
+  check(type(title) == "string", "uji.ui.set_title: `title` must be a string")
+  win_of(id, "uji.ui.set_title").title.value = title
+end
+
+function uji.ui.close_win(id)
+  local w = wins[id]
+  if not w then return false end
+  forget_win(id)
+  if w.toolbar then w.toolbar:remove() end
+  if w.overlay then w.overlay:close() end
+  return true
+end
+
+function uji.ui.list_wins()
+  local out = {}
+  for i, id in ipairs(win_ids) do out[i] = id end
+  return mark_array(out)
+end
