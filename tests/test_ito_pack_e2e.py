@@ -39,6 +39,39 @@ function M.setup(opts)
     if chosen then clicks.value = clicks.value + 1 end
     uji.notify("picked " .. tostring(chosen))
   end)
+  -- The terminal itself (uji.tty.open): uji's screen steps aside until the screen closes.
+  uji.command.add("draw", function()
+    local screen, input = ito.open()
+    local taps = ito.state(0)
+    local dirty = false
+    local window = ito.Window(screen, function() dirty = true end)
+    local function draw()
+      window:render(function()
+        return ito.VStack({
+          ito.Text("TTY " .. screen.width .. "x" .. screen.height):bold(),
+          ito.Text("[tap me] " .. taps.value):on_tap(function() taps.value = taps.value + 1 end),
+        })
+      end)
+      screen:text(4, 5, "RAW TEXT", { foreground = "red" })
+      screen:flush()
+      dirty = false
+    end
+    draw()
+    local seen = {}
+    for event in input:events() do
+      if event.type == "key" then
+        seen[#seen + 1] = event.key
+        if event.key == "q" then break end
+      elseif event.type == "mouse" and event.action == "press" then
+        seen[#seen + 1] = "tap:" .. tostring(window:press(event.x, event.y)) .. (dirty and "+" or "")
+      elseif event.type == "paste" then
+        seen[#seen + 1] = "paste:" .. event.text
+      end
+      draw()
+    end
+    screen:close()
+    uji.notify("tty saw " .. table.concat(seen, ","))
+  end)
 end
 
 return M
@@ -76,4 +109,18 @@ def test_a_packs_ito_toolbar_and_overlay_draw_in_the_real_terminal(home: Home, t
     screen = tmux.shows("picked pear")
     assert "Which fruit?" not in screen
     tmux.shows("picks 1")
+    # uji.tty.open through ito.open: a screen of its own, painted by an ito.Window and drawn
+    # raw; its input gives keys, clicks (the on_tap under them) and pastes.
+    tmux.type("/draw")
+    tmux.keys("Enter")
+    screen = tmux.shows("TTY 120x40")
+    assert "Message uji" not in screen and "[tap me] 0" in screen
+    assert screen.splitlines()[5][4:12] == "RAW TEXT"
+    tmux.keys("a", "Up")
+    tmux.type("\x1b[<0;3;2M\x1b[<0;3;2m")  # a click on "[tap me]" (row 2, column 3), as xterm sends it
+    tmux.shows("[tap me] 1")
+    tmux.type("\x1b[200~pasted\x1b[201~")
+    tmux.keys("q")
+    screen = tmux.shows("tty saw a,Up,tap:true+,paste:pasted,q")  # the tap's state change invalidated
+    assert "TTY 120x40" not in screen and "Message uji" in screen
     quit_uji(tmux)

@@ -200,6 +200,9 @@ class App:
         api.update(proc.install(host))
         api.update(db.install(host))
         api.update(net.install(host, self.http))
+        from uji.lua.api import tty
+
+        api.update(tty.install(host, self.ui))
         return api
 
     @property

@@ -2073,6 +2073,24 @@ NAMESPACES += [
         ],
     ),
     Namespace(
+        "uji.tty",
+        "The terminal itself, for a program of its own drawn in Lua; uji's screen steps aside "
+        "until `screen:close()`. Cells are 0-based. The screen: `width`, `height`, `:text(x, y, "
+        "text, style?)`, `:spans(x, y, spans)`, `:line(y, text_or_spans)`, `:fill(x, y, w, h, char?, "
+        "style?)`, `:paint(view)` (an ito view over the screen), `:clicked(x, y)`, `:cursor(shape, x?, "
+        "y?)`, `:write(raw)`, `:flush()`, `:suspend()`, `:resume()`, `:close()`. The input: "
+        "`:read(timeout?)` and `:events()`, giving `{type = key|mouse|paste|resize|focus, ...}`.",
+        [
+            fn(
+                "uji.tty.open",
+                "",
+                "Takes the terminal (raw, on the alternate screen, mouse and paste on): its screen and "
+                "input. Raises when there is no terminal. `ito.open()` is the same.",
+                ret=("table screen", "table input"),
+            ),
+        ],
+    ),
+    Namespace(
         "uji.image",
         "Images.",
         [

@@ -448,6 +448,23 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         except SuspendNotSupported:  # no terminal to hand over (a headless test): run it unseen
             return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True).returncode
 
+    def take_terminal(self) -> Callable[[], None]:
+        """uji.tty.open: the screen stops reading keys and drawing until the function
+        returned gives the terminal back (then it draws itself again)."""
+        from textual.app import SuspendNotSupported
+
+        held = self.suspend()
+        try:
+            held.__enter__()
+        except SuspendNotSupported:  # no terminal of our own (a headless test)
+            return lambda: None
+
+        def give_back() -> None:
+            held.__exit__(None, None, None)
+            self.refresh(layout=True)
+
+        return give_back
+
     def request_quit(self) -> None:
         self.spawn(self.quit())
 

@@ -6,7 +6,7 @@ one, with the new config's keymap). No Textual imports.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from uji.notices import Notice
@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from uji.wires.base import Image
 
 if TYPE_CHECKING:
-    from uji.ui.ito import ItoSource, Theme, ToolbarEntry
+    from rich.text import Text
+
+    from uji.ui.ito import ItoSource, Node, Theme, ToolbarEntry
 
 
 class Surface(Protocol):
@@ -49,6 +51,10 @@ class Surface(Protocol):
     def request_reload(self) -> None: ...
 
     def run_suspended(self, argv: list[str]) -> int: ...
+
+    def take_terminal(self) -> Callable[[], None]: ...
+
+    def ito_colors(self) -> dict[str, str]: ...
 
     def attach_to_composer(self, image: Image) -> None: ...
 
@@ -102,6 +108,17 @@ class ScreenUi(Ui):
 
     async def run_program(self, argv: list[str]) -> int:
         return self.surface.run_suspended(argv)
+
+    def take_terminal(self) -> Callable[[], None]:
+        return self.surface.take_terminal()
+
+    def paint_ito(
+        self, tree: Node | None, width: int, height: int, source: ItoSource
+    ) -> tuple[list[Text], list[tuple[int, int, int, int, int]]] | None:
+        from uji.tui.ito.layout import paint
+
+        painted = paint(tree, width, height, source=source, colors=self.surface.ito_colors())
+        return painted.lines, [(t.x, t.y, t.width, t.height, t.handler) for t in painted.taps]
 
     async def attach_image(self, image: Image) -> str | None:
         self.surface.attach_to_composer(image)

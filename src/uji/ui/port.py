@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 from uji.notices import Notice
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from uji.restart import Restart
     from uji.ui.form import Form, FormAnswer, Value
-    from uji.ui.ito import ItoSource, Theme, ToolbarEntry
+    from uji.ui.ito import ItoSource, Node, Theme, ToolbarEntry
     from uji.ui.keys import Keymap
     from uji.wires.base import Image
 
@@ -179,6 +181,18 @@ class Ui(ABC):
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr
         )
         return await proc.wait()
+
+    def take_terminal(self) -> Callable[[], None]:
+        """uji.tty.open: the screen lets go of the terminal; the function returned gives it
+        back. With no screen there is nothing to let go of."""
+        return lambda: None
+
+    def paint_ito(
+        self, tree: Node | None, width: int, height: int, source: ItoSource
+    ) -> tuple[list[Text], list[tuple[int, int, int, int, int]]] | None:
+        """An ito tree painted in `width` x `height` cells: its lines and its taps (x, y,
+        width, height, handler); None where ito views are not drawn (no screen)."""
+        return None
 
     # ito: toolbars, overlays, redraws, the theme ------------------------------------
 

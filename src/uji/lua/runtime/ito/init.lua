@@ -18,8 +18,10 @@ local ito = {}
 
 -- Redraws ---------------------------------------------------------------------------
 -- Any change to a state a view read asks the screen to draw the roots again.
+local windows = setmetatable({}, { __mode = "k" }) -- the ito.Windows open, told too
 local function invalidate()
   if uji and uji.ui and uji.ui.redraw then uji.ui.redraw() end
+  for window in pairs(windows) do window.invalidate() end
 end
 
 -- Colours and text styles ------------------------------------------------------------
@@ -771,6 +773,31 @@ function Root:unshown_placements()
   self.unshown = {}
   return out
 end
+
+-- Window(screen, invalidate): ito views on a screen of `ito.open()` (uji.tty.open), for a
+-- program of its own. `invalidate()` is called whenever a state a view read changes: draw
+-- again then. window:render(content) paints and flushes; window:press(x, y) runs the
+-- on_tap under the cell (true if one did); key, wheel, drag and release answer whether
+-- the window used the event (this one leaves them to the caller: false).
+local WindowMT = {}
+WindowMT.__index = WindowMT
+function ito.Window(screen, invalidate_fn)
+  assert(type(screen) == "table" and screen.paint, "ito.Window expects a screen of ito.open()")
+  local window = setmetatable({ screen = screen, invalidate = invalidate_fn or function() end }, WindowMT)
+  windows[window] = true
+  return window
+end
+function WindowMT:render(content)
+  if content ~= nil then self.content = content end
+  self.screen:paint(self.content)
+  self.screen:flush()
+end
+function WindowMT:press(x, y) return self.screen:clicked(x, y) end
+function WindowMT:release() return false end
+function WindowMT:drag() return false end
+function WindowMT:wheel() return false end
+function WindowMT:key() return false end
+function WindowMT:close() windows[self] = nil end
 
 -- ito.open(): the terminal itself (uji.tty.open).
 function ito.open(...)
