@@ -3,7 +3,10 @@ Ctrl+C twice fires before_quit and exits cleanly."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+
+from textual import events
 
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
 from tests.test_tui_support import SIZE, entries, idle, make_app, ready, send, shows, type_text, until
@@ -75,10 +78,29 @@ async def test_ctrl_c_fires_before_quit_and_exits(tmp_path: Path, fake: FakeOpen
         await ready(pilot)
         await send(pilot, "wait")
         await until(pilot, lambda: any(e.get("status") == "running" for e in entries(app, "tool")))
-        await pilot.press("ctrl+c")  # stops the turn, "again to quit"
-        await pilot.press("ctrl+c")
+        # Two presses typed at once (read by the terminal together): the first stops the
+        # turn and says "again to quit", the second quits however late it is handled.
+        for _ in range(2):
+            app.post_message(events.Key("ctrl+c", None))
         # The quit runs before_quit and stops the command first: wait for its exit code
         # (Textual's `_exit_renderables` is a list, never None: that wait ended at once).
         await until(pilot, lambda: app.return_code is not None, 20, "the app to exit")
     assert app.return_code == 0
     assert marker.read_text() == "bye"
+
+
+async def test_a_second_ctrl_c_counts_from_when_it_was_typed(tmp_path: Path, fake: FakeOpenAI) -> None:
+    # Typed 0.1 s after the first but handled seconds later (a busy machine): it quits.
+    app = make_app(tmp_path, fake, "")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        first = events.Key("ctrl+c", None)
+        app.post_message(first)
+        await until(pilot, lambda: app.leaving.armed is not None, what='"again to quit"')
+        loop = asyncio.get_running_loop()
+        await until(pilot, lambda: loop.time() > first.time + 3, what="the quit window to pass")
+        second = events.Key("ctrl+c", None)
+        second.time = first.time + 0.1
+        app.post_message(second)
+        await until(pilot, lambda: app.return_code is not None, what="the app to exit")
+    assert app.return_code == 0

@@ -108,6 +108,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quitting = False
         self.last_typed = float("-inf")  # when a key last went to the composer (the question guard)
+        self.key_time: float | None = None  # when the key being handled was read (None: not a key)
         # The screen's pieces, each with one job (they reach the widgets below through
         # `screen_view.ScreenView`).
         self.draft: Draft = Draft(self)
@@ -618,6 +619,13 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
 
     def route_key(self, event: events.Key) -> bool:
         """True when the keymap took the key."""
+        self.key_time = event.time
+        try:
+            return self._route_key(event)
+        finally:
+            self.key_time = None
+
+    def _route_key(self, event: events.Key) -> bool:
         app = self.conversation.app
         if app is not None and app.ui.capture is not None:
             from uji.tui.capture import deliver

@@ -32,7 +32,9 @@ class Leaving:
         "press Ctrl+C again to quit"; quit on a second press within QUIT_WINDOW seconds.
         Ctrl+C that stopped a config looping as it loaded quits at once."""
         screen = self.screen
-        now = asyncio.get_running_loop().time()
+        # When the key was read, not when it is handled: on a busy machine the second press
+        # may be handled long after the first though typed at once.
+        now = screen.key_time if screen.key_time is not None else asyncio.get_running_loop().time()
         if self.broke_lua:
             self.broke_lua = False
             screen.spawn(screen.quit())
@@ -56,10 +58,10 @@ class Leaving:
         self.redraw()
 
     def still_armed(self, now: float) -> bool:
-        """Whether "press Ctrl+C again to quit" still holds (it lapses after QUIT_WINDOW)."""
-        if self.armed is not None and now - self.armed > QUIT_WINDOW:
-            self.armed = None
-        return self.armed is not None
+        """Whether "press Ctrl+C again to quit" still shows (it lapses after QUIT_WINDOW).
+        The time it was armed stays: a second press typed in time quits even when it is
+        handled after the words went away."""
+        return self.armed is not None and now - self.armed <= QUIT_WINDOW
 
     async def leave_worktree(self) -> tuple[Worktree, bool] | None:
         """In a worktree uji made: ask whether to keep it (the default) or remove it and its
