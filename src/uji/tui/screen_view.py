@@ -51,6 +51,9 @@ class ScreenView(CommandView, Protocol):
     @property
     def bottom_bar(self) -> Vertical: ...
 
+    # When the key being handled was read (None outside a key's handling).
+    key_time: float | None
+
     def show_notice(self, text: str) -> None: ...
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
