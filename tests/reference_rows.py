@@ -332,7 +332,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
         "Window",
         M,
         H,
-        "render, press (on_tap) and invalidate; key, wheel, drag and release are left to the caller",
+        "render, key (the focused control, Tab), press (on_tap), invalidate; no wheel, drag, SelectionHighlight",
     ),
     ("ui", "default screen layout (top bar, transcript, activity, composer, bottom bar)", H, P),
     ("ui", "seven themes and /theme with live preview", M, P),

@@ -43,6 +43,7 @@ function M.setup(opts)
   uji.command.add("draw", function()
     local screen, input = ito.open()
     local taps = ito.state(0)
+    local name = ito.state("")
     local dirty = false
     local window = ito.Window(screen, function() dirty = true end)
     local function draw()
@@ -50,6 +51,8 @@ function M.setup(opts)
         return ito.VStack({
           ito.Text("TTY " .. screen.width .. "x" .. screen.height):bold(),
           ito.Text("[tap me] " .. taps.value):on_tap(function() taps.value = taps.value + 1 end),
+          ito.TextField(name):placeholder("type here"),
+          ito.Text("NAME=" .. name.value),
         })
       end)
       screen:text(4, 5, "RAW TEXT", { foreground = "red" })
@@ -59,9 +62,13 @@ function M.setup(opts)
     draw()
     local seen = {}
     for event in input:events() do
+      assert(type(event) == "table", "an event is a table")
       if event.type == "key" then
-        seen[#seen + 1] = event.key
-        if event.key == "q" then break end
+        if event.key == "q" then
+          seen[#seen + 1] = "q"
+          break
+        end
+        seen[#seen + 1] = event.key .. (window:key(event) and "*" or "")
       elseif event.type == "mouse" and event.action == "press" then
         seen[#seen + 1] = "tap:" .. tostring(window:press(event.x, event.y)) .. (dirty and "+" or "")
       elseif event.type == "paste" then
@@ -116,11 +123,12 @@ def test_a_packs_ito_toolbar_and_overlay_draw_in_the_real_terminal(home: Home, t
     screen = tmux.shows("TTY 120x40")
     assert "Message uji" not in screen and "[tap me] 0" in screen
     assert screen.splitlines()[5][4:12] == "RAW TEXT"
-    tmux.keys("a", "Up")
+    tmux.keys("a", "b", "Up")  # letters go to the focused TextField (its state redraws)
+    tmux.shows("NAME=ab")
     tmux.type("\x1b[<0;3;2M\x1b[<0;3;2m")  # a click on "[tap me]" (row 2, column 3), as xterm sends it
     tmux.shows("[tap me] 1")
     tmux.type("\x1b[200~pasted\x1b[201~")
     tmux.keys("q")
-    screen = tmux.shows("tty saw a,Up,tap:true+,paste:pasted,q")  # the tap's state change invalidated
+    screen = tmux.shows("tty saw a*,b*,Up,tap:true+,paste:pasted,q")  # the tap's state change invalidated
     assert "TTY 120x40" not in screen and "Message uji" in screen
     quit_uji(tmux)

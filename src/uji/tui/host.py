@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from uji.notices import Notice
+from uji.record import Struct
 from uji.ui.port import Deferred, FormCheck, Preview, Query, Ui
 
 if TYPE_CHECKING:
@@ -18,9 +19,16 @@ if TYPE_CHECKING:
     from uji.wires.base import Image
 
 if TYPE_CHECKING:
-    from rich.text import Text
+    from uji.ui.ito import ItoSource, Node, Painted, Theme, ToolbarEntry
 
-    from uji.ui.ito import ItoSource, Node, Theme, ToolbarEntry
+
+class WindowPaint(Struct):
+    """A tree painted for an ito.Window (uji.ui.ito.Painted)."""
+
+    lines: list[Any]
+    taps: list[tuple[int, int, int, int, int]]
+    controls: list[Any]
+    focus: int = 0
 
 
 class Surface(Protocol):
@@ -112,13 +120,28 @@ class ScreenUi(Ui):
     def take_terminal(self) -> Callable[[], None]:
         return self.surface.take_terminal()
 
-    def paint_ito(
-        self, tree: Node | None, width: int, height: int, source: ItoSource
-    ) -> tuple[list[Text], list[tuple[int, int, int, int, int]]] | None:
+    def paint_ito(self, tree: Node | None, width: int, height: int, source: ItoSource) -> Painted | None:
         from uji.tui.ito.layout import paint
+        from uji.tui.ito.view import first_focus
 
-        painted = paint(tree, width, height, source=source, colors=self.surface.ito_colors())
-        return painted.lines, [(t.x, t.y, t.width, t.height, t.handler) for t in painted.taps]
+        focus = first_focus(tree) if tree is not None else 0
+        painted = paint(tree, width, height, source=source, focus=focus, colors=self.surface.ito_colors())
+        return WindowPaint(
+            painted.lines,
+            [(t.x, t.y, t.width, t.height, t.handler) for t in painted.taps],
+            list(painted.controls),
+            focus,
+        )
+
+    def ito_key(self, painted: Painted, key: str, character: str | None, source: ItoSource) -> bool:
+        from uji.tui.ito.controls import take_key
+
+        if key == "tab" and len(painted.controls) > 1:
+            painted.focus = (painted.focus + 1) % len(painted.controls)
+            return True
+        if not painted.controls:
+            return False
+        return take_key(painted.controls[painted.focus % len(painted.controls)], key, character, source.call)
 
     async def attach_image(self, image: Image) -> str | None:
         self.surface.attach_to_composer(image)

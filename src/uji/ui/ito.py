@@ -66,6 +66,16 @@ class ItoSource(Protocol):
         """Toolbar placements views declared that no host drew (said once each)."""
 
 
+class Painted(Protocol):
+    """An ito tree painted for a screen of uji.tty.open: its lines (Rich text), its taps
+    (x, y, width, height, handler) and its controls, the focused one by index."""
+
+    lines: list[Any]
+    taps: list[tuple[int, int, int, int, int]]
+    controls: list[Any]
+    focus: int
+
+
 class ToolbarEntry(Record):
     handle: int  # the `uji.ui.toolbar` call it came from
     placement: Placement

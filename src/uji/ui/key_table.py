@@ -33,3 +33,14 @@ def key_table(key: str, character: str | None) -> dict[str, object]:
         "alt": "alt" in mods,
         "shift": "shift" in mods,
     }
+
+
+def textual_key(event: dict[str, object]) -> str:
+    """A key table back as Textual names the key ("ctrl+a", "enter", "up", "a")."""
+    name = str(event.get("key") or "")
+    back = {v: k for k, v in NAMES.items()}
+    base = back.get(name) or (name.lower() if len(name) > 1 else name)
+    mods = [m for m in ("ctrl", "alt", "shift") if event.get(m)]
+    if base == "tab" and mods == ["shift"]:
+        return "shift+tab"
+    return "+".join([*mods, base])

@@ -17,11 +17,9 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 from uji.notices import Notice
 
 if TYPE_CHECKING:
-    from rich.text import Text
-
     from uji.restart import Restart
     from uji.ui.form import Form, FormAnswer, Value
-    from uji.ui.ito import ItoSource, Node, Theme, ToolbarEntry
+    from uji.ui.ito import ItoSource, Node, Painted, Theme, ToolbarEntry
     from uji.ui.keys import Keymap
     from uji.wires.base import Image
 
@@ -187,12 +185,15 @@ class Ui(ABC):
         back. With no screen there is nothing to let go of."""
         return lambda: None
 
-    def paint_ito(
-        self, tree: Node | None, width: int, height: int, source: ItoSource
-    ) -> tuple[list[Text], list[tuple[int, int, int, int, int]]] | None:
-        """An ito tree painted in `width` x `height` cells: its lines and its taps (x, y,
-        width, height, handler); None where ito views are not drawn (no screen)."""
+    def paint_ito(self, tree: Node | None, width: int, height: int, source: ItoSource) -> Painted | None:
+        """An ito tree painted in `width` x `height` cells: its lines, its taps and its
+        controls; None where ito views are not drawn (no screen)."""
         return None
+
+    def ito_key(self, painted: Painted, key: str, character: str | None, source: ItoSource) -> bool:
+        """A key for the focused control of a painted tree (an ito.Window's): whether it
+        used it. Tab moves the focus."""
+        return False
 
     # ito: toolbars, overlays, redraws, the theme ------------------------------------
 

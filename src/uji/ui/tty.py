@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from rich.style import Style
     from rich.text import Text
 
+    from uji.ui.ito import ItoSource, Painted
+
 ENTER = "\x1b[?1049h\x1b[?1000h\x1b[?1002h\x1b[?1006h\x1b[?2004h\x1b[?1004h\x1b[?25l"
 LEAVE = "\x1b[?1004l\x1b[?2004l\x1b[?1006l\x1b[?1002l\x1b[?1000l\x1b[?25h\x1b[0 q\x1b[?1049l"
 CURSORS = {"block": 2, "underline": 4, "bar": 6}
@@ -40,6 +42,8 @@ class Terminal:
         self.taps: list[tuple[int, int, int, int, int]] = []  # x, y, width, height, handler
         self.closed = False
         self.on_close: Callable[[], None] | None = None  # gives the terminal back to the screen
+        self.painted: Painted | None = None  # the ito tree painted last, and its root
+        self.source: ItoSource | None = None
         self.clear()
 
     # Taking the terminal and giving it back -----------------------------------------
@@ -126,12 +130,16 @@ class Terminal:
         for row in range(max(0, y), min(self.height, y + height)):
             self.text(x, row, (char or " ")[:1] * max(0, width), style)
 
-    def paint(self, lines: list[Text], taps: list[tuple[int, int, int, int, int]]) -> None:
-        """A painted ito tree over the whole screen, and where its taps are."""
+    def paint(self, painted: Painted, source: ItoSource) -> None:
+        """A painted ito tree over the whole screen: its taps and controls answer clicks
+        and keys until the next paint (the focus stays where it was)."""
         self.clear()
-        for y, line in enumerate(lines[: self.height]):
+        for y, line in enumerate(painted.lines[: self.height]):
             self.line(y, line)
-        self.taps = taps
+        self.taps = painted.taps
+        if self.painted is not None and self.painted.controls and painted.controls:
+            painted.focus = min(self.painted.focus, len(painted.controls) - 1)
+        self.painted, self.source = painted, source
 
     def clicked(self, x: int, y: int) -> int | None:
         """The handler of the innermost tap at the cell, if any."""

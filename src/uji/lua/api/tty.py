@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from uji.lua.api.fs import later
 from uji.lua.runtime import ApiError, Pending
+from uji.ui.ito import ItoError
 
 if TYPE_CHECKING:
     from rich.style import Style
@@ -113,7 +114,6 @@ class Terminals:
 
     def tty_paint(self, n: int, root: Any) -> None:
         from uji.lua.api.ito import LuaSource
-        from uji.ui.ito import ItoError
 
         t = self.term(n)
         source = LuaSource(self.host, root)
@@ -126,11 +126,25 @@ class Terminals:
             raise ApiError(
                 "uji.tty: painting an ito view needs the terminal UI (draw with text, spans, line)"
             )
-        t.paint(*painted)
+        t.paint(painted, source)
 
     def tty_clicked(self, n: int, x: int, y: int) -> int | None:
         """The handler of the tap painted at the cell: Lua fires it (api/tty.lua)."""
         return self.term(n).clicked(int(x), int(y))
+
+    def tty_key(self, n: int, key: Any) -> bool:
+        """A key event of the input for the focused control of the last paint."""
+        from uji.ui.key_table import textual_key
+
+        t = self.term(n)
+        event = self.py(key)
+        if t.painted is None or t.source is None or not isinstance(event, dict):
+            return False
+        name = textual_key(event)
+        try:
+            return self.ui.ito_key(t.painted, name, event.get("char") or None, t.source)
+        except ItoError as e:
+            raise ApiError(f"uji.tty: a control's callback failed: {e}") from None
 
     def tty_cursor(self, n: int, shape: str, x: int | None, y: int | None) -> None:
         self.term(n).cursor(str(shape), None if x is None else int(x), None if y is None else int(y))
@@ -150,8 +164,11 @@ class Terminals:
     def tty_read(self, n: int, timeout: float | None) -> Pending:
         t = self.term(n)
 
-        async def read() -> dict[str, Any] | None:
-            return await t.next_event(None if timeout is None else float(timeout))
+        async def read() -> Any:
+            event = await t.next_event(None if timeout is None else float(timeout))
+            return (
+                None if event is None else self.host.lua.convert.to_lua(event, json_null=False)
+            )  # a Lua table
 
         return later(read)
 
@@ -163,7 +180,7 @@ class Terminals:
         return True
 
 
-NAMES = ("tty_open", "tty_size", "tty_text", "tty_spans", "tty_line", "tty_fill", "tty_paint", "tty_clicked",
+NAMES = ("tty_open", "tty_size", "tty_text", "tty_spans", "tty_line", "tty_fill", "tty_paint", "tty_clicked", "tty_key",
          "tty_cursor", "tty_write", "tty_flush", "tty_suspend", "tty_resume", "tty_read", "tty_close")  # fmt: skip
 
 

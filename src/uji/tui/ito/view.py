@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from uji.tui.focus import KeyRouter
-from uji.tui.ito.layout import Control, Painted, measure, paint
+from uji.tui.ito.layout import Painted, measure, paint
 from uji.tui.modals import Modal
 from uji.ui.ito import ItoError
 
@@ -152,71 +152,14 @@ class ItoView(KeyRouter, Widget):
             return True
         if control is None:
             return False
-        if control.kind == "textfield":
-            return self._textfield_key(control.node, key, character)
-        if control.kind == "list":
-            return self._list_key(control.node, key)
-        if control.kind == "scroll":
-            return self._scroll_key(control, key)
-        return False
+        from uji.tui.ito.controls import take_key
 
-    def _scroll_key(self, control: Control, key: str) -> bool:
-        """A ScrollView's keys: a row, a page, or an end; scrolled to the end, a view that
-        follows its end follows it again."""
-        last = control.rows - control.window
-        if last <= 0 or not control.node.get("scrolled"):
-            return False
-        page = max(1, control.window - 1)
-        steps = {
-            "up": -1,
-            "down": 1,
-            "pageup": -page,
-            "pagedown": page,
-            "home": -control.rows,
-            "end": control.rows,
-        }
-        if key not in steps:
-            return False
-        top = max(0, min(last, control.top + steps[key]))
-        control.top = top
-        self.source.fire(int(control.node["scrolled"]), top, top == last)
-        return True
+        return take_key(control, key, character, self._ito_fire)
 
-    def _textfield_key(self, node: Node, key: str, character: str | None) -> bool:
-        value = str(node.get("value", ""))
-        if key == "enter":
-            if node.get("submit"):
-                self.source.fire(int(node["submit"]), value)
-                return True
-            return False
-        if key == "backspace":
-            self._ito_set_text(node, value[:-1])
-            return True
-        if key == "ctrl+u":
-            self._ito_set_text(node, "")
-            return True
-        if character and character.isprintable() and len(character) == 1 and "ctrl+" not in key:
-            self._ito_set_text(node, value + character)
-            return True
-        return False
-
-    def _list_key(self, node: Node, key: str) -> bool:
-        rows = len(node.get("rows") or [])
-        selected = int(node.get("selected") or 0)
-        if key in ("up", "down") and rows:
-            step = -1 if key == "up" else 1
-            self.source.fire(int(node["select"]), (selected - 1 + step) % rows + 1)
-            return True
-        if key == "enter" and node.get("choose") and rows:
-            self.source.fire(int(node["choose"]), selected)
-            return True
-        return False
-
-    def _ito_set_text(self, node: Node, text: str) -> None:
-        node["value"] = text  # shown at once; the state's redraw follows
-        self._ito_painted = None
+    def _ito_fire(self, handler: int, *args: Any) -> None:
+        self._ito_painted = None  # a text field's new text shows at once
         self.refresh()
-        self.source.fire(int(node["change"]), text)
+        self.source.fire(handler, *args)
 
     async def _on_key(self, event: events.Key) -> None:
         route = getattr(self.app, "route_key", None)

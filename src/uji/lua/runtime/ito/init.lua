@@ -776,9 +776,11 @@ end
 
 -- Window(screen, invalidate): ito views on a screen of `ito.open()` (uji.tty.open), for a
 -- program of its own. `invalidate()` is called whenever a state a view read changes: draw
--- again then. window:render(content) paints and flushes; window:press(x, y) runs the
--- on_tap under the cell (true if one did); key, wheel, drag and release answer whether
--- the window used the event (this one leaves them to the caller: false).
+-- again then. window:render(content) paints and flushes; window:key(event) gives an input
+-- key to the focused control (a TextField, List or ScrollView; Tab moves the focus) and
+-- draws again if it used it; window:press(x, y) runs the on_tap under the cell. Each
+-- answers whether the window used the event; wheel, drag and release are left to the
+-- caller (false).
 local WindowMT = {}
 WindowMT.__index = WindowMT
 function ito.Window(screen, invalidate_fn)
@@ -796,7 +798,12 @@ function WindowMT:press(x, y) return self.screen:clicked(x, y) end
 function WindowMT:release() return false end
 function WindowMT:drag() return false end
 function WindowMT:wheel() return false end
-function WindowMT:key() return false end
+function WindowMT:key(event)
+  if type(event) ~= "table" or event.type ~= "key" or self.screen.key == nil then return false end
+  local used = self.screen:key(event)
+  if used then self:render() end
+  return used
+end
 function WindowMT:close() windows[self] = nil end
 
 -- ito.open(): the terminal itself (uji.tty.open).

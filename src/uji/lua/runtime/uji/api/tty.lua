@@ -65,6 +65,13 @@ function Screen:clicked(x, y)
   return true
 end
 
+-- screen:key(event) → whether the focused control of the view painted last used the key
+-- (an ito.Window's key; Tab moves the focus between controls).
+function Screen:key(event)
+  check(type(event) == "table", "screen:key: `event` must be a key event of input:read()")
+  return call(host.tty_key, self.id, event)
+end
+
 -- screen:cursor(shape, x?, y?): "block", "bar", "underline" or "hidden".
 function Screen:cursor(shape, x, y)
   check(shape == "block" or shape == "bar" or shape == "underline" or shape == "hidden",
