@@ -120,9 +120,12 @@ def test_a_packs_ito_toolbar_and_overlay_draw_in_the_real_terminal(home: Home, t
     # raw; its input gives keys, clicks (the on_tap under them) and pastes.
     tmux.type("/draw")
     tmux.keys("Enter")
-    screen = tmux.shows("TTY 120x40")
+    # Two flushes: the window's paint, then the raw text; wait for both to be on screen.
+    screen = tmux.wait(
+        lambda s: "TTY 120x40" in s and len(s.splitlines()) > 5 and s.splitlines()[5][4:12] == "RAW TEXT",
+        "the tty program's screen, window and raw text",
+    )
     assert "Message uji" not in screen and "[tap me] 0" in screen
-    assert screen.splitlines()[5][4:12] == "RAW TEXT"
     tmux.keys("a", "b", "Up")  # letters go to the focused TextField (its state redraws)
     tmux.shows("NAME=ab")
     tmux.type("\x1b[<0;3;2M\x1b[<0;3;2m")  # a click on "[tap me]" (row 2, column 3), as xterm sends it
