@@ -50,7 +50,7 @@ class Leaving:
                 field.value = ""
             self.armed = None
             return
-        if self.armed is not None and now - self.armed <= QUIT_WINDOW:
+        if self.still_armed(now):
             screen.spawn(screen.quit())
             return
         screen.conversation.interrupt()
