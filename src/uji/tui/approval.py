@@ -143,7 +143,7 @@ class ApprovalPanel(KeyRouter, Modal):
         self.shown_at = get_time()
         self.asked_for = asked_for
         self.held = False  # shown while the user was typing: letters wait (see the top)
-        self.hold_ended = False  # a hold ended: the keyboard came back to the question
+        self.armed_at: float | None = None  # when a hold ended (the keyboard came back)
         # Keys typed before this time are typing, not answers; each one pushes it on.
         self.quiet_until = self.shown_at + (0.0 if asked_for else GUARD_SECONDS)
         self._view = Static("")
@@ -172,9 +172,9 @@ class ApprovalPanel(KeyRouter, Modal):
         if typed_at >= self.quiet_until:
             return "answer"
         deliberate = typed_at >= self.shown_at + GUARD_SECONDS  # not on its way before it was read
-        # Held when the key was typed: a key typed before quiet_until but read late (a busy
-        # machine) may arrive after the hold ended (which happens at quiet_until or later).
-        held = self.held or self.hold_ended
+        # Held when the key was typed: a key read late (a busy machine) may arrive after the
+        # hold ended, and is judged as of when it was typed.
+        held = self.held or (self.armed_at is not None and typed_at < self.armed_at)
         if deliberate and held and (key in MOVE_KEYS or key in NUMBER_KEYS):
             self.release(typed_at)
             return "answer" if key not in MOVE_KEYS else "moved"
@@ -205,7 +205,8 @@ class ApprovalPanel(KeyRouter, Modal):
         if left > 0:
             self.set_timer(left, self._arm)
             return
-        self.hold_ended = self.hold_ended or self.held
+        if self.held:
+            self.armed_at = get_time()
         self.held = False
         self._draw()
         if self.app.top_modal() is self:
