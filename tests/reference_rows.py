@@ -208,7 +208,9 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
         "replaceable view classes",
         M,
         H,
-        "the transcript's: UserMessage ToolCall ToolOutput Shell SystemMessage ErrorMessage Notice Thinking Queued",
+        "the transcript's and the markdown's: UserMessage ToolCall ToolOutput Shell SystemMessage ErrorMessage Notice"
+        " Thinking Queued Running Diff Partial Compaction Jump Paragraph Heading CodeBlock MathBlock TableRow Rule"
+        " Activity Flash",
     ),
     (
         "ui",

@@ -1081,6 +1081,87 @@ SHAPES: list[Shape] = [
 
 # Namespaces ----------------------------------------------------------------------
 
+# The replaceable views (reference §6, `uji.ui.<View>`): name, what it draws, its props
+# (None: a transcript message's, as render_message gets it).
+MESSAGE_PROPS = "{type: string, text: string, width: integer, name?: string, tool_calls?: table[]}"
+REPLACEABLE_VIEWS: list[tuple[str, str, str | None]] = [
+    ("UserMessage", "a user message", None),
+    ("ToolCall", "a tool call waiting for its result", None),
+    ("ToolOutput", "a tool call with its result", None),
+    ("Shell", "a `!` shell line", None),
+    ("SystemMessage", "an info message", None),
+    ("ErrorMessage", "an error", None),
+    ("Notice", "a notice", None),
+    ("Thinking", "the model's reasoning", None),
+    ("Queued", "a message queued during a turn", None),
+    (
+        "Running",
+        "a tool call while it runs (`progress`: its live lines)",
+        "{type: string, name: string, text: string, progress: string, width: integer}",
+    ),
+    (
+        "Diff",
+        "the diff a tool's result shows (`text`: a unified diff)",
+        "{type: string, text: string, name: string, path?: string, width: integer}",
+    ),
+    (
+        "Partial",
+        "the answer while it streams (`text`: the markdown so far)",
+        "{type: string, text: string, width: integer}",
+    ),
+    (
+        "Compaction",
+        "where older messages were summarised",
+        "{type: string, text: string, summary: string, width: integer}",
+    ),
+    (
+        "Job",
+        "a background job that ended (the jobs plugin's notice)",
+        "{type: string, id: integer, command: string, status: string, text: string, width: integer}",
+    ),
+    (
+        "Jump",
+        "the label under the transcript while the reader is scrolled up and more came",
+        "{type: string, count: integer, text: string, width: integer}",
+    ),
+    (
+        "Paragraph",
+        "a top-level paragraph of an answer's markdown (`text` plain, `markdown` its source)",
+        "{type: string, text: string, markdown: string, width: integer}",
+    ),
+    (
+        "Heading",
+        "a heading of an answer's markdown",
+        "{type: string, level: integer, text: string, width: integer}",
+    ),
+    (
+        "CodeBlock",
+        'a fenced or indented code block of an answer (`language` is "" when none)',
+        "{type: string, language: string, text: string, width: integer}",
+    ),
+    (
+        "MathBlock",
+        "a `$$ ... $$` block of an answer (`text`: the TeX)",
+        "{type: string, text: string, width: integer}",
+    ),
+    (
+        "TableRow",
+        "a row of a table in an answer (`header`: the first row; `widths`: each column's)",
+        "{type: string, cells: string[], header: boolean, widths: integer[], width: integer}",
+    ),
+    ("Rule", "a horizontal rule of an answer", "{type: string, width: integer}"),
+    (
+        "Activity",
+        'the activity row while a turn or a `!` command runs ("Working (3s)")',
+        "{type: string, text: string, seconds: integer, spinner: string, hint: string, width: integer}",
+    ),
+    (
+        "Flash",
+        'a short note in the activity row ("copied 2 lines")',
+        "{type: string, text: string, width: integer}",
+    ),
+]
+
 NAMESPACES: list[Namespace] = [
     Namespace(
         "uji",
@@ -1593,23 +1674,13 @@ NAMESPACES: list[Namespace] = [
             *(
                 fn(
                     f"uji.ui.{name}",
-                    "props: {type: string, text: string, width: integer, name?: string, tool_calls?: table[]}",
+                    "props: " + (props or MESSAGE_PROPS),
                     f"The view of {what}: replace it (`uji.ui.{name} = function(props) ... end`, or a "
                     "theme's `views`) to draw them your way; the default draws as uji does. One that "
                     "raises falls back to uji's drawing, logged in the diagnostics.",
                     ret=("table",),
                 )
-                for name, what in [
-                    ("UserMessage", "a user message"),
-                    ("ToolCall", "a tool call waiting for its result"),
-                    ("ToolOutput", "a tool call with its result"),
-                    ("Shell", "a `!` shell line"),
-                    ("SystemMessage", "an info message"),
-                    ("ErrorMessage", "an error"),
-                    ("Notice", "a notice"),
-                    ("Thinking", "the model's reasoning"),
-                    ("Queued", "a message queued during a turn"),
-                ]
+                for name, what, props in REPLACEABLE_VIEWS
             ),
             fn("uji.ui.redraw", "", "Draws the ito views again (a state change does it by itself)."),
             fn(

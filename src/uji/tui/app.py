@@ -18,7 +18,6 @@ from textual.app import App as TextualApp
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.driver import Driver
-from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from uji.events.stream import (
@@ -48,6 +47,7 @@ from uji.tui.draft import Draft
 from uji.tui.entry import Entry
 from uji.tui.focus import KeyRouter
 from uji.tui.footer import Activity, NewBelow, QueueView, Status, StatusBar
+from uji.tui.ito.rendering import Rendering
 from uji.tui.leaving import Leaving
 from uji.tui.mentions import MentionPopup
 from uji.tui.popups import Popups
@@ -59,7 +59,6 @@ from uji.ui.keys import Binding, Keymap
 
 if TYPE_CHECKING:
     # Questions, panels and their answers load with the first one, behind the first frame.
-    from rich.text import Text as RichText
 
     from uji.agent.approval import Answer, Question
     from uji.store.rows import Row
@@ -118,11 +117,13 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.ticker: Ticker = Ticker(self, self.leaving)
         self._spare_keymap = Keymap()  # the defaults, until the App exists
         self.transcript = Transcript(self.conversation.describe, id="transcript", classes="-hide-thinking")
-        self.transcript.custom = self._render_message
-        self.transcript.offering = self._render_hooked
+        # render_message and the replaced views (uji.ui.<View>): Lua draws what they stand for.
+        self.rendering = Rendering(self)
+        self.views = self.rendering.views
+        self.transcript.wire(self.rendering)
         self.new_below = NewBelow(id="new-below")
         self.queue_view = QueueView(id="queue")
-        self.queue_view.custom = self._render_queued
+        self.queue_view.custom = self.rendering.queued
         self.activity = Activity(id="activity")
         self.modals = Vertical(id="modals")
         self.suggestions = Suggestions(id="suggestions")
@@ -478,34 +479,6 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             "user_bg": render.USER_BG, "error": render.ERROR, "notice": render.NOTICE,
             "selected_bg": render.SELECTED_BG,
         }  # fmt: skip
-
-    def _render_hooked(self) -> bool:
-        app = self.conversation.app
-        if app is None:
-            return False
-        from uji.tui.ito.message import offered
-
-        return offered(app)
-
-    def _render_message(self, entry: Entry) -> Widget | None:
-        """The render_message hook's view for an entry, when a config has the hook."""
-        app = self.conversation.app
-        if app is None or not self._render_hooked():
-            return None
-        from uji.tui.ito.message import custom_view
-
-        return custom_view(
-            app, entry, max(10, self.transcript.size.width - 2), self.show_notice, self.ito_colors
-        )
-
-    def _render_queued(self, text: str) -> list[RichText] | None:
-        """The render_message hook's rows for a queued message (`type = "queued"`)."""
-        app = self.conversation.app
-        if app is None or not self._render_hooked():
-            return None
-        from uji.tui.ito.message import queued_rows
-
-        return queued_rows(app, text, max(10, self.size.width - 2), self.show_notice, self.ito_colors())
 
     def toolbars_changed(self, entries: list[ToolbarEntry]) -> None:
         if not entries and not self.top_bar.children and not self.bottom_bar.children:

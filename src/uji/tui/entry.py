@@ -4,13 +4,16 @@ answer's widget (`live.py`) and the transcript share it without importing each o
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import RenderableType
 from textual.widget import Widget
 
 from uji.record import Struct, field
 from uji.tui import render
+
+if TYPE_CHECKING:
+    from uji.tui.ito.replaced import Views
 
 EntryKind = Literal["user", "answer", "thinking", "tool", "shell", "notice", "error", "info"]
 
@@ -23,11 +26,16 @@ class Entry(Struct):
     widget: Widget | None = None
     live: bool = False
 
-    def renderable(self) -> RenderableType:
+    def renderable(self, views: Views | None = None) -> RenderableType:
+        """As uji draws it, with the parts a config's views replaced (`views`) drawn by them."""
         d = self.data
         if self.kind == "user":
             return render.user(d.get("text", ""))
         if self.kind == "answer":
+            if views is not None:
+                from uji.tui.ito.blocks import answer
+
+                return answer(d.get("text", ""), views, self.live)
             return render.markdown(d.get("text", ""))
         if self.kind == "thinking":
             text = d.get("text", "")
@@ -35,6 +43,10 @@ class Entry(Struct):
                 text = "\n".join(text.rstrip("\n").splitlines()[-THINKING_LIVE_LINES:])
             return render.thinking(text)
         if self.kind == "tool":
+            if views is not None:
+                from uji.tui.ito.replaced import diff_drawer
+
+                return render.tool_call(d, diff_drawer(views, d))
             return render.tool_call(d)
         if self.kind == "shell":
             return render.shell(d)

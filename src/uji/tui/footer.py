@@ -6,12 +6,16 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
 
 from uji.record import Struct
 from uji.tui import render
+
+if TYPE_CHECKING:
+    from uji.tui.ito.replaced import Props, ViewName, Views
 
 WORKING = "Working ({}s)"  # the theme's text.working
 FRAME = 0.08  # seconds a spinner frame shows (the theme's limits.spinner)
@@ -99,20 +103,42 @@ class Activity(Static):
         super().__init__("", **kw)  # type: ignore[arg-type]
         self._frame = 0
 
-    def note(self, text: str) -> None:
-        """A short hint in place of the spinner ("Press Ctrl+C again to quit")."""
-        self._show(Text(text, style=render.NOTICE))
+    def note(self, text: str, views: Views | None = None) -> None:
+        """A short hint in place of the spinner ("Press Ctrl+C again to quit"); with
+        `views`, a flash ("copied 2 lines") that a replaced Flash view draws."""
+        if views is None or not self._drawn(views, "Flash", {"type": "flash", "text": text}):
+            self._show(Text(text, style=render.NOTICE))
 
-    def tick(self, label: str | None, seconds: float, hint: str = "") -> None:
+    def tick(self, label: str | None, seconds: float, hint: str = "", views: Views | None = None) -> None:
         if label is None:
             self.display = False
             return
         self._frame = int(time.monotonic() / FRAME) % len(render.SPINNER)
-        out = Text(render.SPINNER[self._frame] + " ", style=render.CODE)
-        out.append(label.format(int(seconds)), style=render.TEXT)
+        spinner, said = render.SPINNER[self._frame], label.format(int(seconds))
+        props: Props = {
+            "type": "activity",
+            "text": said,
+            "seconds": int(seconds),
+            "spinner": spinner,
+            "hint": hint,
+        }
+        if views is not None and self._drawn(views, "Activity", props):
+            return
+        out = Text(spinner + " ", style=render.CODE)
+        out.append(said, style=render.TEXT)
         if hint:
             out.append(f"  {hint}", style=render.MUTED)
         self._show(out)
+
+    def _drawn(self, views: Views, name: ViewName, props: Props) -> bool:
+        """Whether the replaced view `name` drew the row (its first row: the row is one high)."""
+        if not views.replaced(name):
+            return False
+        rows = views.rows(name, {**props, "width": max(1, self.size.width - 2)})
+        if not rows:
+            return False
+        self._show(rows[0])
+        return True
 
     def _show(self, text: Text) -> None:
         # The spinner turns every 80 ms while a turn runs: a repaint of this one row, not
@@ -179,11 +205,22 @@ class NewBelow(Static):
         super().__init__("", **kw)  # type: ignore[arg-type]
         self._shown = -1
 
-    def show(self, unseen: int) -> None:
+    def show(self, unseen: int, views: Views | None = None) -> None:
         if unseen == self._shown:
             return
         self._shown = unseen
         self.display = unseen > 0
         if unseen:
             what = "1 new entry" if unseen == 1 else f"{unseen} new entries"
-            self.update(Text(f"↓ {what} below · PageDown to read on", style=f"bold {render.NOTICE}"))
+            text = f"↓ {what} below · PageDown to read on"
+            if views is not None and views.replaced("Jump"):
+                rows = views.rows(
+                    "Jump", {"type": "jump", "count": unseen, "text": text, "width": self._width()}
+                )
+                if rows:
+                    self.update(rows[0])
+                    return
+            self.update(Text(text, style=f"bold {render.NOTICE}"))
+
+    def _width(self) -> int:
+        return max(1, (self.size.width or self.app.size.width) - 2)

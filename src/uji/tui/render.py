@@ -7,6 +7,7 @@ Kept apart from the widgets so the look is in one place and testable without a s
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
@@ -109,9 +110,11 @@ def diff(text: str, limit: int | None = None) -> list[Text]:
 
 
 PROGRESS_ROWS = 8  # lines of a running tool's progress shown under it
+# A replaced Diff view: the diff's text and uji's own rows of it → what to show.
+DrawDiff = Callable[[str, list[RenderableType]], RenderableType]
 
 
-def tool_call(state: dict[str, Any]) -> Group:
+def tool_call(state: dict[str, Any], draw_diff: DrawDiff | None = None) -> Group:
     """`⏺ <verb> <subject>`, then the progress line while it runs, then the result.
 
     `state` keys: verb, subject, status (pending|running|done|failed|denied), progress,
@@ -144,11 +147,11 @@ def tool_call(state: dict[str, Any]) -> Group:
             lead = f"  {BRANCH} " if i == 0 else "    "
             parts.append(Text(lead + _one_line(line), style=MUTED, no_wrap=True, overflow="ellipsis"))
     elif status in ("done", "failed", "denied"):
-        parts.extend(_result(state))
+        parts.extend(_result(state, draw_diff))
     return Group(*parts)
 
 
-def _result(state: dict[str, Any]) -> list[RenderableType]:
+def _result(state: dict[str, Any], draw_diff: DrawDiff | None) -> list[RenderableType]:
     content = state.get("content") or ""
     summary = state.get("summary")
     failed = state.get("status") in ("failed", "denied")
@@ -164,14 +167,16 @@ def _result(state: dict[str, Any]) -> list[RenderableType]:
     out = []
     if summary:
         out.append(Text(f"  {BRANCH} {summary}", style=MUTED, no_wrap=True, overflow="ellipsis"))
-    if state.get("diff"):
-        out.extend(diff(state["diff"]))
-        return out
+    shown = state.get("diff")
     name = state.get("name")
-    if name == "write_file":
-        created = _argument(state.get("arguments"), "content")
-        if created is not None:  # a new file has no diff: show its first lines as added
-            out.extend(diff("\n".join("+" + x for x in created.splitlines())))
+    if not shown and name == "write_file":
+        created = argument(state.get("arguments"), "content")
+        if not created:
+            return out
+        shown = "\n".join("+" + x for x in created.splitlines())  # a new file has no diff: its lines as added
+    if shown:
+        rows: list[RenderableType] = list(diff(shown))
+        out.extend([draw_diff(shown, rows)] if draw_diff is not None else rows)
         return out
     if summary and name in ("read_file", "edit_file"):
         return out  # the file's text is for the model; the summary says enough
@@ -207,7 +212,7 @@ def shell(state: dict[str, Any]) -> Group:
     return Group(*parts)
 
 
-def _argument(arguments: Any, key: str) -> str | None:
+def argument(arguments: Any, key: str) -> str | None:
     try:
         import json  # with the first tool call: not needed before the first frame
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from uji.tui.attachments import Attachments, Pastes
     from uji.tui.composer import Composer, Suggestions
     from uji.tui.footer import Activity, NewBelow, StatusBar
+    from uji.tui.ito.replaced import Views
     from uji.tui.mentions import MentionPopup
     from uji.tui.modals import Modal
     from uji.tui.transcript import Transcript
@@ -50,6 +51,9 @@ class ScreenView(CommandView, Protocol):
     def keyboard_bar(self) -> Vertical: ...
     @property
     def bottom_bar(self) -> Vertical: ...
+
+    # The replaced views (uji.ui.<View>) that draw the activity row and the jump label.
+    views: Views
 
     # When the key being handled was read (None outside a key's handling).
     key_time: float | None

@@ -36,7 +36,7 @@ class Ticker:
     def tick(self, advance: bool = True) -> None:
         screen = self.screen
         conv = screen.conversation
-        screen.new_below.show(screen.transcript.unseen)
+        screen.new_below.show(screen.transcript.unseen, screen.views)
         now = asyncio.get_running_loop().time()
         armed = self.leaving.still_armed(now)
         flash = self._flash
@@ -45,12 +45,12 @@ class Ticker:
         if armed:
             screen.activity.note("Press Ctrl+C again to quit")
         elif flash is not None:
-            screen.activity.note(flash[0])
+            screen.activity.note(flash[0], screen.views)
         elif conv.working:
-            screen.activity.tick(footer.WORKING, conv.elapsed(), "Esc to interrupt")
+            screen.activity.tick(footer.WORKING, conv.elapsed(), "Esc to interrupt", screen.views)
         elif conv.shell_running:
             elapsed = now - self._shell_started
-            screen.activity.tick("Running a shell command ({}s)", elapsed, "Esc to stop it")
+            screen.activity.tick("Running a shell command ({}s)", elapsed, "Esc to stop it", screen.views)
         else:
             screen.activity.tick(None, 0)
         if advance:

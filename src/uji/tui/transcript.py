@@ -30,6 +30,8 @@ from uji.tui.focus import KeyRouter
 
 if TYPE_CHECKING:
     from uji.store.rows import AssistantRow, Row, ToolRow
+    from uji.tui.ito.rendering import Rendering
+    from uji.tui.ito.replaced import Views
     from uji.tui.live import LiveAnswer
     from uji.wires.base import ToolCallItem
 
@@ -79,15 +81,25 @@ class EntryView(Widget):
 
     DEFAULT_CSS = "EntryView { height: auto; }"
 
-    def __init__(self, entry: Entry) -> None:
+    def __init__(self, entry: Entry, views: Views | None = None) -> None:
         super().__init__(classes=f"entry {entry.kind}")
         self.entry = entry
+        self.views = views
 
     def render(self) -> RenderableType:
-        return self.entry.renderable()
+        return self.entry.renderable(self.views)
 
     def changed(self) -> None:
         self.refresh(layout=True)
+
+
+class LiveView(EntryView):
+    """The answer being streamed while Partial or a markdown block view is replaced: drawn
+    whole again at most once a frame (a refresh asks for it), its blocks' rows kept."""
+
+    def feed(self, text: str) -> None:
+        self.entry.data["text"] += text
+        self.changed()
 
 
 class Transcript(KeyRouter, VerticalScroll):
@@ -119,6 +131,13 @@ class Transcript(KeyRouter, VerticalScroll):
         # The render_message hook: an ito view standing for an entry, or None (set by the app).
         self.custom: Callable[[Entry], Widget | None] | None = None
         self.offering: Callable[[], bool] = lambda: False  # whether a render_message handler is set
+        self.drawn_as: Callable[[Entry], object] = lambda entry: None  # what a custom tool view shows
+        self.views: Views | None = None  # the replaced views that draw parts of entries
+
+    def wire(self, rendering: Rendering) -> None:
+        """Entries go through Lua (render_message, the replaced views) as `rendering` says."""
+        self.custom, self.offering, self.drawn_as = rendering.entry, rendering.offered, rendering.drawn_as
+        self.views = rendering.views
 
     def compose(self) -> ComposeResult:
         self._earlier.display = False
@@ -162,26 +181,26 @@ class Transcript(KeyRouter, VerticalScroll):
     def _build(self, entry: Entry) -> Widget:
         if self.custom is not None and not entry.live:
             if entry.kind == "tool" and self.offering():
-                from uji.tui.ito.message import is_pending
-
-                entry.data["offered_pending"] = is_pending(entry)
+                entry.data["offered_as"] = self.drawn_as(entry)
             widget = self.custom(entry)
             if widget is not None:
                 return widget
         if entry.kind == "answer" and entry.live:
+            from uji.tui.ito.replaced import MARKDOWN_VIEWS
+
+            if self.views is not None and self.views.replaced(*MARKDOWN_VIEWS):
+                return LiveView(entry, self.views)
             from uji.tui.live import LiveAnswer
 
             return LiveAnswer(entry)
-        return EntryView(entry)
+        return EntryView(entry, self.views)
 
     def update(self, entry: Entry) -> None:
         widget = entry.widget
         if self.custom is not None and widget is not None and entry.kind == "tool" and self.offering():
             # render_message: a call is offered as `pending`, then as `tool` with its result.
-            from uji.tui.ito.message import is_pending
-
-            waiting = is_pending(entry)
-            if entry.data.get("offered_pending", waiting) != waiting:
+            shown = self.drawn_as(entry)
+            if entry.data.get("offered_as", shown) != shown:
                 fresh = self._build(entry)
                 self.mount(fresh, after=widget)
                 widget.remove()
@@ -207,7 +226,7 @@ class Transcript(KeyRouter, VerticalScroll):
         widget = self._answer.widget
         from uji.tui.live import LiveAnswer  # loaded by the add() above
 
-        if isinstance(widget, LiveAnswer):
+        if isinstance(widget, (LiveAnswer, LiveView)):
             widget.feed(text)
 
     def stream_cleared(self) -> None:
@@ -251,6 +270,8 @@ class Transcript(KeyRouter, VerticalScroll):
                 widget.close()
                 self._markdowns.append(widget)
                 self._settle_markdowns()
+            elif isinstance(widget, EntryView):  # a LiveView: now drawn finished
+                widget.changed()
         elif text.strip():
             self.add("answer", text=text)
         self._answer = self._thinking = None
@@ -335,7 +356,13 @@ class Transcript(KeyRouter, VerticalScroll):
                 code=message.get("code", 0),
             )
         elif message["type"] == "compaction":
-            self.add("info", label="compacted", text="earlier messages were summarised")
+            self.add(
+                "info",
+                label="compacted",
+                text="earlier messages were summarised",
+                view="Compaction",
+                summary=message.get("summary") or "",
+            )
         elif message["type"] == "context":
             self.add("info", label="context", text=message.get("text", ""))
         elif message["type"] == "file":
@@ -465,7 +492,7 @@ class Transcript(KeyRouter, VerticalScroll):
             if len(kept) < LIVE_MARKDOWN and widgets + size > MARKDOWN_WIDGETS and not self._passed(old):
                 self._over_bound = True  # in sight: made plain once scrolled past
             elif len(kept) >= LIVE_MARKDOWN or widgets + size > MARKDOWN_WIDGETS:
-                entry.widget = EntryView(entry)
+                entry.widget = EntryView(entry, self.views)
                 self.mount(entry.widget, after=old)
                 old.remove()
                 continue

@@ -1371,6 +1371,76 @@ function uji.ui.Thinking(props) end
 ---@return table
 function uji.ui.Queued(props) end
 
+---The view of a tool call while it runs (`progress`: its live lines): replace it (`uji.ui.Running = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, name: string, text: string, progress: string, width: integer}
+---@return table
+function uji.ui.Running(props) end
+
+---The view of the diff a tool's result shows (`text`: a unified diff): replace it (`uji.ui.Diff = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, name: string, path?: string, width: integer}
+---@return table
+function uji.ui.Diff(props) end
+
+---The view of the answer while it streams (`text`: the markdown so far): replace it (`uji.ui.Partial = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer}
+---@return table
+function uji.ui.Partial(props) end
+
+---The view of where older messages were summarised: replace it (`uji.ui.Compaction = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, summary: string, width: integer}
+---@return table
+function uji.ui.Compaction(props) end
+
+---The view of a background job that ended (the jobs plugin's notice): replace it (`uji.ui.Job = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, id: integer, command: string, status: string, text: string, width: integer}
+---@return table
+function uji.ui.Job(props) end
+
+---The view of the label under the transcript while the reader is scrolled up and more came: replace it (`uji.ui.Jump = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, count: integer, text: string, width: integer}
+---@return table
+function uji.ui.Jump(props) end
+
+---The view of a top-level paragraph of an answer's markdown (`text` plain, `markdown` its source): replace it (`uji.ui.Paragraph = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, markdown: string, width: integer}
+---@return table
+function uji.ui.Paragraph(props) end
+
+---The view of a heading of an answer's markdown: replace it (`uji.ui.Heading = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, level: integer, text: string, width: integer}
+---@return table
+function uji.ui.Heading(props) end
+
+---The view of a fenced or indented code block of an answer (`language` is "" when none): replace it (`uji.ui.CodeBlock = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, language: string, text: string, width: integer}
+---@return table
+function uji.ui.CodeBlock(props) end
+
+---The view of a `$$ ... $$` block of an answer (`text`: the TeX): replace it (`uji.ui.MathBlock = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer}
+---@return table
+function uji.ui.MathBlock(props) end
+
+---The view of a row of a table in an answer (`header`: the first row; `widths`: each column's): replace it (`uji.ui.TableRow = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, cells: string[], header: boolean, widths: integer[], width: integer}
+---@return table
+function uji.ui.TableRow(props) end
+
+---The view of a horizontal rule of an answer: replace it (`uji.ui.Rule = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, width: integer}
+---@return table
+function uji.ui.Rule(props) end
+
+---The view of the activity row while a turn or a `!` command runs ("Working (3s)"): replace it (`uji.ui.Activity = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, seconds: integer, spinner: string, hint: string, width: integer}
+---@return table
+function uji.ui.Activity(props) end
+
+---The view of a short note in the activity row ("copied 2 lines"): replace it (`uji.ui.Flash = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {type: string, text: string, width: integer}
+---@return table
+function uji.ui.Flash(props) end
+
 ---Draws the ito views again (a state change does it by itself).
 function uji.ui.redraw() end
 

@@ -49,18 +49,6 @@ end
 VIEWS = {"user": "UserMessage", "pending": "ToolCall", "tool": "ToolOutput", "shell": "Shell",
          "info": "SystemMessage", "error": "ErrorMessage", "notice": "Notice", "thinking": "Thinking",
          "queued": "Queued"}  # fmt: skip
-# Called in Lua: the replacement's view as an ito root, or nil when uji draws it itself.
-REPLACED = """
-return function(name, payload)
-  local current = package.loaded["uji.themes.current"]
-  local fn = current and current.replacement and current.replacement(name)
-  if fn == nil then return nil end
-  local v = fn(payload)
-  local ito = require("ito")
-  if ito.is_view(v) then return ito.root(v) end
-  error("uji.ui." .. name .. " returned a " .. type(v) .. ", not an ito view", 0)
-end
-"""
 
 
 def offered(app: App) -> bool:
@@ -95,45 +83,37 @@ def payload(entry: Entry, width: int) -> dict[str, Any]:
             "text": str(d.get("subject") or ""),
             "width": width,
             "name": name,
+            "progress": str(d.get("progress") or ""),
             "tool_calls": [{"id": str(d.get("id") or ""), "name": name, "arguments": arguments}],
         }
     text = d.get("text") or d.get("content") or d.get("output") or ""
     out: dict[str, Any] = {"type": TYPES.get(entry.kind, entry.kind), "text": str(text), "width": width}
     if d.get("name"):
         out["name"] = str(d["name"])
+    if d.get("view") == "Compaction":
+        out["summary"] = str(d.get("summary") or "")
     return out
 
 
-def custom_source(app: App, data: dict[str, Any], notice: Notice) -> LuaSource | None:
+def custom_source(app: App, data: dict[str, Any], notice: Notice, view: str | None) -> LuaSource | None:
     """The first handler's view for `data` as a root the screen draws, else the view that
-    replaces its kind (`uji.ui.<View>`), or None."""
+    replaces `view` (`uji.ui.<View>`; one that fails is logged), or None."""
+    from uji.tui.ito.replaced import source
 
     rt = app.lua
     given = rt.convert.to_lua(data, json_null=False)
-    return _hooked(app, given, notice) or _replaced(app, str(data.get("type")), given, int(data["width"]))
+    hooked = _hooked(app, given, notice)
+    if hooked is not None or view is None:
+        return hooked
+    return source(app, view, given, int(data["width"]))
 
 
-def _replaced(app: App, kind: str, given: Any, width: int) -> LuaSource | None:
-    """A replacement that raises, or draws no view, falls back to uji's drawing and is logged."""
-    from uji.lua.api.ito import LuaSource
-    from uji.lua.runtime import LuaError
-    from uji.ui.ito import ItoError
-
-    name = VIEWS.get(kind)
-    if name is None:
-        return None
-    rt = app.lua
-    try:
-        values = rt.call_sync(rt.load_source(REPLACED, "=uji.ui views")(), name, given)
-        root = values[0] if values else None
-        if root is None:
-            return None
-        source = LuaSource(app.host, root)
-        source.render(width)
-    except (LuaError, ItoError) as e:
-        app.diagnostics.add("ui", f"uji.ui.{name} failed, drawn as uji draws it: {e}")
-        return None
-    return source
+def view_name(entry: Entry, kind: str) -> str | None:
+    """The view that draws an entry offered as `kind`: a running call is Running (a pending
+    one ToolCall), and an entry may name its own (a compaction's info line)."""
+    if kind == "pending" and entry.data.get("status") == "running":
+        return "Running"
+    return str(entry.data.get("view") or "") or VIEWS.get(kind)
 
 
 def _hooked(app: App, given: Any, notice: Notice) -> LuaSource | None:
@@ -166,7 +146,8 @@ def _hooked(app: App, given: Any, notice: Notice) -> LuaSource | None:
 def custom_view(app: App, entry: Entry, width: int, notice: Notice, colors: Any) -> Widget | None:
     if entry.kind not in TYPES:
         return None
-    source = custom_source(app, payload(entry, width), notice)
+    data = payload(entry, width)
+    source = custom_source(app, data, notice, view_name(entry, str(data["type"])))
     if source is None:
         return None
     from uji.tui.ito.view import ItoView
@@ -176,7 +157,7 @@ def custom_view(app: App, entry: Entry, width: int, notice: Notice, colors: Any)
 
 def queued_rows(app: App, text: str, width: int, notice: Notice, colors: dict[str, str]) -> list[Text] | None:
     """A queued message's rows as the hook's view draws them, or None to draw it as usual."""
-    source = custom_source(app, {"type": "queued", "text": text, "width": width}, notice)
+    source = custom_source(app, {"type": "queued", "text": text, "width": width}, notice, "Queued")
     if source is None:
         return None
     from uji.tui.ito.layout import paint

@@ -183,7 +183,8 @@ end
 -- The replaceable views (uji/ui/views.lua): uji.ui.<View> starts as the default; what a
 -- config puts there instead, or a theme's `views`, draws that kind of message.
 local VIEWS = { "UserMessage", "ToolCall", "ToolOutput", "Shell", "SystemMessage", "ErrorMessage", "Notice",
-  "Thinking", "Queued" }
+  "Thinking", "Queued", "Running", "Diff", "Partial", "Compaction", "Job", "Jump", "Paragraph", "Heading",
+  "CodeBlock", "MathBlock", "TableRow", "Rule", "Activity", "Flash" }
 local default_views = {}
 for _, name in ipairs(VIEWS) do
   default_views[name] = function(props) return require("uji.ui.views")[name](props) end
@@ -361,18 +362,6 @@ uji.ui = {
     return handle
   end,
 
-  -- The replaceable views: each takes the message ({type, text, width, name?, tool_calls?})
-  -- and returns an ito view (see uji/ui/views.lua).
-  UserMessage = default_views.UserMessage,
-  ToolCall = default_views.ToolCall,
-  ToolOutput = default_views.ToolOutput,
-  Shell = default_views.Shell,
-  SystemMessage = default_views.SystemMessage,
-  ErrorMessage = default_views.ErrorMessage,
-  Notice = default_views.Notice,
-  Thinking = default_views.Thinking,
-  Queued = default_views.Queued,
-
   -- Markdown(text): a view of rendered markdown.
   Markdown = function(text) return require("ito").Markdown(text) end,
 
@@ -402,6 +391,10 @@ uji.ui = {
     return w, h
   end,
 }
+
+-- The replaceable views: each takes its props (a message's {type, text, width, ...}, or
+-- what uji/ui/views.lua writes above it) and returns an ito view.
+for _, name in ipairs(VIEWS) do uji.ui[name] = default_views[name] end
 
 -- The older window model (before ito toolbars), kept so configs written for it run:
 -- open_win{view, title, height, lines} → id; set_lines, clear, set_size, set_title,

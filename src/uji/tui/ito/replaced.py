@@ -1,0 +1,202 @@
+"""The replaceable views (`uji.ui.<View>`, reference §6) that stand for a piece of the screen
+rather than a whole transcript entry: a tool's diff, the answer while it streams and the
+blocks of its markdown, the activity row, a flash, the jump-to-bottom label.
+
+uji draws these itself, as Rich text, until a config or a theme replaces one: the default
+path asks the Lua side once per piece drawn (never per streamed delta) and draws as before.
+A replaced view's ito tree is painted into rows of Rich text in the place uji would draw
+its own; one that raises, or returns no view, falls back to uji's drawing and is logged in
+the diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+from rich.text import Text
+
+from uji.tui import render
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderableType
+
+    from uji.app import App
+    from uji.lua.api.ito import LuaSource
+
+# The views uji/api/ui.lua lists; the transcript entries' (message.py) and these.
+ViewName = Literal[
+    "UserMessage", "ToolCall", "ToolOutput", "Shell", "SystemMessage", "ErrorMessage", "Notice", "Thinking",
+    "Queued", "Running", "Diff", "Partial", "Compaction", "Job", "Jump", "Paragraph", "Heading", "CodeBlock",
+    "MathBlock", "TableRow", "Rule", "Activity", "Flash",
+]  # fmt: skip
+
+# The views an answer's markdown may be drawn with (blocks.py).
+MARKDOWN_VIEWS: tuple[ViewName, ...] = (
+    "Partial",
+    "Paragraph",
+    "Heading",
+    "CodeBlock",
+    "MathBlock",
+    "TableRow",
+    "Rule",
+)
+
+
+class Props(TypedDict, total=False):
+    """What a view is given (docs/lua-api.md lists each view's)."""
+
+    type: str
+    text: str
+    width: int
+    name: str
+    path: str
+    progress: str
+    summary: str
+    markdown: str
+    level: int
+    language: str
+    cells: list[str]
+    header: bool
+    widths: list[int]
+    seconds: int
+    spinner: str
+    hint: str
+    count: int
+    id: int
+    command: str
+    status: str
+
+
+# Called in Lua: the replacement's view as an ito root, or nil when uji draws it itself.
+REPLACED = """
+return function(name, payload)
+  local current = package.loaded["uji.themes.current"]
+  local fn = current and current.replacement and current.replacement(name)
+  if fn == nil then return nil end
+  local v = fn(payload)
+  local ito = require("ito")
+  if ito.is_view(v) then return ito.root(v) end
+  error("uji.ui." .. name .. " returned a " .. type(v) .. ", not an ito view", 0)
+end
+"""
+# Called in Lua: which of the names are replaced.
+WHICH = """
+return function(names)
+  local current = package.loaded["uji.themes.current"]
+  local out = {}
+  for _, name in ipairs(names) do
+    if current and current.replacement and current.replacement(name) ~= nil then out[#out + 1] = name end
+  end
+  return out
+end
+"""
+
+
+def source(app: App, name: str, given: Any, width: int) -> LuaSource | None:
+    """The replacement of `uji.ui.<name>` drawn for the Lua table `given`, or None when uji
+    draws it itself (not replaced, or the replacement failed: logged)."""
+    from uji.lua.api.ito import LuaSource
+    from uji.lua.runtime import LuaError
+    from uji.ui.ito import ItoError
+
+    rt = app.lua
+    try:
+        values = rt.call_sync(rt.load_source(REPLACED, "=uji.ui views")(), name, given)
+        root = values[0] if values else None
+        if root is None:
+            return None
+        drawn = LuaSource(app.host, root)
+        drawn.render(width)
+    except (LuaError, ItoError) as e:
+        app.diagnostics.add("ui", f"uji.ui.{name} failed, drawn as uji draws it: {e}")
+        return None
+    return drawn
+
+
+class Views:
+    """The screen's way to the replaced views: which are replaced, and one drawn as rows."""
+
+    def __init__(self, app: Callable[[], App | None], colors: Callable[[], dict[str, str]]) -> None:
+        self._app = app
+        self._colors = colors
+
+    def replaced(self, *names: ViewName) -> frozenset[str]:
+        """Which of `names` a config or a theme replaced (asked each time: an assignment to
+        `uji.ui` is not seen otherwise; one call into Lua)."""
+        app = self._app()
+        if app is None:
+            return frozenset()
+        from uji.lua.runtime import LuaError
+
+        rt = app.lua
+        try:
+            values = rt.call_sync(rt.load_source(WHICH, "=uji.ui views")(), rt.convert.to_lua(list(names)))
+        except LuaError:
+            return frozenset()
+        found = rt.convert.to_python(values[0]) if values else None
+        return frozenset(str(n) for n in found) if isinstance(found, list) else frozenset()
+
+    def rows(self, name: ViewName, props: Props) -> list[Text] | None:
+        """The replacement's rows for `props` (at `props["width"]`), or None to draw as uji does."""
+        app = self._app()
+        if app is None:
+            return None
+        from uji.tui.ito.layout import paint
+        from uji.ui.ito import ItoError
+
+        width = max(1, int(props.get("width", 80)))
+        drawn = source(app, name, app.lua.convert.to_lua(dict(props), json_null=False), width)
+        if drawn is None:
+            return None
+        try:
+            return paint(drawn.render(width), width, source=drawn, colors=self._colors()).lines
+        except ItoError as e:
+            app.diagnostics.add("ui", f"uji.ui.{name} failed, drawn as uji draws it: {e}")
+            return None
+
+
+class Drawn:
+    """A replaced view as a Rich renderable: its rows at the width Rich gives (asked once a
+    width), or `fallback` when the view fails."""
+
+    def __init__(
+        self, views: Views, name: ViewName, props: Props, fallback: Callable[[], RenderableType]
+    ) -> None:
+        self.views, self.name, self.props, self.fallback = views, name, props, fallback
+        self._rows: dict[int, list[Text] | None] = {}
+
+    def lines(self, width: int) -> list[Text] | None:
+        if width not in self._rows:
+            self._rows[width] = self.views.rows(self.name, {**self.props, "width": width})
+        return self._rows[width]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
+        rows = self.lines(options.max_width)
+        if rows is None:
+            yield self.fallback()
+            return
+        yield joined(rows)
+
+
+def joined(rows: list[Text]) -> Text:
+    """A view's rows as one text (each is a row's width already: never wrapped again)."""
+    out = Text("\n").join(line.copy() for line in rows)
+    out.no_wrap, out.overflow = True, "crop"
+    return out
+
+
+def diff_drawer(views: Views, state: dict[str, Any]) -> render.DrawDiff | None:
+    """How a tool entry's diff is drawn when Diff is replaced (None: as uji draws it)."""
+    if state.get("status") != "done" or not views.replaced("Diff"):
+        return None
+    props: Props = {"type": "diff", "name": str(state.get("name") or "")}
+    path = render.argument(state.get("arguments"), "path")
+    if path is not None:
+        props["path"] = path
+
+    def draw(text: str, rows: list[RenderableType]) -> RenderableType:
+        from rich.console import Group
+
+        return Drawn(views, "Diff", {**props, "text": text}, lambda: Group(*rows))
+
+    return draw
