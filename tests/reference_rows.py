@@ -209,7 +209,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
         M,
         H,
         "the transcript's and the markdown's: UserMessage ToolCall ToolOutput Shell SystemMessage ErrorMessage Notice"
-        " Thinking Queued Running Diff Partial Compaction Jump Paragraph Heading CodeBlock MathBlock TableRow Rule"
+        " Thinking Queued Running Diff Partial Compaction Job Jump Paragraph Heading CodeBlock MathBlock TableRow Rule"
         " Activity Flash",
     ),
     (

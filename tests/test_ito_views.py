@@ -165,3 +165,35 @@ async def test_the_flash_the_jump_label_and_a_compaction_draw_with_their_views(
         await until(pilot, lambda: not app.transcript._following(), what="the user to have scrolled up")
         await send(pilot, "!echo fresh-output")
         await shows(pilot, "JUMP 1: ↓ 1 new entry below · PageDown to read on")
+
+
+async def test_a_jobs_notice_draws_with_the_job_view(tmp_path: Path, fake: FakeOpenAI) -> None:
+    """Job {id, command, status, text}: the jobs plugin's notice of a job that ended; a
+    Job that raises leaves the notice as uji draws it, said and logged."""
+    from tests.fakes.openai_server import FakeCall, tool_calls
+
+    lua = """
+    local ito = require("ito")
+    require("uji.plugins.jobs").setup{}
+    uji.tool.policy({ run_command = { default = "allow" } })
+    uji.ui.Job = function(p)
+      if p.id == 2 then error("broken job view") end
+      return ito.Text("JOB#" .. p.id .. " <" .. p.command .. "> " .. p.status)
+    end
+    """
+    fake.script(
+        tool_calls(
+            FakeCall("run_command", {"command": "touch one", "run_in_background": True}, "a"),
+            FakeCall("run_command", {"command": "echo second", "run_in_background": True}, "b"),
+        ),
+        text("both started"),
+    )
+    app = make_app(tmp_path, fake, lua)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "start two jobs")
+        await idle(pilot)
+        screen = await shows(pilot, "JOB#1 <touch one> finished, exit 0")
+        screen = await shows(pilot, "Background job 2 (`echo second`) finished, exit 0.")
+        assert "JOB#2" not in screen
+        await until(pilot, lambda: "broken job view" in (tmp_path / "data" / "diagnostics.log").read_text())

@@ -47,10 +47,10 @@ from uji.tui.draft import Draft
 from uji.tui.entry import Entry
 from uji.tui.focus import KeyRouter
 from uji.tui.footer import Activity, NewBelow, QueueView, Status, StatusBar
-from uji.tui.ito.rendering import Rendering
 from uji.tui.leaving import Leaving
 from uji.tui.mentions import MentionPopup
 from uji.tui.popups import Popups
+from uji.tui.rendering import Rendering
 from uji.tui.scrolling import Scrolling
 from uji.tui.textual_keys import from_textual
 from uji.tui.ticker import TICK, Ticker
@@ -120,7 +120,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         # render_message and the replaced views (uji.ui.<View>): Lua draws what they stand for.
         self.rendering = Rendering(self)
         self.views = self.rendering.views
-        self.transcript.wire(self.rendering)
+        self.rendering.wire()
         self.new_below = NewBelow(id="new-below")
         self.queue_view = QueueView(id="queue")
         self.queue_view.custom = self.rendering.queued

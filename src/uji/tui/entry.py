@@ -4,7 +4,7 @@ answer's widget (`live.py`) and the transcript share it without importing each o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from rich.console import RenderableType
 from textual.widget import Widget
@@ -12,12 +12,19 @@ from textual.widget import Widget
 from uji.record import Struct, field
 from uji.tui import render
 
-if TYPE_CHECKING:
-    from uji.tui.ito.replaced import Views
-
 EntryKind = Literal["user", "answer", "thinking", "tool", "shell", "notice", "error", "info"]
 
 THINKING_LIVE_LINES = 12  # reasoning lines shown while it streams
+
+
+class Parts(Protocol):
+    """The replaced views that draw parts of entries (`uji.tui.ito.parts.EntryParts`)."""
+
+    def answer(self, text: str, live: bool) -> RenderableType: ...
+
+    def markdown_replaced(self) -> bool: ...
+
+    def diff_drawer(self, state: dict[str, Any]) -> render.DrawDiff | None: ...
 
 
 class Entry(Struct):
@@ -26,16 +33,14 @@ class Entry(Struct):
     widget: Widget | None = None
     live: bool = False
 
-    def renderable(self, views: Views | None = None) -> RenderableType:
-        """As uji draws it, with the parts a config's views replaced (`views`) drawn by them."""
+    def renderable(self, parts: Parts | None = None) -> RenderableType:
+        """As uji draws it, with the parts a config's views replaced drawn by them."""
         d = self.data
         if self.kind == "user":
             return render.user(d.get("text", ""))
         if self.kind == "answer":
-            if views is not None:
-                from uji.tui.ito.blocks import answer
-
-                return answer(d.get("text", ""), views, self.live)
+            if parts is not None:
+                return parts.answer(d.get("text", ""), self.live)
             return render.markdown(d.get("text", ""))
         if self.kind == "thinking":
             text = d.get("text", "")
@@ -43,11 +48,7 @@ class Entry(Struct):
                 text = "\n".join(text.rstrip("\n").splitlines()[-THINKING_LIVE_LINES:])
             return render.thinking(text)
         if self.kind == "tool":
-            if views is not None:
-                from uji.tui.ito.replaced import diff_drawer
-
-                return render.tool_call(d, diff_drawer(views, d))
-            return render.tool_call(d)
+            return render.tool_call(d, parts.diff_drawer(d) if parts is not None else None)
         if self.kind == "shell":
             return render.shell(d)
         if self.kind == "error":

@@ -25,13 +25,11 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from uji.record import Struct
-from uji.tui.entry import Entry, EntryKind
+from uji.tui.entry import Entry, EntryKind, Parts
 from uji.tui.focus import KeyRouter
 
 if TYPE_CHECKING:
     from uji.store.rows import AssistantRow, Row, ToolRow
-    from uji.tui.ito.rendering import Rendering
-    from uji.tui.ito.replaced import Views
     from uji.tui.live import LiveAnswer
     from uji.wires.base import ToolCallItem
 
@@ -81,13 +79,13 @@ class EntryView(Widget):
 
     DEFAULT_CSS = "EntryView { height: auto; }"
 
-    def __init__(self, entry: Entry, views: Views | None = None) -> None:
+    def __init__(self, entry: Entry, parts: Parts | None = None) -> None:
         super().__init__(classes=f"entry {entry.kind}")
         self.entry = entry
-        self.views = views
+        self.parts = parts
 
     def render(self) -> RenderableType:
-        return self.entry.renderable(self.views)
+        return self.entry.renderable(self.parts)
 
     def changed(self) -> None:
         self.refresh(layout=True)
@@ -132,12 +130,17 @@ class Transcript(KeyRouter, VerticalScroll):
         self.custom: Callable[[Entry], Widget | None] | None = None
         self.offering: Callable[[], bool] = lambda: False  # whether a render_message handler is set
         self.drawn_as: Callable[[Entry], object] = lambda entry: None  # what a custom tool view shows
-        self.views: Views | None = None  # the replaced views that draw parts of entries
+        self.parts: Parts | None = None  # the replaced views that draw parts of entries
 
-    def wire(self, rendering: Rendering) -> None:
-        """Entries go through Lua (render_message, the replaced views) as `rendering` says."""
-        self.custom, self.offering, self.drawn_as = rendering.entry, rendering.offered, rendering.drawn_as
-        self.views = rendering.views
+    def wire(
+        self,
+        custom: Callable[[Entry], Widget | None],
+        offering: Callable[[], bool],
+        drawn_as: Callable[[Entry], object],
+        parts: Parts,
+    ) -> None:
+        """Entries go through Lua (render_message, the replaced views): `tui/rendering.py`."""
+        self.custom, self.offering, self.drawn_as, self.parts = custom, offering, drawn_as, parts
 
     def compose(self) -> ComposeResult:
         self._earlier.display = False
@@ -186,14 +189,12 @@ class Transcript(KeyRouter, VerticalScroll):
             if widget is not None:
                 return widget
         if entry.kind == "answer" and entry.live:
-            from uji.tui.ito.replaced import MARKDOWN_VIEWS
-
-            if self.views is not None and self.views.replaced(*MARKDOWN_VIEWS):
-                return LiveView(entry, self.views)
+            if self.parts is not None and self.parts.markdown_replaced():
+                return LiveView(entry, self.parts)
             from uji.tui.live import LiveAnswer
 
             return LiveAnswer(entry)
-        return EntryView(entry, self.views)
+        return EntryView(entry, self.parts)
 
     def update(self, entry: Entry) -> None:
         widget = entry.widget
@@ -492,7 +493,7 @@ class Transcript(KeyRouter, VerticalScroll):
             if len(kept) < LIVE_MARKDOWN and widgets + size > MARKDOWN_WIDGETS and not self._passed(old):
                 self._over_bound = True  # in sight: made plain once scrolled past
             elif len(kept) >= LIVE_MARKDOWN or widgets + size > MARKDOWN_WIDGETS:
-                entry.widget = EntryView(entry, self.views)
+                entry.widget = EntryView(entry, self.parts)
                 self.mount(entry.widget, after=old)
                 old.remove()
                 continue

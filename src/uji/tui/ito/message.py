@@ -128,8 +128,9 @@ def _hooked(app: App, given: Any, notice: Notice) -> LuaSource | None:
     for handler in handlers:
         try:
             values = rt.call_sync(wrap, handler.fn, given)
-        except LuaError as e:
+        except LuaError as e:  # the entry draws as usual; said, and logged
             notice(f"render_message: {e}")
+            app.diagnostics.add("ui", f"render_message failed, drawn as uji draws it: {e}")
             continue
         root = values[0] if values else None
         if root is None:

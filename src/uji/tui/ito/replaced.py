@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from rich.text import Text
 
-from uji.tui import render
-
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType
 
@@ -183,20 +181,3 @@ def joined(rows: list[Text]) -> Text:
     out = Text("\n").join(line.copy() for line in rows)
     out.no_wrap, out.overflow = True, "crop"
     return out
-
-
-def diff_drawer(views: Views, state: dict[str, Any]) -> render.DrawDiff | None:
-    """How a tool entry's diff is drawn when Diff is replaced (None: as uji draws it)."""
-    if state.get("status") != "done" or not views.replaced("Diff"):
-        return None
-    props: Props = {"type": "diff", "name": str(state.get("name") or "")}
-    path = render.argument(state.get("arguments"), "path")
-    if path is not None:
-        props["path"] = path
-
-    def draw(text: str, rows: list[RenderableType]) -> RenderableType:
-        from rich.console import Group
-
-        return Drawn(views, "Diff", {**props, "text": text}, lambda: Group(*rows))
-
-    return draw

@@ -19,8 +19,8 @@
 -- Limits: at most `max` (8) jobs run at once; a job is stopped after `limit` seconds
 -- (30 minutes; the model may ask for up to 2 hours). A job's output is kept in a log file
 -- with a cap. Jobs end with the session, and uji's reaper kills them even if uji itself
--- is killed. When a job ends by itself, a notice shows and the model gets a short report
--- with its next turn.
+-- is killed. When a job ends by itself, a notice shows (drawn by uji.ui.Job: replace it to
+-- draw them your way) and the model gets a short report with its next turn.
 --
 -- run_command is replaced by a wrapper that calls the original (uji.tool.get): the
 -- wrapper's subject is the command line, judged part by part like run_command's
@@ -81,6 +81,25 @@ local function last_lines(text, n)
   return table.concat(lines, "\n", from)
 end
 
+-- The notice of a job that ended is drawn by uji.ui.Job (replace it to draw them your way):
+-- a render_message handler, added with the first such notice, that draws those notices
+-- and leaves every other message alone.
+local ended = {} -- notice text -> the job it is about
+local drawing = false
+local function notify_ended(job, head)
+  ended[head] = job
+  if not drawing then
+    drawing = true
+    uji.on("render_message", function(m)
+      local about = m.type == "notice" and ended[m.text]
+      if not about then return nil end
+      return uji.ui.Job({ type = "job", id = about.id, command = about.command, status = status_text(about),
+        text = m.text, width = m.width })
+    end)
+  end
+  uji.notify(head)
+end
+
 -- Waits, as a task of its own, for the job to end or reach its limit.
 local function watch(job)
   uji.schedule(function()
@@ -96,7 +115,7 @@ local function watch(job)
     job.code = job.process:status().code
     if job.state == "stopped" then return end -- stopped on purpose: nothing to report
     local head = ("Background job %d (`%s`) %s."):format(job.id, short(job.command), status_text(job))
-    uji.notify(head)
+    notify_ended(job, head)
     local tail = last_lines(job.process:output(), REPORT_LINES)
     reports[#reports + 1] = head
       .. (tail ~= "" and ("\nLast lines:\n" .. tail) or "")

@@ -95,12 +95,9 @@ function M.Partial(props) return ito.Markdown(props.text) end
 -- Where older messages were summarised: {text, summary, width}.
 function M.Compaction(props) return ito.Text("compacted: " .. props.text):foreground(theme().colors.muted) end
 
--- A background job that ended (the jobs plugin): {id, command, status, text, width}.
-function M.Job(props)
-  local t = theme()
-  return ito.Text({ { t.text.job:format(props.id) .. " ", { foreground = t.colors.accent, bold = true } },
-    { props.command .. " ", { foreground = t.colors.text } }, { props.status, { foreground = t.colors.muted } } })
-end
+-- The notice of a background job that ended (the jobs plugin): {id, command, status, text
+-- (the notice: "Background job 2 (`make`) finished, exit 0."), width}.
+function M.Job(props) return ito.Text(props.text):foreground(theme().colors.notice) end
 
 -- Under the transcript while the reader is scrolled up and more came: {count, text, width}.
 function M.Jump(props)

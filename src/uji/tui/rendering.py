@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from uji.tui.ito.parts import EntryParts
 from uji.tui.ito.replaced import Views
 
 if TYPE_CHECKING:
@@ -41,6 +42,10 @@ class Rendering:
 
     def _app(self) -> App | None:
         return self.screen.conversation.app
+
+    def wire(self) -> None:
+        t = self.screen.transcript
+        t.wire(self.entry, self.offered, self.drawn_as, EntryParts(self.views))
 
     def offered(self) -> bool:
         """Whether messages go through Lua before they are drawn (a handler, or a replaced view)."""
