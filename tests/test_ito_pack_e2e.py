@@ -79,6 +79,25 @@ function M.setup(opts)
     screen:close()
     uji.notify("tty saw " .. table.concat(seen, ","))
   end)
+  -- The mouse on an ito.Window: the wheel scrolls the ScrollView under the pointer, a drag
+  -- selects, the release copies what was selected.
+  uji.command.add("mouse", function()
+    local screen, input = ito.open()
+    local rows = {}
+    for i = 1, 30 do rows[i] = ito.Text("line " .. i) end
+    local window = ito.Window(screen)
+    window:render(ito.VStack({ ito.Text("SELECT ME please"), ito.ScrollView(rows):height(4) }))
+    local seen = {}
+    for event in input:events() do
+      if event.type == "key" then break end
+      if event.type == "mouse" then
+        local used, text = window[event.action](window, event)
+        seen[#seen + 1] = event.action .. ":" .. tostring(used) .. (text and ("=" .. text) or "")
+      end
+    end
+    screen:close()
+    uji.notify("mouse saw " .. table.concat(seen, ","))
+  end)
 end
 
 return M
@@ -136,4 +155,19 @@ def test_a_packs_ito_toolbar_and_overlay_draw_in_the_real_terminal(home: Home, t
     # The notice can show before the screen has drawn itself whole again: wait for that.
     screen = tmux.shows("Message uji")
     assert "TTY 120x40" not in screen
+    # The mouse on an ito.Window (xterm's SGR reports: button 64/65 the wheel, 32 a drag).
+    tmux.run("set-option", "-g", "set-clipboard", "on")  # OSC 52 makes a tmux buffer
+    tmux.type("/mouse")
+    tmux.keys("Enter")
+    tmux.shows("line 4")
+    tmux.type("\x1b[<65;3;3M")  # the wheel, down, over the scroll view: three rows
+    screen = tmux.shows("line 7")
+    assert "line 3" not in screen and "line 4" in screen
+    tmux.type("\x1b[<64;3;1M")  # the wheel over the text above it: nothing scrolls
+    tmux.type("\x1b[<0;1;1M\x1b[<32;6;1M\x1b[<32;9;1M\x1b[<0;9;1m")  # press, drag, release
+    colored = tmux.wait(lambda s: "\x1b[7mSELECT ME" in s, "the selection in reverse", escapes=True)
+    assert "\x1b[7mSELECT ME\x1b[" in colored.splitlines()[0]  # the selected cells, and no more
+    tmux.keys("q")
+    tmux.shows("mouse saw wheel:true,wheel:false,press:false,drag:true,drag:true,release:true=SELECT ME")
+    assert tmux.run("show-buffer") == "SELECT ME"  # OSC 52 reached the terminal's clipboard
     quit_uji(tmux)

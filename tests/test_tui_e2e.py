@@ -38,8 +38,9 @@ class Tmux:
         )
         return out.stdout
 
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "main")
+    def screen(self, escapes: bool = False) -> str:
+        """The pane's text; with `escapes`, its styles as escape sequences too."""
+        return self.run("capture-pane", "-p", *(["-e"] if escapes else []), "-t", "main")
 
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", "main", *keys)
@@ -47,10 +48,12 @@ class Tmux:
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", "main", "-l", text)
 
-    def wait(self, cond: Callable[[str], bool], what: str, timeout: float = DEADLINE) -> str:
+    def wait(
+        self, cond: Callable[[str], bool], what: str, timeout: float = DEADLINE, escapes: bool = False
+    ) -> str:
         end = time.monotonic() + timeout
         while True:
-            screen = self.screen()
+            screen = self.screen(escapes)
             if cond(screen):
                 return screen
             if time.monotonic() > end:

@@ -2148,7 +2148,9 @@ NAMESPACES += [
         "The terminal itself, for a program of its own drawn in Lua; uji's screen steps aside "
         "until `screen:close()`. Cells are 0-based. The screen: `width`, `height`, `:text(x, y, "
         "text, style?)`, `:spans(x, y, spans)`, `:line(y, text_or_spans)`, `:fill(x, y, w, h, char?, "
-        "style?)`, `:paint(view)` (an ito view over the screen), `:clicked(x, y)`, `:cursor(shape, x?, "
+        "style?)`, `:paint(view)` (an ito view over the screen), `:clicked(x, y)`, `:key(event)`, "
+        "`:wheel(x, y, delta)` (the scroll view under the cell), `:select(x0, y0, x1, y1, style?)` / "
+        "`:select(nil)`, `:selection()`, `:copy(text)` (OSC 52), `:cursor(shape, x?, "
         "y?)`, `:write(raw)`, `:flush()`, `:suspend()`, `:resume()`, `:close()`. The input: "
         "`:read(timeout?)` and `:events()`, giving `{type = key|mouse|paste|resize|focus, ...}`.",
         [

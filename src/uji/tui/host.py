@@ -143,6 +143,13 @@ class ScreenUi(Ui):
             return False
         return take_key(painted.controls[painted.focus % len(painted.controls)], key, character, source.call)
 
+    def ito_wheel(self, painted: Painted, x: int, y: int, delta: int) -> tuple[int, int, bool] | None:
+        from uji.tui.ito.controls import wheel
+
+        moved: list[tuple[int, int, bool]] = []
+        wheel(painted.controls, x, y, delta, lambda handler, top, end: moved.append((handler, top, end)))
+        return moved[0] if moved else None
+
     async def attach_image(self, image: Image) -> str | None:
         self.surface.attach_to_composer(image)
         return None

@@ -195,6 +195,12 @@ class Ui(ABC):
         used it. Tab moves the focus."""
         return False
 
+    def ito_wheel(self, painted: Painted, x: int, y: int, delta: int) -> tuple[int, int, bool] | None:
+        """A step of the mouse wheel at a cell of a painted tree (an ito.Window's): the
+        callback of the scroll view under it that moved, with its new top row and whether
+        that is its end, for Lua to run; None when none moved."""
+        return None
+
     # ito: toolbars, overlays, redraws, the theme ------------------------------------
 
     def add_toolbar(self, entry: ToolbarEntry) -> None:

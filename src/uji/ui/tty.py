@@ -44,6 +44,10 @@ class Terminal:
         self.on_close: Callable[[], None] | None = None  # gives the terminal back to the screen
         self.painted: Painted | None = None  # the ito tree painted last, and its root
         self.source: ItoSource | None = None
+        # A mouse selection (an ito.Window's drag): from one cell to another, both in it,
+        # drawn over the rows in its style when they are flushed.
+        self.selection: tuple[int, int, int, int] | None = None
+        self.highlight: Style | None = None
         self.clear()
 
     # Taking the terminal and giving it back -----------------------------------------
@@ -148,6 +152,35 @@ class Terminal:
                 return handler
         return None
 
+    def select(self, cells: tuple[int, int, int, int] | None, style: Style | None) -> None:
+        """Selects from (x0, y0) to (x1, y1) as a terminal does, row after row (None: nothing)."""
+        self.selection, self.highlight = cells, style
+
+    def _selected(self) -> list[tuple[int, int, int]]:
+        """The selection's rows with the cells from and to (exclusive), top first."""
+        if self.selection is None:
+            return []
+        x0, y0, x1, y1 = self.selection
+        (ya, xa), (yb, xb) = sorted(((y0, x0), (y1, x1)))
+        return [
+            (y, xa if y == ya else 0, xb + 1 if y == yb else self.width)
+            for y in range(max(0, ya), min(self.height, yb + 1))
+        ]
+
+    def selected_text(self) -> str:
+        """What the selection covers, each row's trailing blanks cut."""
+        out = []
+        for y, start, end in self._selected():
+            row = self.rows[y]
+            out.append(row.plain[cell_index(row.plain, start) : cell_index(row.plain, end)].rstrip())
+        return "\n".join(out)
+
+    def copy(self, text: str) -> None:
+        """To the clipboard through the terminal (OSC 52), with the next flush."""
+        import base64
+
+        self.write(f"\x1b]52;c;{base64.b64encode(text.encode()).decode()}\x07")
+
     def cursor(self, shape: str, x: int | None, y: int | None) -> None:
         if shape == "hidden":
             self._cursor = "\x1b[?25l"
@@ -167,7 +200,12 @@ class Terminal:
         )
         out: list[str] = ["\x1b[?25l"]
         drawn: list[str] = []
-        for y, row in enumerate(self.rows):
+        rows = list(self.rows)
+        for y, start, end in self._selected():
+            rows[y] = rows[y].copy()
+            plain = rows[y].plain
+            rows[y].stylize(self.highlight or "reverse", cell_index(plain, start), cell_index(plain, end))
+        for y, row in enumerate(rows):
             with console.capture() as cap:
                 console.print(row, end="", overflow="crop", no_wrap=True)
             drawn.append(cap.get())
@@ -229,6 +267,18 @@ class Terminal:
             event = event_of(message)
             if event is not None:
                 self._events.put_nowait(event)
+
+
+def cell_index(plain: str, cell: int) -> int:
+    """The index in `plain` of the character at the cell (a wide character takes two)."""
+    from rich.cells import get_character_cell_size
+
+    used = 0
+    for i, char in enumerate(plain):
+        if used >= cell:
+            return i
+        used += get_character_cell_size(char)
+    return len(plain)
 
 
 def event_of(message: Any) -> Event | None:

@@ -146,6 +146,24 @@ class Terminals:
         except ItoError as e:
             raise ApiError(f"uji.tty: a control's callback failed: {e}") from None
 
+    def tty_wheel(self, n: int, x: int, y: int, delta: int) -> tuple[int, int, bool] | tuple[None]:
+        """A wheel step for the scroll view under the cell, of the last paint: the
+        callback for Lua to run (api/tty.lua), its new top row and whether that is its end."""
+        t = self.term(n)
+        moved = self.ui.ito_wheel(t.painted, int(x), int(y), int(delta)) if t.painted is not None else None
+        return moved or (None,)
+
+    def tty_select(self, n: int, x0: int | None, y0: int, x1: int, y1: int, style: Any) -> None:
+        cells = None if x0 is None else (int(x0), int(y0), int(x1), int(y1))
+        self.term(n).select(cells, style_of(self.py(style)))
+
+    def tty_selection(self, n: int) -> str | None:
+        t = self.term(n)
+        return t.selected_text() if t.selection is not None else None
+
+    def tty_copy(self, n: int, text: str) -> None:
+        self.term(n).copy(str(text))
+
     def tty_cursor(self, n: int, shape: str, x: int | None, y: int | None) -> None:
         self.term(n).cursor(str(shape), None if x is None else int(x), None if y is None else int(y))
 
@@ -181,6 +199,7 @@ class Terminals:
 
 
 NAMES = ("tty_open", "tty_size", "tty_text", "tty_spans", "tty_line", "tty_fill", "tty_paint", "tty_clicked", "tty_key",
+         "tty_wheel", "tty_select", "tty_selection", "tty_copy",
          "tty_cursor", "tty_write", "tty_flush", "tty_suspend", "tty_resume", "tty_read", "tty_close")  # fmt: skip
 
 

@@ -26,12 +26,21 @@ def take_key(control: Control, key: str, character: str | None, fire: Fire) -> b
     return False
 
 
+WHEEL_ROWS = 3  # rows a step of the mouse wheel scrolls
+
+
+def wheel(controls: list[Control], x: int, y: int, delta: int, fire: Fire) -> bool:
+    """A step of the wheel (delta < 0: up) scrolls the innermost scroll view under the
+    cell; whether one moved."""
+    for control in reversed(controls):  # an inner scroll view is listed after its outer one
+        inside = control.x <= x < control.x + control.width and control.y <= y < control.y + control.window
+        if control.kind == "scroll" and inside:
+            return _scroll_by(control, delta * WHEEL_ROWS, fire)
+    return False
+
+
 def _scroll_key(control: Control, key: str, fire: Fire) -> bool:
-    """A row, a page, or an end; scrolled to the end, a view that follows its end follows
-    it again."""
-    last = control.rows - control.window
-    if last <= 0 or not control.node.get("scrolled"):
-        return False
+    """A row, a page, or an end."""
     page = max(1, control.window - 1)
     steps = {
         "up": -1,
@@ -41,9 +50,15 @@ def _scroll_key(control: Control, key: str, fire: Fire) -> bool:
         "home": -control.rows,
         "end": control.rows,
     }
-    if key not in steps:
+    return key in steps and _scroll_by(control, steps[key], fire)
+
+
+def _scroll_by(control: Control, rows: int, fire: Fire) -> bool:
+    """Scrolled to the end, a view that follows its end follows it again."""
+    last = control.rows - control.window
+    if last <= 0 or not control.node.get("scrolled"):
         return False
-    top = max(0, min(last, control.top + steps[key]))
+    top = max(0, min(last, control.top + rows))
     control.top = top
     fire(int(control.node["scrolled"]), top, top == last)
     return True

@@ -57,6 +57,9 @@ class Control(Struct):
     rows: int = 0  # a scroll view: all its rows, the rows shown, the first shown
     window: int = 0
     top: int = 0
+    x: int = 0  # a scroll view: where it is drawn (the wheel scrolls the one under the pointer)
+    y: int = 0
+    width: int = 0
 
 
 class Tap(Struct):
@@ -828,7 +831,7 @@ def _grid(ctx: Ctx, node: Node, width: int, x: int, y: int, style: Style) -> Lin
 
 def _scroll(ctx: Ctx, node: Node, width: int, height: int | None, x: int, y: int, style: Style) -> Lines:
     kids = node.get("children") or []
-    control = Control(node, "scroll")  # ↑/↓, PageUp/PageDown, Home/End move it (view.py)
+    control = Control(node, "scroll", x=x, y=y, width=width)  # ↑/↓, PageUp/PageDown, Home/End move it
     ctx.painted.controls.append(control)
     probe_ctx = Ctx(None, None, ctx.colors, ctx.console)
     full = _vstack(probe_ctx, node, kids, width, None, 0, 0, style)

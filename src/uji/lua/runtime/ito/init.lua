@@ -778,11 +778,18 @@ end
 -- program of its own. `invalidate()` is called whenever a state a view read changes: draw
 -- again then. window:render(content) paints and flushes; window:key(event) gives an input
 -- key to the focused control (a TextField, List or ScrollView; Tab moves the focus) and
--- draws again if it used it; window:press(x, y) runs the on_tap under the cell. Each
--- answers whether the window used the event; wheel, drag and release are left to the
--- caller (false).
+-- draws again if it used it. The mouse (each takes x, y or the mouse event itself):
+-- window:press(x, y) runs the on_tap under the cell and starts a selection there;
+-- window:drag(x, y) selects from the press to the cell, drawn in ito.SelectionHighlight;
+-- window:release(x, y) ends it, copies the selected text through the terminal (OSC 52)
+-- and gives it; window:wheel(x, y, delta) scrolls the ScrollView under the cell (delta < 0:
+-- up). Each answers whether the window used the event.
 local WindowMT = {}
 WindowMT.__index = WindowMT
+
+-- How a mouse selection of a Window is drawn: a TextStyle (replace it to restyle).
+ito.SelectionHighlight = ito.TextStyle({ reverse = true })
+
 function ito.Window(screen, invalidate_fn)
   assert(type(screen) == "table" and screen.paint, "ito.Window expects a screen of ito.open()")
   local window = setmetatable({ screen = screen, invalidate = invalidate_fn or function() end }, WindowMT)
@@ -794,10 +801,52 @@ function WindowMT:render(content)
   self.screen:paint(self.content)
   self.screen:flush()
 end
-function WindowMT:press(x, y) return self.screen:clicked(x, y) end
-function WindowMT:release() return false end
-function WindowMT:drag() return false end
-function WindowMT:wheel() return false end
+-- A mouse event or x, y (and the wheel's delta).
+local function cell(x, y, delta)
+  if type(x) == "table" then return x.x, x.y, x.delta end
+  return x, y, delta
+end
+function WindowMT:press(x, y)
+  x, y = cell(x, y)
+  if self.selected and self.screen.select then
+    self.screen:select(nil)
+    self.screen:flush()
+  end
+  self.anchor, self.selected = { x, y }, false
+  return self.screen:clicked(x, y)
+end
+local function select_to(window, x, y)
+  window.screen:select(window.anchor[1], window.anchor[2], x, y, style_spec(ito.SelectionHighlight))
+end
+function WindowMT:drag(x, y)
+  x, y = cell(x, y)
+  if self.anchor == nil or self.screen.select == nil then return false end
+  self.selected = true
+  select_to(self, x, y)
+  self.screen:flush()
+  return true
+end
+function WindowMT:release(x, y)
+  x, y = cell(x, y)
+  if self.anchor == nil or not self.selected then
+    self.anchor = nil
+    return false
+  end
+  select_to(self, x, y)
+  self.anchor = nil
+  local text = self.screen:selection()
+  if text == nil or text == "" then return false end
+  self.screen:copy(text)
+  self.screen:flush()
+  return true, text
+end
+function WindowMT:wheel(x, y, delta)
+  x, y, delta = cell(x, y, delta)
+  if self.screen.wheel == nil or type(delta) ~= "number" or delta == 0 then return false end
+  local used = self.screen:wheel(x, y, delta)
+  if used then self:render() end
+  return used
+end
 function WindowMT:key(event)
   if type(event) ~= "table" or event.type ~= "key" or self.screen.key == nil then return false end
   local used = self.screen:key(event)

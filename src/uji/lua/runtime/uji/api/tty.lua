@@ -53,7 +53,8 @@ end
 -- screen:paint(view): an ito view over the whole screen (its taps answer screen:clicked).
 function Screen:paint(view)
   local ito = require("ito")
-  self.root = ito.root(view)
+  -- The same view again keeps its root: the state it remembers (a ScrollView's place).
+  if self.root == nil or self.root.content ~= view then self.root = ito.root(view) end
   call(host.tty_paint, self.id, self.root)
 end
 
@@ -70,6 +71,33 @@ end
 function Screen:key(event)
   check(type(event) == "table", "screen:key: `event` must be a key event of input:read()")
   return call(host.tty_key, self.id, event)
+end
+
+-- screen:wheel(x, y, delta) → whether a scroll view of the view painted last, under the
+-- cell, scrolled (delta < 0: up; 3 rows a step). An ito.Window's wheel.
+function Screen:wheel(x, y, delta)
+  check(type(delta) == "number", "screen:wheel: `delta` must be a number (-1 up, 1 down)")
+  local handler, top, at_end = call(host.tty_wheel, self.id, int(x, "screen:wheel", "x"), int(y, "screen:wheel", "y"),
+    math.floor(delta))
+  if handler == nil or self.root == nil then return false end
+  self.root:fire(handler, top, at_end)
+  return true
+end
+
+-- screen:select(x0, y0, x1, y1, style?): selects the cells from one to the other, row after
+-- row as a terminal does, drawn in `style` (reverse by default) at each flush until
+-- screen:select(nil). screen:selection() → the selected text (rows' trailing blanks cut), or nil.
+function Screen:select(x0, y0, x1, y1, style)
+  if x0 == nil then return call(host.tty_select, self.id, nil, 0, 0, 0, nil) end
+  local f = "screen:select"
+  call(host.tty_select, self.id, int(x0, f, "x0"), int(y0, f, "y0"), int(x1, f, "x1"), int(y1, f, "y1"), style)
+end
+function Screen:selection() return call(host.tty_selection, self.id) end
+
+-- screen:copy(text): to the clipboard through the terminal (OSC 52), with the next flush.
+function Screen:copy(text)
+  check(type(text) == "string", "screen:copy: `text` must be a string")
+  call(host.tty_copy, self.id, text)
 end
 
 -- screen:cursor(shape, x?, y?): "block", "bar", "underline" or "hidden".
