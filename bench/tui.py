@@ -6,7 +6,8 @@
   session, from the key event to the screen update rendered for the terminal
   (target under 16 ms);
 - a streamed 1,500-token markdown reply: per delta and in total, over loopback HTTP
-  from the fake server, and fed straight to the transcript.
+  from the fake server, and fed straight to the transcript (also while a config replaced
+  two of its markdown block views).
 """
 
 from __future__ import annotations
@@ -334,6 +335,30 @@ async def feed(app: Any, reply: str) -> int:
     return len(pieces)
 
 
+REPLACED_VIEWS = """
+local heading, code = uji.ui.Heading, uji.ui.CodeBlock
+uji.ui.Heading = function(p) return heading(p) end
+uji.ui.CodeBlock = function(p) return code(p) end
+"""
+
+
+async def stream_replaced(reply: str) -> tuple[float, int]:
+    """The same deltas while a config replaced the Heading and CodeBlock views (each
+    frame draws the answer again through its blocks)."""
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as fake:
+        app = make_app(Path(tmp), fake, REPLACED_VIEWS)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            t0 = time.perf_counter()
+            pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)]
+            for piece in pieces:
+                app.transcript.delta("text", piece)
+                await asyncio.sleep(0)
+            app.transcript.assistant({"type": "assistant", "text": reply})
+            await pilot.pause()
+            return time.perf_counter() - t0, len(pieces)
+
+
 def summary(samples: list[float]) -> str:
     q = statistics.quantiles(samples, n=20)
     return f"median {ms(statistics.median(samples))}, p95 {ms(q[-1])}, max {ms(max(samples))}"
@@ -372,6 +397,10 @@ def main() -> None:
     print(f"the same fed to the transcript: total {ms(total)}, per delta {ms(total / deltas)}")
     total, deltas = asyncio.run(stream_direct(reply, over_history=True))
     print(f"the same over a 500-message session: total {ms(total)}, per delta {ms(total / deltas)}")
+    total, deltas = asyncio.run(stream_replaced(reply))
+    print(
+        f"the same with replaced Heading and CodeBlock views: total {ms(total)}, per delta {ms(total / deltas)}"
+    )
 
 
 if __name__ == "__main__":

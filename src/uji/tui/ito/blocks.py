@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
     from rich.console import Console, ConsoleOptions, RenderableType
+    from rich.segment import Segment
 
 # (view, the block's source, width) → the view's rows, None when it failed
 Cache = dict[tuple[str, str, int], list[Text] | None]
@@ -162,11 +163,24 @@ class Answer:
         if plain:
             yield render.markdown("\n\n".join(plain))
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
+    def __rich_console__(
+        self, console: Console, options: ConsoleOptions
+    ) -> Iterator[RenderableType | Segment]:
+        from rich.segment import Segment
+
         for n, part in enumerate(self.parts(options.max_width)):
             if n:
                 yield Text("")  # a blank row between blocks, as markdown has
-            yield part
+            if isinstance(part, Text):
+                yield part
+                continue
+            # uji's markdown: without the blank rows Rich puts before a list or a quote
+            lines = console.render_lines(part, options.update(height=None), pad=False)  # its own height
+            while lines and not "".join(seg.text for seg in lines[0]).strip():
+                lines.pop(0)
+            for line in lines:
+                yield from line
+                yield Segment.line()
 
 
 def answer(text: str, views: Views, live: bool, rows: Cache | None = None) -> RenderableType:

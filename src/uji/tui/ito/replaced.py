@@ -77,15 +77,16 @@ return function(name, payload)
   error("uji.ui." .. name .. " returned a " .. type(v) .. ", not an ito view", 0)
 end
 """
-# Called in Lua: which of the names are replaced.
+# Called in Lua: which of the names are replaced, joined by spaces.
 WHICH = """
-return function(names)
+return function(...)
   local current = package.loaded["uji.themes.current"]
+  if not (current and current.replacement) then return "" end
   local out = {}
-  for _, name in ipairs(names) do
-    if current and current.replacement and current.replacement(name) ~= nil then out[#out + 1] = name end
+  for _, name in ipairs({ ... }) do
+    if current.replacement(name) ~= nil then out[#out + 1] = name end
   end
-  return out
+  return table.concat(out, " ")
 end
 """
 
@@ -117,6 +118,7 @@ class Views:
     def __init__(self, app: Callable[[], App | None], colors: Callable[[], dict[str, str]]) -> None:
         self._app = app
         self._colors = colors
+        self._which: tuple[object, Any] | None = None  # (the Lua runtime, WHICH loaded in it)
 
     def replaced(self, *names: ViewName) -> frozenset[str]:
         """Which of `names` a config or a theme replaced (asked each time: an assignment to
@@ -128,11 +130,14 @@ class Views:
 
         rt = app.lua
         try:
-            values = rt.call_sync(rt.load_source(WHICH, "=uji.ui views")(), rt.convert.to_lua(list(names)))
+            if (
+                self._which is None or self._which[0] is not rt
+            ):  # loaded once per runtime (a reload makes one)
+                self._which = (rt, rt.load_source(WHICH, "=uji.ui views")())
+            values = rt.call_sync(self._which[1], *names)
         except LuaError:
             return frozenset()
-        found = rt.convert.to_python(values[0]) if values else None
-        return frozenset(str(n) for n in found) if isinstance(found, list) else frozenset()
+        return frozenset(str(values[0]).split()) if values and values[0] else frozenset()
 
     def rows(self, name: ViewName, props: Props) -> list[Text] | None:
         """The replacement's rows for `props` (at `props["width"]`), or None to draw as uji does."""
