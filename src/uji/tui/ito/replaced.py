@@ -10,6 +10,7 @@ the diagnostics."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
     from uji.app import App
     from uji.lua.api.ito import LuaSource
+    from uji.lua.runtime import Runtime
 
 # The views uji/api/ui.lua lists; the transcript entries' (message.py) and these.
 ViewName = Literal[
@@ -91,6 +93,17 @@ end
 """
 
 
+_LOADED: weakref.WeakKeyDictionary[Runtime, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _loaded(rt: Runtime, code: str) -> Any:
+    """`code`'s function, loaded once per Lua runtime (a reload makes a new one)."""
+    chunks = _LOADED.setdefault(rt, {})
+    if code not in chunks:
+        chunks[code] = rt.load_source(code, "=uji.ui views")()
+    return chunks[code]
+
+
 def source(app: App, name: str, given: Any, width: int) -> LuaSource | None:
     """The replacement of `uji.ui.<name>` drawn for the Lua table `given`, or None when uji
     draws it itself (not replaced, or the replacement failed: logged)."""
@@ -100,7 +113,7 @@ def source(app: App, name: str, given: Any, width: int) -> LuaSource | None:
 
     rt = app.lua
     try:
-        values = rt.call_sync(rt.load_source(REPLACED, "=uji.ui views")(), name, given)
+        values = rt.call_sync(_loaded(rt, REPLACED), name, given)
         root = values[0] if values else None
         if root is None:
             return None
@@ -118,7 +131,6 @@ class Views:
     def __init__(self, app: Callable[[], App | None], colors: Callable[[], dict[str, str]]) -> None:
         self._app = app
         self._colors = colors
-        self._which: tuple[object, Any] | None = None  # (the Lua runtime, WHICH loaded in it)
 
     def replaced(self, *names: ViewName) -> frozenset[str]:
         """Which of `names` a config or a theme replaced (asked each time: an assignment to
@@ -130,11 +142,7 @@ class Views:
 
         rt = app.lua
         try:
-            if (
-                self._which is None or self._which[0] is not rt
-            ):  # loaded once per runtime (a reload makes one)
-                self._which = (rt, rt.load_source(WHICH, "=uji.ui views")())
-            values = rt.call_sync(self._which[1], *names)
+            values = rt.call_sync(_loaded(rt, WHICH), *names)
         except LuaError:
             return frozenset()
         return frozenset(str(values[0]).split()) if values and values[0] else frozenset()
