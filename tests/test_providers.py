@@ -286,3 +286,27 @@ def test_a_provider_table_sets_each_field_as_the_provider_holds_it() -> None:
     assert "ANTHROPIC_API_KEY" in catalog.key_variables()
     p = catalog.add({"id": "mine", "auth_env": {}, "needs_key": False, "context_window": None})
     assert (p.auth_env, p.needs_key, p.context_window) == ([], False, None)
+
+
+def test_saved_credentials_are_read_in_every_shape_auth_toml_may_hold(tmp_path: Path) -> None:
+    import os
+
+    from uji.providers import auth
+
+    path = tmp_path / "auth.toml"
+    path.write_text(
+        'bare = "sk-bare"\n'
+        'empty = ""\n'
+        '[typed]\ntype = "api_key"\nkey = "sk-typed"\n'
+        '[untyped]\nkey = "sk-untyped"\n'
+        '[nothing]\nnote = "no key here"\n'
+        '[signed]\ntype = "oauth"\naccess = "at"\nrefresh = "rt"\nexpires_at = "soon"\n'
+    )
+    os.chmod(path, 0o600)
+    file = str(path)
+    assert auth.saved_key(file, "bare") == "sk-bare"
+    assert auth.saved_key(file, "typed") == "sk-typed"
+    assert auth.saved_key(file, "untyped") == "sk-untyped"  # a key without its type is still a key
+    assert auth.saved_entry(file, "empty") is None and auth.saved_entry(file, "nothing") is None
+    # A field of the wrong type is left out: this sign-in has no expiry, not a broken one.
+    assert auth.saved_entry(file, "signed") == {"type": "oauth", "access": "at", "refresh": "rt"}

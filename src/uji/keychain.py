@@ -7,7 +7,21 @@ it as an argument (it has no other way)."""
 from __future__ import annotations
 
 import sys
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
+    class Credential(TypedDict):
+        """A saved credential, as auth.toml and the keychain hold it (providers/auth.py):
+        an API key (`key`), or a sign-in (providers/oauth.py)."""
+
+        type: str
+        key: NotRequired[str]
+        access: NotRequired[str]
+        refresh: NotRequired[str]
+        expires_at: NotRequired[int]
+
 
 Action = Literal["get", "set", "delete"]
 SECONDS = 10.0
@@ -21,7 +35,7 @@ class KeychainError(Exception):
 # The credentials this process read from or saved to the keychain, by (auth file,
 # provider id): a keychain is asked once (uji.providers.auth), and tool results have
 # these cut out like the keys of auth.toml (uji.tools.secrets).
-credentials: dict[tuple[str, str], dict[str, object] | None] = {}
+credentials: dict[tuple[str, str], Credential | None] = {}
 
 
 def secrets() -> list[str]:

@@ -8,7 +8,7 @@ Every decision says what made it (`by`, and the rule with its file and line), so
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from uji.record import Struct, field
 from uji.tools.verdict import Answerer, DecidedBy, Verdict
@@ -61,12 +61,25 @@ class Answer(Struct):
 Approver = Callable[[Question], Awaitable[Answer]]
 
 
+class Asked(TypedDict, total=False):
+    """What a decision adds to its `call` event: the hook that decided, the question
+    asked (its title, body and diff), who asked it, and what the answer remembered."""
+
+    hook: str
+    hook_origin: str | None
+    question: str
+    body: str
+    preview: str
+    asked_by: Literal["hook"]
+    remember: str
+
+
 class Decision(Struct):
     allow: bool
     by: DecidedBy
     reason: str | None = None  # the text after "denied: "
     verdict: Verdict | None = None  # the gate's
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: Asked = field(default_factory=lambda: Asked())
 
     def outcome(self) -> Outcome:
         """The decision as the `call` event carries it."""
@@ -74,10 +87,6 @@ class Decision(Struct):
 
         x = self.extra
         v = self.verdict if self.verdict is not None and self.verdict.layer == "policy" else None
-
-        def text(key: str) -> str | None:
-            value = x.get(key)
-            return value if isinstance(value, str) else None
 
         return Outcome(
             decision="allow" if self.allow else "deny",
@@ -91,12 +100,12 @@ class Decision(Struct):
             policy=v.decision if v else None,
             basis=v.by if v else None,
             reason=self.reason,
-            hook=HookRef(str(x["hook"]), text("hook_origin")) if "hook" in x else None,
-            question=text("question"),
-            body=text("body"),
-            preview=text("preview"),
-            asked_by="hook" if x.get("asked_by") == "hook" else None,
-            remember=text("remember"),
+            hook=HookRef(x["hook"], x.get("hook_origin")) if "hook" in x else None,
+            question=x.get("question"),
+            body=x.get("body"),
+            preview=x.get("preview"),
+            asked_by=x.get("asked_by"),
+            remember=x.get("remember"),
         )
 
 

@@ -85,25 +85,25 @@ class Agent:
         self.options = options or TurnOptions()
         self.running = False
         self.started_at: float | None = None
-        self.log = SessionLog(services.store, session_id, self._emit)
-        self.spending = Spending(services, session_id, self._emit)
-        self.calls = ToolCaller(services, self._emit, approver)
+        self.log = SessionLog(services.store, session_id, self.emit)
+        self.spending = Spending(services, session_id, self.emit)
+        self.calls = ToolCaller(services, self.emit, approver)
         self.calls.questions_wait = self.options.questions_wait
         self.calls.spent = self.spending.add  # ctx.usage: a child session's spending counts here
         self.meter = FillMeter(services, self.log)
         self.requests = ModelRequests(
-            services, self.log, self.spending, self.meter, self._emit, self.options.max_output
+            services, self.log, self.spending, self.meter, self.emit, self.options.max_output
         )
         self.in_flight = InFlight(self.calls, self.log.save)
         self.requests.track = self.in_flight.track
-        self.compactor = compaction.Compactor(services, self.log, self.meter, self.requests, self._emit)
+        self.compactor = compaction.Compactor(services, self.log, self.meter, self.requests, self.emit)
         self.titler = Titler(
-            self.log, self._emit, self.requests.side, self.options.auto_title, self._after_first_call
+            self.log, self.emit, self.requests.side, self.options.auto_title, self._after_first_call
         )
-        self.steering = Steering(self._emit)
+        self.steering = Steering(self.emit)
         self.submitter = Submitter(services, self.calls, self.log.save)
 
-    def _emit(self, event: AgentEvent) -> None:
+    def emit(self, event: AgentEvent) -> None:
         """Every event goes out once: to the frontend, and to the Lua handlers of its
         notification (the catalog derives their payload from the same event)."""
         self._frontend(event)
@@ -148,7 +148,7 @@ class Agent:
         self.running = True
         self.compactor.failed = False
         self.started_at = self.spending.start_turn()
-        self._emit(StatusChanged("working"))
+        self.emit(StatusChanged("working"))
         try:
             from uji.agent.mentioned import MentionFailed
 
@@ -160,7 +160,7 @@ class Agent:
             own = self.services.models.own_loop()  # a provider that runs its turns itself
             if own is None and self.compactor.due():
                 await self.compactor.compact(notice=None)
-            self._emit(MessageSubmitted(text))
+            self.emit(MessageSubmitted(text))
             seq = self.log.save(user)["seq"]
             if self.services.checkpoints is not None:  # the files as they are before the turn
                 self.services.checkpoints.begin(self.session_id, seq)
@@ -193,8 +193,8 @@ class Agent:
             self.running = False
             self.started_at = None
             self.spending.end_turn()
-            self._emit(TurnFinished())
-            self._emit(StatusChanged("idle"))
+            self.emit(TurnFinished())
+            self.emit(StatusChanged("idle"))
 
     async def _loop(self, system: str) -> TurnResult:
         continued = 0
@@ -264,7 +264,7 @@ class Agent:
         except MentionFailed as e:
             self.services.notice(f"{e}; the queued message was not sent")
             return False
-        self._emit(MessageSubmitted(item["text"]))
+        self.emit(MessageSubmitted(item["text"]))
         self.log.save(message)
         await self.submitter.attach(item["text"], mentioned)
         return True

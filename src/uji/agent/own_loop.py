@@ -11,7 +11,6 @@ about), its result through after_tool, usage, the answer or the failure, the que
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import TYPE_CHECKING, Any, Protocol
 
 from uji.events.stream import (
@@ -22,7 +21,7 @@ from uji.events.stream import (
     MessageSubmitted,
     ToolStarted,
 )
-from uji.wires.base import ToolCall, Usage
+from uji.wires.base import ToolCall
 
 if TYPE_CHECKING:
     from typing import NotRequired, TypedDict
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from uji.events.stream import AgentEvent
     from uji.store.rows import AssistantRow, ToolRow, UserRow
     from uji.tools.base import Tool
-    from uji.wires.base import Image, Message, ToolCallItem, ToolSpec
+    from uji.wires.base import Image, Message, ToolSpec, Usage
 
     class Prompt(TypedDict):
         text: str
@@ -76,7 +75,7 @@ class Agent(Protocol):
     spending: Spending
     steering: Steering
 
-    def _emit(self, event: AgentEvent) -> None: ...
+    def emit(self, event: AgentEvent) -> None: ...
 
 
 class OwnLoop(Protocol):
@@ -106,13 +105,12 @@ class LoopAgent:
             return
         if kind == "text":
             self.text.append(text)
-        self.agent._emit(Delta("reasoning" if kind == "reasoning" else "text", text))
+        self.agent.emit(Delta("reasoning" if kind == "reasoning" else "text", text))
 
-    def assistant_step(self, message: dict[str, Any]) -> None:
+    def assistant_step(self, row: AssistantRow) -> None:
         """A step with calls: saved; its calls are the step in flight until answered."""
         if self.finished:
             return
-        row = _assistant_row(message)
         self.text = []
         self.agent.in_flight.pending = [
             ToolCall(c["id"], c["name"], c["arguments"], c.get("signature"))
@@ -120,11 +118,10 @@ class LoopAgent:
         ]
         self.agent.log.save(row)
 
-    def tool_running(self, call: dict[str, Any]) -> None:
+    def tool_running(self, call_id: str, name: str) -> None:
         calls = self.agent.calls
-        call_id = str(call.get("id") or "")
         calls.running = call_id
-        self.agent._emit(ToolStarted(call_id, str(call.get("name") or ""), calls.subjects.get(call_id, "")))
+        self.agent.emit(ToolStarted(call_id, name, calls.subjects.get(call_id, "")))
 
     async def approve(self, name: str, args: dict[str, Any], subject: str | None) -> Approval:
         """The gate's decision on a call the loop runs (asking when it says ask), judged
@@ -136,9 +133,9 @@ class LoopAgent:
         pending = self.agent.in_flight.pending
         call_id = next((c.id for c in pending if c.name == name and c.id not in caller.subjects), "")
         caller.subjects[call_id] = shown
-        self.agent._emit(CallSubject(call_id, name, shown, tool.verb))
-        decision = await caller._decide(tool, shown, args)
-        self.agent._emit(CallDecided(call_id, name, shown, tool.verb or name, decision.outcome()))
+        self.agent.emit(CallSubject(call_id, name, shown, tool.verb))
+        decision = await caller.decide(tool, shown, args)
+        self.agent.emit(CallDecided(call_id, name, shown, tool.verb or name, decision.outcome()))
         if not decision.allow:
             return {"deny": decision.reason or "denied"}
         return {"allow": True, "arguments": args}
@@ -154,14 +151,8 @@ class LoopAgent:
         result, _ = await hooks.hook(AfterTool(name, content))
         return result if isinstance(result, str) else content
 
-    def tool_result(self, call: dict[str, Any], content: Any, images: list[Image] | None) -> None:
-        call_id = str(call.get("id") or "")
-        row: ToolRow = {
-            "type": "tool",
-            "tool_call_id": call_id,
-            "name": str(call.get("name") or ""),
-            "content": content if isinstance(content, str) else str(content),
-        }
+    def tool_result(self, call_id: str, name: str, content: str, images: list[Image] | None) -> None:
+        row: ToolRow = {"type": "tool", "tool_call_id": call_id, "name": name, "content": content}
         subject = self.agent.calls.subjects.pop(call_id, None)
         if subject is not None:
             row["subject"] = subject
@@ -173,19 +164,12 @@ class LoopAgent:
             self.agent.calls.running = None
         self.agent.log.save(row)
 
-    def usage(self, spent: dict[str, Any]) -> None:
-        def count(key: str) -> int:
-            value = spent.get(key)
-            return int(value) if isinstance(value, (int, float)) and value >= 0 else 0
+    def usage(self, spent: Usage) -> None:
+        self.agent.spending.count(spent)
 
-        self.agent.spending.count(
-            Usage(count("input"), count("output"), count("cache_read"), count("cache_write"))
-        )
-
-    def done(self, message: dict[str, Any]) -> None:
+    def done(self, row: AssistantRow) -> None:
         if self.finished:
             return
-        row = _assistant_row(message)
         row.pop("tool_calls", None)
         self.answer = row["text"]
         self.text = []
@@ -207,35 +191,9 @@ class LoopAgent:
         message: UserRow = {"type": "user", "text": item["text"]}
         if item.get("images"):
             message["images"] = item["images"]
-        self.agent._emit(MessageSubmitted(item["text"]))
+        self.agent.emit(MessageSubmitted(item["text"]))
         self.agent.log.save(message)
         return message
-
-
-def _assistant_row(message: dict[str, Any]) -> AssistantRow:
-    """An assistant message from the loop, in the stored shape: its calls with ids."""
-    row: AssistantRow = {"type": "assistant", "text": str(message.get("text") or "")}
-    calls: list[ToolCallItem] = []
-    for c in message.get("tool_calls") or []:
-        if not isinstance(c, dict) or not c.get("name"):
-            continue
-        arguments = c.get("arguments")
-        if not isinstance(arguments, str):
-            import json
-
-            arguments = json.dumps(arguments if isinstance(arguments, dict) else {})
-        call_id = str(c.get("id") or "").strip() or "call_" + os.urandom(8).hex()
-        item: ToolCallItem = {"id": call_id, "name": str(c["name"]), "arguments": arguments}
-        if isinstance(c.get("signature"), str):
-            item["signature"] = c["signature"]
-        calls.append(item)
-    if calls:
-        row["tool_calls"] = calls
-    if isinstance(message.get("reasoning"), str) and message["reasoning"]:
-        row["reasoning"] = message["reasoning"]
-    if message.get("replay") is not None:
-        row["replay"] = message["replay"]
-    return row
 
 
 def turn_table(agent: Agent, system: str, user: UserRow, max_output: int) -> LoopTurn:

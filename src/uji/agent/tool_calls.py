@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from uji.agent.approval import (
     TIMEOUT_TEXT,
     Approver,
+    Asked,
     Decision,
     Question,
     approval_timeout,
@@ -156,7 +157,7 @@ class ToolCaller:
         self.subjects[call.id] = subject
         # The screen shows the subject while the call is decided (an approval question).
         self._emit(CallSubject(call.id, call.name, subject, tool.verb))
-        decision = await self._decide(tool, subject, args)
+        decision = await self.decide(tool, subject, args)
         self._call_event(call, tool, subject, decision)
         if not decision.allow:
             return self._tool_message(call, ToolResult(f"denied: {decision.reason or 'denied'}"), subject)
@@ -187,7 +188,7 @@ class ToolCaller:
             tool = ReadFile(self.gate.sandbox)
         args = {"path": path}
         try:
-            decision = await self._decide(tool, path, args, f"Attach {path} to your message?")
+            decision = await self.decide(tool, path, args, f"Attach {path} to your message?")
             if not decision.allow:
                 row["denied"] = decision.reason or "denied"
                 return row
@@ -209,13 +210,13 @@ class ToolCaller:
             row["images"] = result.images
         return row
 
-    async def _decide(
+    async def decide(
         self, tool: Tool, subject: str, args: dict[str, Any], title: str | None = None
     ) -> Decision:
         """The gate's verdict, and the answer to its question when it is ask."""
         hooks = self._before_tool if self.hooks.has("before_tool") else None
         verdict = await self.gate.decide(tool, subject, args, hooks)
-        extra: dict[str, Any] = {}
+        extra: Asked = {}
         if verdict.by == "hook" and verdict.hook is not None:
             extra = {"hook": verdict.hook, "hook_origin": verdict.origin}
         if verdict.decision == "allow":
@@ -252,7 +253,7 @@ class ToolCaller:
         args: dict[str, Any],
         title: str | None,
         by_hook: bool = False,
-        extra: dict[str, Any] | None = None,
+        extra: Asked | None = None,
         remember: str | None = None,
     ) -> Decision:
         try:
@@ -276,12 +277,12 @@ class ToolCaller:
             async with asyncio.timeout(None if self.questions_wait else approval_timeout()):
                 answer = await self._approver(question)
         except TimeoutError:
-            return Decision(False, "user", TIMEOUT_TEXT, extra=dict(extra or {}, question=question.title))
+            return Decision(False, "user", TIMEOUT_TEXT, extra={**(extra or {}), "question": question.title})
         out = Decision(
             answer.allow,
             answer.by,
             None if answer.allow else (answer.reason or "user denied"),
-            extra=dict(extra or {}, question=question.title, body=question.body),
+            extra={**(extra or {}), "question": question.title, "body": question.body},
         )
         if preview:
             out.extra["preview"] = preview  # what the question showed: the diff of an edit

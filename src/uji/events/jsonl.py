@@ -8,7 +8,7 @@ budget?}`; every other event has no line.
 
 from __future__ import annotations
 
-from typing import Any, assert_never
+from typing import assert_never
 
 from uji.events.stream import (
     BeforeQuit,
@@ -41,10 +41,13 @@ from uji.events.stream import (
 from uji.record import record_fields
 from uji.tools.base import TaskRow
 
+# A line as printed (json.dumps): uji writes it and never reads it back.
+JsonObject = dict[str, object]
 
-def outcome_fields(o: Outcome) -> dict[str, Any]:
+
+def outcome_fields(o: Outcome) -> JsonObject:
     """What decided a call, as the `call` line spells it (absent keys: not applicable)."""
-    out: dict[str, Any] = {"decision": o.decision, "by": o.by}
+    out: JsonObject = {"decision": o.decision, "by": o.by}
     for key in ("rule", "source", "part", "unfixed", "basis"):
         value = getattr(o, key)
         if value is not None:
@@ -67,7 +70,7 @@ def outcome_fields(o: Outcome) -> dict[str, Any]:
     return out
 
 
-def json_line(event: Event) -> dict[str, Any] | None:
+def json_line(event: Event) -> JsonObject | None:
     """The object `uji run --json` prints for `event`, or None for an event it does not show."""
     match event:
         case SessionOpened(id=session_id, worktree=None):
@@ -96,12 +99,12 @@ def json_line(event: Event) -> dict[str, Any] | None:
         case Notice(text=text):
             return {"type": "notice", "text": text}
         case Done():
-            out: dict[str, Any] = {"type": "done"}
+            out: JsonObject = {"type": "done"}
             if event.error is not None:
                 out["error"] = event.error
             else:
                 out["text"] = event.text or ""
-            usage: dict[str, Any] = dict(event.usage.as_dict())
+            usage: JsonObject = dict(event.usage.as_dict())
             if event.usage.estimated:  # the server sent none: uji counted characters / 4
                 usage["estimated"] = True
             out["usage"] = usage

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from uji.providers.catalog import Provider
 
 if TYPE_CHECKING:
+    from uji.keychain import Credential
     from uji.providers.oauth import OAuthSettings, Session
 
 
@@ -49,7 +50,30 @@ def use_keychain(path: str, on: bool) -> str | None:
     return None
 
 
-def _keychain_entry(path: str, provider_id: str) -> dict[str, Any] | None:
+def credential_of(raw: object) -> Credential | None:
+    """A saved credential as uji uses it, from what auth.toml or the keychain held: a
+    bare string is an API key, a table says its `type` (one without is an API key if it
+    has one); a field of the wrong type is left out (it could not be used)."""
+    if isinstance(raw, str):
+        return {"type": "api_key", "key": raw} if raw else None
+    if not isinstance(raw, dict):
+        return None
+    if not isinstance(raw.get("type"), str) or not raw["type"]:
+        key = raw.get("key")
+        return {"type": "api_key", "key": key} if isinstance(key, str) and key else None
+    found: Credential = {"type": raw["type"]}
+    if isinstance(raw.get("key"), str):
+        found["key"] = raw["key"]
+    if isinstance(raw.get("access"), str):
+        found["access"] = raw["access"]
+    if isinstance(raw.get("refresh"), str):
+        found["refresh"] = raw["refresh"]
+    if isinstance(raw.get("expires_at"), int):
+        found["expires_at"] = raw["expires_at"]
+    return found
+
+
+def _keychain_entry(path: str, provider_id: str) -> Credential | None:
     from uji.keychain import KeychainError, credentials, run
 
     if (path, provider_id) in credentials:
@@ -58,7 +82,7 @@ def _keychain_entry(path: str, provider_id: str) -> dict[str, Any] | None:
         raw = run("get", KEYCHAIN_SERVICE, provider_id)
     except KeychainError:
         raw = None
-    entry: dict[str, Any] | None = None
+    entry: Credential | None = None
     if isinstance(raw, str) and raw:
         import json
 
@@ -66,7 +90,8 @@ def _keychain_entry(path: str, provider_id: str) -> dict[str, Any] | None:
             parsed = json.loads(raw)
         except ValueError:
             parsed = None
-        entry = parsed if isinstance(parsed, dict) and parsed.get("type") else {"type": "api_key", "key": raw}
+        # The credential as JSON, or (a key saved by hand) the key itself.
+        entry = (credential_of(parsed) if isinstance(parsed, dict) else None) or credential_of(raw)
     credentials[(path, provider_id)] = entry
     return entry
 
@@ -90,16 +115,13 @@ def _read_auth_file(path: str) -> dict[str, Any]:
             raise AuthError(f"{path}: {e}") from None
 
 
-def saved_entry(path: str, provider_id: str) -> dict[str, Any] | None:
+def saved_entry(path: str, provider_id: str) -> Credential | None:
     """A provider's saved credential: from the keychain when it is used, else the file."""
     if path in _keychain_files:
         found = _keychain_entry(path, provider_id)
         if found is not None:
             return found
-    entry = _read_auth_file(path).get(provider_id)
-    if isinstance(entry, str):
-        return {"type": "api_key", "key": entry} if entry else None
-    return entry if isinstance(entry, dict) else None
+    return credential_of(_read_auth_file(path).get(provider_id))
 
 
 def saved_key(path: str, provider_id: str) -> str | None:
@@ -138,7 +160,7 @@ def save_key(path: str, provider_id: str, key: str) -> None:
     save_credential(path, provider_id, {"type": "api_key", "key": key})
 
 
-def save_credential(path: str, provider_id: str, credential: dict[str, Any]) -> None:
+def save_credential(path: str, provider_id: str, credential: Credential) -> None:
     """Save a provider's credential: in the keychain when it is used and takes it, else
     in the file (its other entries kept). Raises AuthError if neither can."""
     if path in _keychain_files:
@@ -151,7 +173,7 @@ def save_credential(path: str, provider_id: str, credential: dict[str, Any]) -> 
         except KeychainError:
             pass  # the file keeps it (the original's fallback)
         else:
-            credentials[(path, provider_id)] = dict(credential)
+            credentials[(path, provider_id)] = credential
             return
     data = _read_auth_file(path)
     data[provider_id] = credential
@@ -245,7 +267,7 @@ async def refresh_if_expired(path: str, provider_id: str, name: str, settings: O
         return
     try:
         fresh = await refresh(settings, str(entry.get("refresh") or ""))
-        save_credential(path, provider_id, dict(fresh))
+        save_credential(path, provider_id, fresh)
     except (LoginError, AuthError) as e:
         raise Failure(
             "provider", f"the sign-in to {name} could not be refreshed ({e}); sign in again"

@@ -28,14 +28,7 @@ from uji.record import Record, field
 if TYPE_CHECKING:
     from typing import NotRequired, TypedDict
 
-    class Credential(TypedDict):
-        """A saved sign-in, as auth.toml holds it."""
-
-        type: str
-        access: NotRequired[str]
-        refresh: NotRequired[str]
-        expires_at: NotRequired[int]
-        key: NotRequired[str]
+    from uji.keychain import Credential
 
     class Session(TypedDict):
         """What a request signed in this way carries (`request.auth.oauth`)."""

@@ -62,7 +62,7 @@ def normalize_schema(schema: Any) -> Any:
         return [normalize_schema(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in schema.items():
         if key in ("required", "enum", "anyOf", "oneOf", "allOf", "prefixItems") and value == {}:
             value = []

@@ -88,7 +88,7 @@ async def _subscription(tui: CommandView, provider: Provider) -> None:
     assert app is not None and provider.oauth is not None
     try:
         credential = await oauth.login(provider.oauth, oauth.open_browser, tui.show_notice)
-        auth.save_credential(app.paths.auth_file, provider.id, dict(credential))
+        auth.save_credential(app.paths.auth_file, provider.id, credential)
     except (oauth.LoginError, auth.AuthError) as e:
         tui.show_notice(f"could not sign in to {provider.name}: {e}")
         return

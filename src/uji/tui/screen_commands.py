@@ -4,7 +4,7 @@ replaces one: `run()` looks at `app.commands` first."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from uji.command_registry import CommandError
@@ -510,7 +510,7 @@ async def theme(tui: CommandView, args: str) -> None:
     await command(tui, args)
 
 
-def _layer_text(policy: dict[str, Any]) -> str:
+def _layer_text(policy: Mapping[str, object]) -> str:
     """A mode's policy layer in words: "edit_file deny, write_file deny" or
     "read_file allow inside the roots", "run_command ask; allow git status"."""
     if not policy:

@@ -276,7 +276,7 @@ class Keymap:
 
     def __init__(self) -> None:
         self._user: dict[tuple[str, Key], Binding] = {}
-        self.actions: dict[str, Any] = {}  # "<mode> <key>" → Lua function
+        self.actions: dict[str, object] = {}  # "<mode> <key>" → Lua function
 
     def add(self, modes: list[str], key: str, binding: Binding) -> None:
         parsed = parse_key(key)

@@ -64,7 +64,7 @@ class Ui(ABC):
         self.notice: Notice = notice
         self.show_thinking = False
         self._keymap: Keymap | None = None
-        self.actions: dict[str, Any] = {}  # a config's actions (uji.action.add): name → Lua function
+        self.actions: dict[str, object] = {}  # a config's actions (uji.action.add): name → Lua function
         # The bell when a turn ends or a question waits unfocused (uji.ui.configure{notify}):
         # a style name (uji.ui.bell.STYLES) or a Lua function(reason, text).
         self.notify: Any = "auto"

@@ -56,7 +56,7 @@ def install(host: LuaHost, catalog: Catalog, auth_file: str) -> Api:
             except oauth.LoginError as e:
                 raise ApiError(str(e)) from None
             try:
-                save_credential(auth_file, provider.id, dict(credential))
+                save_credential(auth_file, provider.id, credential)
             except AuthError as e:
                 raise ApiError(f"signed in but could not save the credential: {e}") from None
             return True
