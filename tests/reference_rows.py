@@ -181,6 +181,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("provider", "uji.provider.list rows and STATE", P, P),
     ("provider", "uji.provider.get / load", P, P),
     ("provider", "uji.api.openai/responses/anthropic/gemini classes", M, P),
+    ("provider", "uji.api.stream.run, the shared SSE helper", M, P),
     ("provider", "uji.class", M, P),
     ("provider", "OpenAI options and overridable methods", M, P),
     ("provider", "uji.wire (older)", P, P),

@@ -1429,7 +1429,9 @@ NAMESPACES: list[Namespace] = [
                 "uji.Apis",
                 "`openai` (Chat Completions), `responses`, `anthropic`, `gemini`: call one for an "
                 "object (`uji.api.openai{ max_tokens_field = false }`), or subclass it with uji.class "
-                "and override methods. Any other name requires `uji.builtin.apis.<name>`.",
+                "and override methods. Any other name requires `uji.builtin.apis.<name>`; "
+                "`uji.api.stream.run{url, headers, body, reply, read(event, parts), finished?, settle?}` "
+                "is the shared SSE helper for a class of one's own (README: API objects).",
             ),
         ],
     ),

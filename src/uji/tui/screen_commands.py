@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from uji.command_registry import CommandError
 from uji.lua.runtime import LuaError

@@ -1093,7 +1093,7 @@ function uji.wire.list() end
 ---@class uji.api
 uji.api = {}
 
----`openai` (Chat Completions), `responses`, `anthropic`, `gemini`: call one for an object (`uji.api.openai{ max_tokens_field = false }`), or subclass it with uji.class and override methods. Any other name requires `uji.builtin.apis.<name>`.
+---`openai` (Chat Completions), `responses`, `anthropic`, `gemini`: call one for an object (`uji.api.openai{ max_tokens_field = false }`), or subclass it with uji.class and override methods. Any other name requires `uji.builtin.apis.<name>`; `uji.api.stream.run{url, headers, body, reply, read(event, parts), finished?, settle?}` is the shared SSE helper for a class of one's own (README: API objects).
 ---@type uji.Apis
 uji.api = nil
 
