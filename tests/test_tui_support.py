@@ -121,5 +121,15 @@ async def answerable(pilot: Pilot[Any]) -> Any:
     await until(pilot, lambda: get_time() >= panel.shown_at + GUARD_SECONDS, what="the guard time")
     if not panel.armed():
         await pilot.press("1")
-    await until(pilot, lambda: panel.armed() and panel.has_focus, what="a question that takes keys")
+    try:
+        await until(pilot, lambda: panel.armed() and panel.has_focus, what="a question that takes keys")
+    except AssertionError as e:
+        # Seen once in a loaded fresh-clone run and never since: say where the keyboard was.
+        app = pilot.app
+        state = (
+            f"armed={panel.armed()} held={panel.held} mounted={panel.is_mounted} "
+            f"answered={panel.answer.done()} top_is_it={app.top_modal() is panel} "  # type: ignore[attr-defined]
+            f"focused={app.focused!r}"
+        )
+        raise AssertionError(f"{state}\n{e}") from None
     return panel
