@@ -166,6 +166,16 @@ def test_each_failure_is_told_to_the_reply_as_documented(home: Home) -> None:
           body = '{{"model":"m","tools":[{{}}]}}', reply = {{ fail = function(f) r.failed = f end }},
           read = function() end, finished = function(parts) parts:finish() end }})
         out.finished_by_hook = r.failed == nil
+        -- A request that cannot be sent is not retried (provider); a refused connection is (http).
+        local unsent, refused = {{}}, {{}}
+        uji.api.stream.run({{ url = request.provider.base_url, headers = {{ ["X-Bad"] = "v " }}, body = "{{}}",
+          reply = {{ fail = function(f) unsent.failed = f end }}, read = function() end }})
+        local s = assert(uji.net.listen(0))
+        local port = s.port
+        s:close()
+        uji.api.stream.run({{ url = "http://127.0.0.1:" .. port .. "/x", body = "{{}}",
+          reply = {{ fail = function(f) refused.failed = f end }}, read = function() end }})
+        out.unsent, out.refused = unsent.failed, refused.failed
         """,
     )
     for (name, _, want), told in zip(FAILURES, got["failures"], strict=True):
@@ -180,3 +190,5 @@ def test_each_failure_is_told_to_the_reply_as_documented(home: Home) -> None:
     assert "uji.api.stream.run: `read(event, parts)` is required" in got["bad"]
     assert "test.lua" in got["bad"] or "init.lua" in got["bad"]  # the caller's file and line
     assert got["finished_by_hook"] is True
+    assert got["unsent"]["kind"] == "provider" and "header" in got["unsent"]["message"]
+    assert got["refused"]["kind"] == "http" and got["refused"]["message"].startswith("could not connect")

@@ -167,7 +167,12 @@ function M.run(spec)
 
   local response, err = uji.net.open({ url = spec.url, method = "POST", headers = headers, body = body,
     idle = spec.idle or 120, timeout = spec.timeout })
-  if response == nil then return fail(reply, { kind = "http", message = tostring(err) }) end
+  if response == nil then
+    -- A connection that failed is retried (http); a request that cannot be sent is not.
+    err = tostring(err)
+    local transport = err:find("^could not connect") or err:find("^connection failed") or err:find("^timed out")
+    return fail(reply, { kind = transport and "http" or "provider", message = err })
+  end
   if response.status < 200 or response.status > 299 then return fail(reply, http_failure(response)) end
 
   local ok, failure = read_events(response, spec, parts)
