@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,12 +18,6 @@ from tests.fakes.openai_server import FakeCall, text, tool_call, tool_calls
 from tests.waiting import alive, until
 
 SETUP = 'require("uji.plugins.jobs").setup{}\n'
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def group_gone(pgid: int) -> bool:
@@ -42,41 +35,53 @@ def group_gone(pgid: int) -> bool:
     return True
 
 
-def server_command(port: int, pidfile: Path) -> str:
-    # $$ is the shell, which `exec` turns into the server: its pid leads the job's group.
-    return f"echo $$ > {pidfile}; exec {sys.executable} -m http.server {port} --bind 127.0.0.1"
+def server_command(portfile: Path, pidfile: Path) -> str:
+    # $$ is the shell, which `exec` turns into the server: its pid leads the job's group. The
+    # server takes a free port itself and writes it down: a port picked before it started
+    # could have been taken by another test meanwhile (seen once in a loaded full run).
+    code = (
+        "import http.server, os\n"
+        "s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), http.server.SimpleHTTPRequestHandler)\n"
+        f"open({str(portfile)!r} + '.tmp', 'w').write(str(s.server_port))\n"
+        f"os.replace({str(portfile)!r} + '.tmp', {str(portfile)!r})\n"
+        "s.serve_forever()\n"
+    )
+    return f"echo $$ > {pidfile}; exec {sys.executable} -c {shlex.quote(code)}"
 
 
-def fetch_command(port: int) -> str:
+def fetch_command(portfile: Path) -> str:
+    # Until the server answers (its port file appears once it listens); bounded by the test's timeout.
     code = (
         "import time, urllib.request\n"
-        "for i in range(400):\n"
+        "for i in range(2400):\n"
         "    try:\n"
-        f"        r = urllib.request.urlopen('http://127.0.0.1:{port}/'); print('status', r.status); break\n"
+        f"        port = open({str(portfile)!r}).read()\n"
+        "        r = urllib.request.urlopen('http://127.0.0.1:%s/' % port); print('status', r.status); break\n"
         "    except OSError: time.sleep(0.05)\n"
     )
     return f"{sys.executable} -c {shlex.quote(code)}"
 
 
-def refused_command(port: int) -> str:
+def refused_command(portfile: Path) -> str:
     code = (
         "import socket, time\n"
-        "for i in range(400):\n"
-        "    try: socket.create_connection(('127.0.0.1', " + str(port) + "), 1).close(); time.sleep(0.05)\n"
+        f"port = int(open({str(portfile)!r}).read())\n"
+        "for i in range(2400):\n"
+        "    try: socket.create_connection(('127.0.0.1', port), 1).close(); time.sleep(0.05)\n"
         "    except OSError: print('refused'); break\n"
     )
     return f"{sys.executable} -c {shlex.quote(code)}"
 
 
 def test_a_server_in_the_background_is_queried_stopped_and_gone(home: Home) -> None:
-    port, pidfile = free_port(), home.work / "server.pid"
+    portfile, pidfile = home.work / "server.port", home.work / "server.pid"
     home.init(SETUP)
     home.fake.script(
-        tool_call("run_command", {"command": server_command(port, pidfile), "run_in_background": True}),
-        tool_call("run_command", {"command": fetch_command(port)}, id="c2"),
+        tool_call("run_command", {"command": server_command(portfile, pidfile), "run_in_background": True}),
+        tool_call("run_command", {"command": fetch_command(portfile)}, id="c2"),
         tool_call("job_output", {"id": 1}, id="c3"),
         tool_call("stop_job", {"id": 1}, id="c4"),
-        tool_call("run_command", {"command": refused_command(port)}, id="c5"),
+        tool_call("run_command", {"command": refused_command(portfile)}, id="c5"),
         text("done"),
     )
     run = home.run("serve")
@@ -105,11 +110,11 @@ def wait_for_file(path: Path, proc: subprocess.Popen[str]) -> None:
 
 
 def test_background_jobs_end_with_uji(home: Home) -> None:
-    port, pidfile = free_port(), home.work / "server.pid"
+    portfile, pidfile = home.work / "server.port", home.work / "server.pid"
     home.init(SETUP)
     home.fake.script(
-        tool_call("run_command", {"command": server_command(port, pidfile), "run_in_background": True}),
-        tool_call("run_command", {"command": fetch_command(port)}, id="c2"),
+        tool_call("run_command", {"command": server_command(portfile, pidfile), "run_in_background": True}),
+        tool_call("run_command", {"command": fetch_command(portfile)}, id="c2"),
         text("left it running"),
     )
     run = home.run("serve")
@@ -120,11 +125,11 @@ def test_background_jobs_end_with_uji(home: Home) -> None:
 
 @pytest.mark.parametrize("how", ["kill -9", "sigint"])
 def test_background_jobs_die_with_a_killed_uji(home: Home, how: str) -> None:
-    port, pidfile = free_port(), home.work / "server.pid"
+    portfile, pidfile = home.work / "server.port", home.work / "server.pid"
     child = home.work / "child.pid"
     blocked = home.work / "blocked"
     # A grandchild in the job's group, started by the server's shell: it dies too.
-    command = f"(sleep 300 & echo $! > {child}; wait) & " + server_command(port, pidfile)
+    command = f"(sleep 300 & echo $! > {child}; wait) & " + server_command(portfile, pidfile)
     home.init(
         SETUP
         + f"""
@@ -136,7 +141,7 @@ def test_background_jobs_die_with_a_killed_uji(home: Home, how: str) -> None:
     )
     home.fake.script(
         tool_call("run_command", {"command": command, "run_in_background": True}),
-        tool_call("run_command", {"command": fetch_command(port)}, id="c2"),
+        tool_call("run_command", {"command": fetch_command(portfile)}, id="c2"),
         tool_call("block", {}, id="c3"),
         text("never"),
     )
