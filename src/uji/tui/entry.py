@@ -4,6 +4,7 @@ answer's widget (`live.py`) and the transcript share it without importing each o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
 from rich.console import RenderableType
@@ -24,7 +25,7 @@ class Parts(Protocol):
 
     def markdown_replaced(self) -> bool: ...
 
-    def diff_drawer(self, state: dict[str, Any]) -> render.DrawDiff | None: ...
+    def diff_drawer(self, state: Mapping[str, object]) -> render.DrawDiff | None: ...
 
 
 class Entry(Struct):

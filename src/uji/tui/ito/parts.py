@@ -3,7 +3,8 @@ answer's markdown and the streamed answer (blocks.py), a tool's diff."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from uji.tui import render
 from uji.tui.ito.replaced import MARKDOWN_VIEWS, Drawn, Props, Views
@@ -26,7 +27,7 @@ class EntryParts:
         """Whether the streamed answer is drawn by views (Partial, or a block's)."""
         return bool(self.views.replaced(*MARKDOWN_VIEWS))
 
-    def diff_drawer(self, state: dict[str, Any]) -> render.DrawDiff | None:
+    def diff_drawer(self, state: Mapping[str, object]) -> render.DrawDiff | None:
         """How a tool entry's diff is drawn when Diff is replaced (None: as uji draws it)."""
         if state.get("status") != "done" or not self.views.replaced("Diff"):
             return None
