@@ -118,8 +118,13 @@ async def test_a_running_call_its_diff_and_the_activity_row_draw_with_their_view
         assert "hint=Esc to interrupt" in screen_text(app)
         (work / "go").touch()
         await idle(pilot)
-        screen = await shows(pilot, "DIFF of new.txt: 9 chars")
-        assert "RUNNING" not in screen and "BUSY" not in screen
+        await shows(pilot, "DIFF of new.txt: 9 chars")
+        # The activity row goes at the ticker's next tick after the turn ends.
+        await until(
+            pilot,
+            lambda: "RUNNING" not in screen_text(app) and "BUSY" not in screen_text(app),
+            what="the running call and the activity row to go",
+        )
         assert (work / "new.txt").read_text() == "one\ntwo\n"
 
 
