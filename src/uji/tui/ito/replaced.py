@@ -93,7 +93,7 @@ end
 """
 
 
-_LOADED: weakref.WeakKeyDictionary[Runtime, dict[str, Any]] = weakref.WeakKeyDictionary()
+_LOADED: weakref.WeakKeyDictionary[Runtime, dict[str, object]] = weakref.WeakKeyDictionary()
 
 
 def _loaded(rt: Runtime, code: str) -> Any:
