@@ -235,3 +235,36 @@ def test_lua_values_kept_by_python_outlive_their_coroutine(tmp_path: Path) -> No
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "survived", out.stderr
+
+
+def test_every_host_function_the_lua_tree_calls_is_found_by_its_prefix(app: App) -> None:
+    # The host functions are installed a namespace at a time, when Lua first asks for a
+    # name (uji.lua.host.HostApi); the namespace is found by the name's prefix. Each
+    # `host.NAME` of uji's Lua tree is installed by exactly one namespace, which lists
+    # its prefix (a missing prefix would still find it, after installing the others).
+    import re
+
+    from uji.lua.host import HostApi
+    from uji.lua.runtime import RUNTIME_DIR
+
+    api = app._install_api()
+    assert isinstance(api, HostApi)
+    called = set()
+    for lua_file in Path(RUNTIME_DIR).rglob("*.lua"):
+        called |= set(re.findall(r"\bhost\.([a-z][a-z0-9_]*)", lua_file.read_text()))
+    called -= {"check_interrupt", "errtext", "settle", "cancel"}  # the runtime's own
+    assert len(called) > 150
+    assert api("no_such_function") is None  # every namespace is installed by now
+    assert api.waiting() == []
+    assert sorted(called - set(api.owner)) == []
+    assert sorted(n for n in called if n.split("_", 1)[0] not in api.owner[n].prefixes) == []
+    installed = [n for ns in app_namespaces(app) for n in ns]
+    assert len(installed) == len(set(installed)), "a name installed by two namespaces"
+
+
+def app_namespaces(app: App) -> list[list[str]]:
+    """Each namespace's names, installed one by one."""
+    return [
+        list(ns.install(__import__(f"uji.lua.api.{ns.module}", fromlist=["install"])))
+        for ns in app._install_api()._waiting
+    ]

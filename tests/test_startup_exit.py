@@ -186,3 +186,19 @@ def test_a_run_against_an_http_model_loads_no_ssl_and_https_still_verifies(home:
     assert refused.rc == 1 and "certificate verify failed" in refused.done["error"].lower()
     assert trusted.done["text"] == "secure", trusted.stderr
     assert len(home.fake.turn_requests) == 2  # the http run's and the trusted one's
+
+
+def test_a_run_imports_only_the_lua_namespaces_its_config_uses(home: Home) -> None:
+    # The host functions behind `uji.*` are installed a namespace at a time, when Lua
+    # first calls one (uji.lua.host.HostApi): a run whose config never touches uji.db or
+    # uji.tty does not import them; a config calling uji.width gets its answer.
+    out = home.root / "width.txt"
+    home.init(f'local f = assert(io.open("{out}", "w")); f:write(uji.width("ab")); f:close()')
+    home.fake.script(text("answer"))
+    run = home.uji("run", "--json", "hi", fresh=True, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert run.rc == 0, run.stderr
+    assert run.done["text"] == "answer"
+    assert out.read_text() == "2"
+    imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "import time:" in line}
+    assert "uji.lua.api.text" in imported
+    assert imported.isdisjoint({"uji.lua.api.db", "uji.lua.api.tty", "uji.lua.api.net", "uji.lua.api.proc"})

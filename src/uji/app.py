@@ -19,7 +19,7 @@ those who use it:
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from uji.agent.contexts import PromptContext
 from uji.agent.limits import Limits
@@ -40,7 +40,8 @@ from uji.wires.registry import Wires
 if TYPE_CHECKING:
     from uji.agent.checkpointing import TurnCheckpoints
     from uji.agent.services import TurnServices
-    from uji.lua.runtime import Api, Runtime
+    from uji.lua.host import HostApi
+    from uji.lua.runtime import Runtime
     from uji.restart import Handover
     from uji.store.sessions import Store
     from uji.trust import ProjectTrust
@@ -137,73 +138,78 @@ class App:
         self.diagnostics.add("lua", text)
         self.notice(text)
 
-    def _install_api(self) -> dict[str, Any]:
-        """The host functions behind the `uji` table, one module per namespace, each
-        given the services it uses (called once, when the Lua runtime is made)."""
-        from uji.lua.api import (
-            auth,
-            command,
-            context,
-            core,
-            events,
-            fs,
-            http,
-            job,
-            mode,
-            project,
-            provider,
-            sandbox,
-            session,
-            tool,
+    def _install_api(self) -> HostApi:
+        """The host functions behind the `uji` table, one module of uji.lua.api per
+        namespace, each given the services it uses when Lua first asks for one of its
+        functions (the lookup is made once, when the Lua runtime is made)."""
+        from uji.lua.host import HostApi, Namespace
+
+        host, ui = self.host, self.ui
+        return HostApi(
+            [
+                Namespace("core", "defer json notify schedule", lambda m: m.install(host)),
+                Namespace("tool", "process tool", lambda m: m.install(host, self.gate)),
+                Namespace("mode", "mode", lambda m: m.install(host, self.gate)),
+                Namespace("sandbox", "sandbox", lambda m: m.install(host, self.gate)),
+                Namespace("events", "emit off on", lambda m: m.install(host, self.events)),
+                Namespace(
+                    "provider", "api model provider wire", lambda m: m.install(host, self.models, self.wires)
+                ),
+                Namespace("command", "command", lambda m: m.install(host, self.commands)),
+                Namespace("auth", "auth", lambda m: m.install(host, self.catalog, self.paths.auth_file)),
+                Namespace("fs", "fs", lambda m: m.install(host, self.gate)),
+                Namespace("job", "job", lambda m: m.install(host, self.gate)),
+                Namespace("http", "http", lambda m: m.install(host, self.http)),
+                Namespace(
+                    "context",
+                    "context",
+                    lambda m: m.install(host, self.context, self.gate, lambda: self.frontend.agent),
+                ),
+                Namespace(
+                    "session",
+                    "session",
+                    lambda m: m.install(host, self.frontend, lambda: self.store, self.cwd, self.limits),
+                ),
+                Namespace("mcp", "mcp", lambda m: m.install(host, self.mcp, self.cwd)),
+                Namespace("project", "project", lambda m: m.install(host, lambda: self.trust)),
+                # The screen's namespaces talk to the UI port the frontend gave the App.
+                Namespace("keymap", "keymap", lambda m: m.install(ui, lambda: host.lua)),
+                Namespace("ui", "ui", lambda m: m.install(ui, lambda: host.lua)),
+                Namespace("ito", "input ui", lambda m: m.install(host, ui, lambda: self.store)),
+                Namespace("input", "input", lambda m: m.install(ui, self.cwd, self.models)),
+                # The original's pieces: actions, config/data/packs, diagnostics, quit and reload.
+                Namespace("action", "action", lambda m: m.install(ui, lambda: host.lua)),
+                Namespace(
+                    "config",
+                    "config data pack",
+                    lambda m: m.install(
+                        self.paths, self.packs, self.cwd, lambda: host.lua, host.notice, host.pack_added
+                    ),
+                ),
+                Namespace(
+                    "diagnostics",
+                    "diagnostics unsupported",
+                    lambda m: m.install(self.diagnostics, lambda: host.lua, self.notice),
+                ),
+                Namespace("lifecycle", "quit reload", lambda m: m.install(ui, lambda: host.loading_config)),
+                # The original's runtime: tasks, text, the system, processes, SQLite, sockets.
+                Namespace("tasks", "promise sleep task", lambda m: m.install(host)),
+                Namespace(
+                    "text",
+                    "base64 diff fuzzy glob markdown matcher random regex sha256 toml width",
+                    lambda m: m.install(host),
+                ),
+                Namespace(
+                    "system",
+                    "clipboard image keychain modules os",
+                    lambda m: m.install(host, self.packs, self.cwd, ui),
+                ),
+                Namespace("proc", "proc", lambda m: m.install(host)),
+                Namespace("db", "db", lambda m: m.install(host)),
+                Namespace("net", "conn net server stream", lambda m: m.install(host, self.http)),
+                Namespace("tty", "tty", lambda m: m.install(host, ui)),
+            ]
         )
-        from uji.lua.api import mcp as mcp_api
-
-        host = self.host
-        api: Api = {}
-        api.update(core.install(host))
-        api.update(tool.install(host, self.gate))
-        api.update(mode.install(host, self.gate))
-        api.update(sandbox.install(host, self.gate))
-        api.update(events.install(host, self.events))
-        api.update(provider.install(host, self.models, self.wires))
-        api.update(command.install(host, self.commands))
-        api.update(auth.install(host, self.catalog, self.paths.auth_file))
-        api.update(fs.install(host, self.gate))
-        api.update(job.install(host, self.gate))
-        api.update(http.install(host, self.http))
-        api.update(context.install(host, self.context, self.gate, lambda: self.frontend.agent))
-        api.update(session.install(host, self.frontend, lambda: self.store, self.cwd, self.limits))
-        api.update(mcp_api.install(host, self.mcp, self.cwd))
-        api.update(project.install(host, lambda: self.trust))
-        # The screen's namespaces talk to the UI port the frontend gave the App.
-        from uji.lua.api import input, ito, keymap, ui
-
-        api.update(keymap.install(self.ui, lambda: host.lua))
-        api.update(ui.install(self.ui, lambda: host.lua))
-        api.update(ito.install(host, self.ui, lambda: self.store))
-        api.update(input.install(self.ui, self.cwd, self.models))
-        # The original's pieces: actions, config/data/packs, diagnostics, quit and reload.
-        from uji.lua.api import action, config, diagnostics, lifecycle
-
-        api.update(action.install(self.ui, lambda: host.lua))
-        api.update(
-            config.install(self.paths, self.packs, self.cwd, lambda: host.lua, host.notice, host.pack_added)
-        )
-        api.update(diagnostics.install(self.diagnostics, lambda: host.lua, self.notice))
-        api.update(lifecycle.install(self.ui, lambda: host.loading_config))
-        # The original's runtime: tasks, text, the system, processes, SQLite, sockets.
-        from uji.lua.api import db, net, proc, system, tasks, text
-
-        api.update(tasks.install(host))
-        api.update(text.install(host))
-        api.update(system.install(host, self.packs, self.cwd, self.ui))
-        api.update(proc.install(host))
-        api.update(db.install(host))
-        api.update(net.install(host, self.http))
-        from uji.lua.api import tty
-
-        api.update(tty.install(host, self.ui))
-        return api
 
     @property
     def store(self) -> Store:

@@ -16,15 +16,67 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from uji.events import Handler
-    from uji.lua.runtime import Api, Runtime
+    from uji.lua.runtime import Api, HostLookup, Runtime
     from uji.paths import Paths
     from uji.restart import Handover
 
 DEFAULTS_MODULE = "uji.builtin.defaults"
 THEME_MODULE = "uji.themes.current"  # uji.ui's theme state (api/ui.lua)
-# Makes the host functions behind the `uji` table (called once, with the runtime).
-InstallApi = Callable[[], "Api"]
+# Makes the lookup of the host functions behind the `uji` table (called once, with the runtime).
+InstallApi = Callable[[], "HostLookup"]
+
+
+class Namespace:
+    """One module of uji.lua.api: its name, the prefixes of its host functions' names
+    (the text before the first `_`), and how its `install` is called (with the services
+    it uses)."""
+
+    __slots__ = ("install", "module", "prefixes")
+
+    def __init__(self, module: str, prefixes: str, install: Callable[[ModuleType], Api]) -> None:
+        self.module = module
+        self.prefixes = frozenset(prefixes.split())
+        self.install = install
+
+
+class HostApi:
+    """The host functions behind the `uji` table, installed a namespace at a time: a
+    namespace's module is imported and installed when Lua first asks for one of its
+    names, so a run pays only for the namespaces its config and tools use (about 30
+    modules to import otherwise, a few percent of a headless turn). A name is looked for
+    first in the namespaces whose prefixes hold its prefix, then in every other one, in
+    order: a prefix left out of the list costs time, never a function."""
+
+    def __init__(self, namespaces: list[Namespace]) -> None:
+        self._waiting = list(namespaces)
+        self._installed: Api = {}
+        self.owner: dict[str, Namespace] = {}  # each name installed so far: its namespace
+
+    def __call__(self, name: str) -> Callable[..., Any] | None:
+        found = self._installed.get(name)
+        if found is not None:
+            return found
+        prefix = name.split("_", 1)[0]
+        for hinted in (True, False):
+            for ns in [ns for ns in self._waiting if not hinted or prefix in ns.prefixes]:
+                self._install(ns)
+                if name in self._installed:
+                    return self._installed[name]
+        return None
+
+    def _install(self, ns: Namespace) -> None:
+        self._waiting.remove(ns)
+        # __import__ rather than importlib's: its imports show in -X importtime.
+        api = ns.install(__import__(f"uji.lua.api.{ns.module}", fromlist=["install"]))
+        self._installed.update(api)
+        self.owner.update(dict.fromkeys(api, ns))
+
+    def waiting(self) -> list[str]:
+        """The namespaces not installed yet, by module name."""
+        return [ns.module for ns in self._waiting]
 
 
 class LuaHost:

@@ -25,6 +25,21 @@ LIBRARY = "dylib" if sys.platform == "darwin" else "so"  # a native module's fil
 
 # The host functions an `install` (uji.lua.api) gives the `uji` table, by name.
 Api = dict[str, Callable[..., Any]]
+# Finds a host function by name (None: there is none), the first time Lua asks for it:
+# uji.lua.host.HostApi installs the namespace that holds it then.
+HostLookup = Callable[[str], Callable[..., Any] | None]
+
+# The host table's lookup of a name it does not hold yet: asked once, then kept.
+_LAZY_HOST = """
+local host, lookup = ...
+return setmetatable(host, {
+  __index = function(t, name)
+    local fn = lookup(name)
+    if fn ~= nil then rawset(t, name, fn) end
+    return fn
+  end,
+})
+"""
 
 
 class LuaError(Exception):
@@ -115,8 +130,9 @@ def flush_c_stdio() -> None:
 
 
 class Runtime:
-    def __init__(self, host: Api, package_path: list[str], native_path: list[str], tree: str) -> None:
-        """`package_path`: the folders `require` searches for Lua modules, first to last;
+    def __init__(self, host: HostLookup, package_path: list[str], native_path: list[str], tree: str) -> None:
+        """`host`: finds the host functions behind the `uji` table by name, each when Lua
+        first calls it; `package_path`: the folders `require` searches for Lua modules, first to last;
         `native_path`: those it searches for C modules (`name.so`); `tree`: the folder of
         uji's own Lua (`uji/prelude.lua`, `uji/api/`)."""
         global _latest
@@ -150,12 +166,18 @@ class Runtime:
         # them to the runtime instead, so Python may keep them (handlers, tools, ...).
         self._rehome = self.lua.eval("function(...) return ... end")
         self._lua_type = lupa.lua_type
-        host = {name: self._anchored(fn) for name, fn in host.items()}
-        host["check_interrupt"] = self._check_interrupt
-        host["errtext"] = _errtext
-        host["settle"] = self._anchored(self._settle)
-        host["cancel"] = self._cancel
-        self._host_table = self.lua.table_from(host)
+        own = {
+            "check_interrupt": self._check_interrupt,
+            "errtext": _errtext,
+            "settle": self._anchored(self._settle),
+            "cancel": self._cancel,
+        }
+
+        def lookup(name: object) -> Callable[..., Any] | None:
+            fn = host(name) if isinstance(name, str) else None
+            return None if fn is None else self._anchored(fn)
+
+        self._host_table = self.lua.execute(_LAZY_HOST, self.lua.table_from(own), lookup)
         search = ";".join(
             [
                 *(os.path.join(p, "?.lua") for p in package_path),
