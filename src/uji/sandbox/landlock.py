@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -165,39 +165,53 @@ def restrict_thread(
         )
     ruleset = _syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     try:
+        add = _path_rule_adder(ruleset)
         for path, rights in rules:
-            _add_path_rule(ruleset, path, rights & handled)
+            add(path, rights & handled)
         _set_no_new_privs()
         _syscall(SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0))
     finally:
         os.close(ruleset)
 
 
-def _add_path_rule(ruleset: int, path: str, rights: int) -> None:
+def _path_rule_adder(ruleset: int) -> Callable[[str, int], None]:
+    """Adds a rule to `ruleset`: `rights` beneath a path. The system call's arguments are
+    made once: a ruleset may take thousands of rules (the entries of a large folder
+    split around a denied place), and converting them each time was most of their cost."""
     import ctypes
 
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
-    except OSError:
-        return  # gone, or not ours to reach: nothing granted there
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISLNK(st.st_mode):
-            return  # a link grants nothing: its target is judged by its own place
-        if not stat.S_ISDIR(st.st_mode):
-            rights &= FILE_RIGHTS
-        if not rights:
-            return
-        attr = _structs()[1](rights, fd)
-        _syscall(
-            SYS_ADD_RULE,
-            ctypes.c_int(ruleset),
-            ctypes.c_int(RULE_PATH_BENEATH),
-            ctypes.byref(attr),
-            ctypes.c_uint32(0),
-        )
-    finally:
-        os.close(fd)
+    attr = _structs()[1](0, -1)
+    args = (
+        ctypes.c_long(SYS_ADD_RULE),
+        ctypes.c_int(ruleset),
+        ctypes.c_int(RULE_PATH_BENEATH),
+        ctypes.byref(attr),
+        ctypes.c_uint32(0),
+    )
+    syscall = _libc().syscall
+    flags = os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW
+
+    def add(path: str, rights: int) -> None:
+        try:
+            fd = os.open(path, flags)
+        except OSError:
+            return  # gone, or not ours to reach: nothing granted there
+        try:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISLNK(mode):
+                return  # a link grants nothing: its target is judged by its own place
+            if not stat.S_ISDIR(mode):
+                rights &= FILE_RIGHTS
+            if not rights:
+                return
+            attr.allowed_access, attr.parent_fd = rights, fd
+            if syscall(*args) < 0:
+                err = ctypes.get_errno()
+                raise LandlockError(err, os.strerror(err))
+        finally:
+            os.close(fd)
+
+    return add
 
 
 def _set_no_new_privs() -> None:

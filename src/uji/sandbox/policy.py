@@ -167,7 +167,19 @@ def _split(path: str, rights: int, deny: list[str], listed: list[str]) -> list[t
     except OSError:
         return []  # cannot list it: grant nothing in it rather than too much
     listed.append(path)
+    # Each entry is granted whole, unless a denied place is it (nothing granted) or lies
+    # beneath it (split again). A folder such as /tmp may hold thousands of entries: each
+    # is looked up by its name, not compared with every denied place.
+    prefix = path.rstrip(os.sep) + os.sep
+    denied = {d[len(prefix) :] for d in below if os.sep not in d[len(prefix) :]}
+    holding = {d[len(prefix) :].split(os.sep, 1)[0] for d in below} - denied
     out: list[tuple[str, int]] = []
     for name in names:
-        out += _split(os.path.join(path, name), rights, below, listed)
+        if name in denied:
+            continue
+        child = prefix + name
+        if name in holding:
+            out += _split(child, rights, below, listed)
+        else:
+            out.append((child, rights))
     return out
