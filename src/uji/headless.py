@@ -233,11 +233,11 @@ def _is_command(app: App, prompt: str) -> bool:
 
 def _open_session(app: App, opts: Any, prompt: str) -> tuple[str | None, str | None]:
     """(session id, usage error): a new session, or with --session the one to continue."""
-    from uji.lua.api.session import UUID
+    from uji.store.sessions import is_session_id
 
     store = app.store
     for flag, value in (("--parent", opts.parent), ("--session", opts.session)):
-        if value and (not UUID.match(value) or store.get_session(value) is None):
+        if value and (not is_session_id(value) or store.get_session(value) is None):
             return None, f"{flag}: no session {value}"
     if opts.session:
         store.repair(opts.session)  # calls a crash left unanswered

@@ -56,10 +56,9 @@ def _print_lines(lines: Iterable[str]) -> int:
 
 
 def delete(paths: Paths, session_id: str) -> int:
-    from uji.lua.api.session import UUID
-    from uji.store.sessions import Store
+    from uji.store.sessions import Store, is_session_id
 
-    if not UUID.match(session_id):
+    if not is_session_id(session_id):
         print(f"uji: error: not a session id: {session_id}", file=sys.stderr)
         return 2
     store = Store(paths.db)

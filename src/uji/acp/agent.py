@@ -333,11 +333,11 @@ class UjiAcpAgent:
         return ResumeSessionResponse(modes=session.modes())
 
     async def _reopen(self, cwd: str, session_id: str, mcp_servers: list[McpServer] | None) -> Session:
-        from uji.lua.api.session import UUID
+        from uji.store.sessions import is_session_id
 
         app = await self._open_app(cwd, mcp_servers)
         store = app.store
-        if not UUID.match(session_id) or store.get_session(session_id) is None:
+        if not is_session_id(session_id) or store.get_session(session_id) is None:
             await app.close()
             raise RequestError(INVALID_PARAMS, f"no session {session_id}")
         store.repair(session_id)  # calls a crash left unanswered

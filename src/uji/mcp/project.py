@@ -25,8 +25,9 @@ FILE = ".mcp.json"
 KIND = "mcp.json"  # the trust kind
 MAX_BYTES = 1024 * 1024
 MAX_SERVERS = 100
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# Compiled by re when a .mcp.json is first read.
+_NAME = r"^[A-Za-z0-9_-]{1,64}$"
+_VAR = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
 
 
 class ProjectServer(Struct):
@@ -40,7 +41,7 @@ class ProjectServer(Struct):
 
     def config(self, cwd: str, environ: dict[str, str]) -> ServerConfig:
         def expand(text: str) -> str:
-            return _VAR.sub(lambda m: environ.get(m.group(1)) or (m.group(2) or ""), text)
+            return re.sub(_VAR, lambda m: environ.get(m.group(1)) or (m.group(2) or ""), text)
 
         return ServerConfig(
             command=[expand(p) for p in self.command] if self.command else None,
@@ -102,7 +103,7 @@ def _strings(value: Any) -> dict[str, str] | None:
 
 
 def _server(name: str, spec: Any) -> tuple[ProjectServer | None, str | None]:
-    if not _NAME.match(name):
+    if not re.match(_NAME, name):
         return None, "the name must be 1 to 64 letters, digits, _ or -"
     if not isinstance(spec, dict):
         return None, "must be an object"

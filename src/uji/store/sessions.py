@@ -70,6 +70,16 @@ _last_ms = 0
 _counter = 0
 
 
+# A session's id: a UUID, in lower case (as text: re compiles it when first used).
+SESSION_ID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+
+
+def is_session_id(text: str) -> bool:
+    import re
+
+    return re.match(SESSION_ID, text) is not None
+
+
 def new_id() -> str:
     """A UUIDv7: 48-bit ms timestamp, version 7, 12-bit counter, variant, 62 random bits.
 

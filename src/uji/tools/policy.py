@@ -395,7 +395,7 @@ class Policy:
 # Places every program may write: the terminal and the descriptors it already holds
 # (`/dev/fd/N` exactly: /dev/fd is /proc/self/fd, whose `..` climbs to /).
 _HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
-_DESCRIPTOR = re.compile(r"/dev/fd/[0-9]+")
+_DESCRIPTOR = r"/dev/fd/[0-9]+"  # compiled by re with its first use
 _MOVES = frozenset({"cd", "pushd", "popd"})
 
 
@@ -410,7 +410,7 @@ def _outside_write(
     for target in writes:
         if target is None:
             return "a redirection to a file whose name is not fixed text"
-        if target in _HARMLESS_TARGETS or _DESCRIPTOR.fullmatch(target):
+        if target in _HARMLESS_TARGETS or re.fullmatch(_DESCRIPTOR, target):
             continue
         if moved and not target.startswith(("/", "~")):
             return f"`{target}` after a change of directory"

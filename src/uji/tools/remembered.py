@@ -107,11 +107,12 @@ class RememberedRules:
 # output redirection other than to /dev/null or another descriptor is decided without
 # the remembered answers, and is never remembered. (Over-approximate: a `>` inside
 # quotes counts too; that only means such a line keeps asking.)
-_HARMLESS_REDIRECT = re.compile(r"(?:\d*>&(?:\d+|-)|&>>?\s*/dev/null|\d*>>?\|?\s*/dev/null)(?![^\s;&|)])")
+# (Text: re compiles it with its first use.)
+_HARMLESS_REDIRECT = r"(?:\d*>&(?:\d+|-)|&>>?\s*/dev/null|\d*>>?\|?\s*/dev/null)(?![^\s;&|)])"
 
 
 def writes_through_redirect(line: str) -> bool:
-    return ">" in _HARMLESS_REDIRECT.sub(" ", line)
+    return ">" in re.sub(_HARMLESS_REDIRECT, " ", line)
 
 
 # rules.lua ----------------------------------------------------------------------

@@ -315,8 +315,10 @@ def _unescape_double(raw: str) -> str:
     return "".join(out)
 
 
-_GLOB = re.compile(r"[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}", re.S)
-_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}", re.S)
+# Patterns as text, compiled by re (and kept in its cache) when a command first needs
+# them, not with the module: most commands are plain words (_PLAIN_LINE).
+_GLOB = r"(?s)[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}"
+_BRACE = r"(?s)\{[^{}]*(,|\.\.)[^{}]*\}"
 MAX_BRACE_WORDS = 256  # a brace expansion into more words is not read: not fixed
 
 # While a line is parsed with a `{` replaced (see `_Walker.line`), the bytes standing for it.
@@ -356,7 +358,7 @@ def _joined(segs: list[_Seg]) -> Word:
     why = next((s.why for s in segs if s.why), None)
     if why is None and not literal:
         why = f"`{text}` is not fixed text"
-    return Word(text, literal, bool(_GLOB.search(shape)), alt, why)
+    return Word(text, literal, bool(re.search(_GLOB, shape)), alt, why)
 
 
 def _words(nodes: list[Node]) -> list[Word]:
@@ -364,7 +366,7 @@ def _words(nodes: list[Node]) -> list[Word]:
     is `-rf -r`) applied where bash applies it, nothing else."""
     segs = _segments(nodes)
     shape = "".join(s.text if s.kind == "plain" else "_" * len(s.text) for s in segs)
-    if not _BRACE.search(shape) or not _is_bash():
+    if not re.search(_BRACE, shape) or not _is_bash():
         return [_joined(segs)]
     import bracex
 
@@ -383,7 +385,7 @@ def _words(nodes: list[Node]) -> list[Word]:
         return [Word(word.text, False, True, word.alt, "a brace expansion into too many words")]
     if len(alts) != len(texts):
         alts = texts
-    pattern_left = bool(_GLOB.search(_BRACE.sub("", shape)))
+    pattern_left = bool(re.search(_GLOB, re.sub(_BRACE, "", shape)))
     return [
         Word(t, word.literal, pattern_left or word.pattern, None if word.alt is None else a, word.why)
         for t, a in zip(texts, alts, strict=True)
@@ -513,11 +515,11 @@ def _expansion_why(node: Node, text: str) -> str | None:
 _COMMAND_NODES = frozenset({"command", "declaration_command", "unset_command", "test_command"})
 # Leaves whose text is data, never commands.
 _DATA_LEAVES = frozenset({"raw_string", "ansi_c_string", "comment", "heredoc_start", "heredoc_end"})
-_WS = re.compile(r"\s+")
+_WS = r"\s+"
 
 
 def _collapse(text: str) -> str:
-    return _WS.sub(" ", text.replace("\\\n", "")).strip()
+    return re.sub(_WS, " ", text.replace("\\\n", "")).strip()
 
 
 def _unescaped(text: str, token: str) -> bool:
@@ -950,7 +952,7 @@ def _test_evaluates(node: Node) -> str | None:
 
 
 # `name[subscript]` where the subscript is not a plain number: evaluated as arithmetic.
-_CODE_SUBSCRIPT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[(?![0-9@*]*\])")
+_CODE_SUBSCRIPT = r"[A-Za-z_][A-Za-z0-9_]*\[(?![0-9@*]*\])"
 # Builtins that assign the variables they name (an array element's subscript is arithmetic).
 _ASSIGNING = frozenset({"read", "mapfile", "readarray", "getopts", "wait", "printf", "unset", "test", "["})
 
@@ -961,7 +963,7 @@ def _names_risk(keyword: str, names: list[str]) -> str | None:
     for name in names:
         if keyword != "unset" and re.fullmatch(r"[-+][A-Za-z]*[in][A-Za-z]*", name):
             return f"`{keyword} {name}` makes assignments evaluate their text as code"
-        if _CODE_SUBSCRIPT.match(name):
+        if re.match(_CODE_SUBSCRIPT, name):
             return f"the array subscript in `{_short(name)}` is evaluated as code"
         var = name.split("=", 1)[0]
         if var in RISKY_VARS or var.startswith(RISKY_PREFIXES):
@@ -1373,7 +1375,7 @@ def _find_exec(args: list[Word]) -> Iterator[list[Word]]:
 
 # What may follow `coproc` or `time` as a compound command (the grammar reads it as words).
 _COMPOUND_OPENERS = frozenset({"{", "(", "((", "[[", "if", "while", "until", "for", "case", "select"})
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
 def _reshape(src: bytes) -> tuple[bytes, bool]:
@@ -1446,7 +1448,7 @@ def _keyword_prefix(node: Node) -> list[tuple[int, int]]:
             i += 1
     elif (
         len(words) > i + 1
-        and _NAME.fullmatch(words[i])
+        and re.fullmatch(_NAME, words[i])
         and (words[i + 1] in _COMPOUND_OPENERS or words[i + 1][:1] in "({")
     ):
         spans.append((rest[i].start_byte, rest[i].end_byte))  # coproc NAME { …; }
@@ -1458,7 +1460,7 @@ def _keyword_prefix(node: Node) -> list[tuple[int, int]]:
 
 # -- what evaluates a variable's text as code ----------------------------------------------
 
-_ARITH_NAME = re.compile(r"[A-Za-z_]")
+_ARITH_NAME = r"[A-Za-z_]"
 
 
 def _evaluates(node: Node) -> tuple[str, str] | None:
@@ -1474,12 +1476,12 @@ def _evaluates(node: Node) -> tuple[str, str] | None:
         if kind == "compound_statement" and not text.startswith("(("):
             return None
         inner = text.lstrip("$").lstrip("([").rstrip(")]")
-        if _ARITH_NAME.search(inner):
+        if re.search(_ARITH_NAME, inner):
             return text, "arithmetic evaluates the text of a variable as code"
         return None
     if kind == "c_style_for_statement":
         header = _text(node).split("))", 1)[0] + "))"
-        if _ARITH_NAME.search(header.split("((", 1)[-1]):
+        if re.search(_ARITH_NAME, header.split("((", 1)[-1]):
             return header, "arithmetic evaluates the text of a variable as code"
         return None
     if kind == "subscript":
@@ -1496,7 +1498,7 @@ def _evaluates(node: Node) -> tuple[str, str] | None:
             return text, "`${!x}` reads the variable x names, evaluating its text as code"
         if "@" in types and text.endswith("P}"):
             return text, "`${x@P}` expands the text of x as a prompt, which runs commands"
-        if ":" in types and _ARITH_NAME.search(text.split(":", 1)[1]):
+        if ":" in types and re.search(_ARITH_NAME, text.split(":", 1)[1]):
             return text, "a substring offset is arithmetic: it evaluates the text of a variable as code"
     return None
 

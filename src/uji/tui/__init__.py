@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import signal
 import sys
 from collections.abc import Iterator
@@ -17,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from uji.paths import Paths
     from uji.tui.app import UjiApp
-
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 def pick_session(paths: Paths, runs: bool = False) -> int:
@@ -102,9 +99,10 @@ def _sigint_quits(app: UjiApp) -> Iterator[None]:
 
 
 def _check_session(paths: Paths, session_id: str) -> str | None:
-    if not UUID.match(session_id):
+    from uji.store.sessions import Store, StoreError, is_session_id
+
+    if not is_session_id(session_id):
         return f"not a session id: {session_id!r} (ids look like 0190a1b2-…; `uji list` shows them)"
-    from uji.store.sessions import Store, StoreError
 
     try:
         with Store(paths.db) as store:

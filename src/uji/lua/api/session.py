@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from uji.lua.runtime import Api, ApiError, Pending
+from uji.store.sessions import is_session_id
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from uji.frontend import Frontend
     from uji.lua.host import LuaHost
     from uji.store.sessions import Store
-
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 def short_directory(path: str) -> str:
@@ -73,7 +71,7 @@ def _open_session_api(
         a = agent()
         page = (None if before is None else int(before), None if limit is None else int(limit))
         if session is not None:
-            if not UUID.match(session) or store().get_session(session) is None:
+            if not is_session_id(session) or store().get_session(session) is None:
                 raise ApiError(f"uji.session.messages: no session {session}")
             rows = store().messages(session, before=page[0], limit=page[1])
         else:
@@ -220,7 +218,7 @@ def _sessions_api(host: LuaHost, frontend: Frontend, store: Callable[[], Store])
         )
 
     def session_delete(session_id: str) -> tuple[Any, ...]:
-        if not UUID.match(session_id):
+        if not is_session_id(session_id):
             return None, f"not a session id: {session_id!r}"
         a = frontend.agent
         if a is not None and a.session_id == session_id:
