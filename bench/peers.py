@@ -12,7 +12,12 @@ that would reach past the fake turned off (it would wait on blocked traffic othe
 - uji: Chat Completions (`openai-chat`), a provider pointing at the fake;
 - Codex: the Responses API, a custom `model_providers.fake` in its CODEX_HOME's
   config.toml, and `-c features.plugins=false -c features.remote_plugin=false
-  -c analytics.enabled=false` (`--check-codex-switches` shows what they save);
+  -c analytics.enabled=false` (`--check-codex-switches` shows what they save), its
+  commands run without its sandboxing (`--dangerously-bypass-approvals-and-sandbox`);
+- "Codex sandboxed": the same, its commands in its workspace-write sandbox (`-s
+  workspace-write`), as uji runs them by default (in its Landlock sandbox): the
+  like-for-like configuration, shown beside the other; the verdict stays against the
+  unsandboxed one;
 - Claude Code: the Messages API, through ANTHROPIC_BASE_URL, with
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC and the auto-updater, telemetry and error
   reporting off;
@@ -163,6 +168,11 @@ class Codex(Agent):
         ]
 
 
+class CodexSandboxed(Agent):
+    def prompt(self, text: str) -> list[str]:
+        return [*self.flags, "exec", "--json", "--skip-git-repo-check", "-s", "workspace-write", text]
+
+
 class Claude(Agent):
     def prompt(self, text: str) -> list[str]:
         return ["-p", text, "--output-format", "json", "--allowedTools", "Bash"]
@@ -225,6 +235,17 @@ def make_agents(tmp: Path, *, codex_switches: bool = True) -> list[Agent]:
                 responses_server,
                 lambda c, i: responses_server.tool_call("exec_command", {"cmd": c}, id=f"call_{i}"),
                 [codex, *(CODEX_SWITCHES if codex_switches else [])],
+                env,
+                work,
+            )
+        )
+        agents.append(
+            CodexSandboxed(
+                "Codex sandboxed",
+                fake_c,
+                responses_server,
+                lambda c, i: responses_server.tool_call("exec_command", {"cmd": c}, id=f"call_{i}"),
+                [codex, *CODEX_SWITCHES],
                 env,
                 work,
             )
@@ -387,7 +408,7 @@ def main() -> None:
     p.add_argument("--only", choices=SCENARIOS, action="append", help="only this scenario (repeatable)")
     p.add_argument(
         "--peer",
-        choices=["Codex", "Claude Code", "pi"],
+        choices=["Codex", "Codex sandboxed", "Claude Code", "pi"],
         action="append",
         help="only this peer beside uji (repeatable; default all)",
     )
@@ -410,7 +431,8 @@ def main() -> None:
             "./uji", None, None, _none, [str(ROOT / "uji"), "--version"], dict(os.environ), Path(tmp)
         )
         try:
-            for name in sorted(set(opts.peer or ["Codex", "Claude Code", "pi"]) - {a.name for a in agents}):
+            every = ["Codex", "Codex sandboxed", "Claude Code", "pi"]
+            for name in sorted(set(opts.peer or every) - {a.name for a in agents}):
                 print(f"{name}: not installed in {CACHE} (see the npm output above); left out")
             for a in agents:
                 print(f"{a.name:12} {version_of(a.cmd, a.env):40} {' '.join(a.cmd)}")
@@ -494,6 +516,9 @@ def report(names: list[str], scenarios: list[str], samples: Samples) -> None:
                 )
             )
         print(f"  verdict: {verdict}")
+        if s != "--version" and ("Codex sandboxed", s) in samples.cpu:
+            ratio = mine[0] / median(samples.cpu[("Codex sandboxed", s)])
+            print(f"  like for like (both sandboxed): uji's CPU is {ratio:.2f}x sandboxed Codex's")
         if s == "--version" and (base, s) in samples.cpu and ("./uji", s) in samples.cpu:
             ratio = median(samples.cpu[("./uji", s)]) / median(samples.cpu[(base, s)])
             print(
