@@ -84,3 +84,72 @@ def test_keys_typed_before_the_screen_is_ready_reach_the_composer(home: Home, tm
     tmux.shows("typed early, then more")
     tmux.keys("C-u")  # an empty composer, so Ctrl+C quits
     quit_uji(tmux)
+
+
+# uji with Textual's import held until a file exists: what shows meanwhile was painted
+# before Textual, from the first frame the start before kept (uji.early_frame).
+HOLD_TEXTUAL = """
+import os, sys, time
+class Hold:
+    def find_spec(self, name, path=None, target=None):
+        if name == "textual":
+            sys.meta_path.remove(self)
+            end = time.monotonic() + 60
+            while not os.path.exists(GO) and time.monotonic() < end:
+                time.sleep(0.02)
+        return None
+GO = sys.argv[1]
+sys.meta_path.insert(0, Hold())
+sys.argv = ["uji"]
+from uji.cli import main
+raise SystemExit(main())
+"""
+
+
+@needs_tmux
+def test_the_first_frame_is_painted_before_textual_loads_and_keys_wait_for_it(home: Home, tmux: Tmux) -> None:
+    """The second start paints the first frame the first one kept, before importing
+    Textual; Textual's own first frame is the same on screen (styles and all); keys typed
+    before the early frame and while it shows are not echoed, and reach the composer in
+    order once Textual reads them."""
+    hold = home.root / "config-may-load"
+    home.init(f'while not io.open("{hold}") do end\n')
+
+    def start(*argv: str) -> None:
+        command = " ".join(shlex.quote(x) for x in [sys.executable, *argv])
+        tmux.type(f"clear; {command}; echo uji-exited-$?")
+        tmux.keys("Enter")
+
+    def leave() -> None:
+        hold.write_text("")
+        tmux.wait(lambda s: "loading config" not in s, "the config loaded")
+        tmux.keys("C-u")
+        quit_uji(tmux)
+        hold.unlink()
+
+    # A first start, with nothing typed: Textual's first frame is kept.
+    start("-m", "uji")
+    textual_frame = tmux.wait(
+        lambda s: "loading config" in s and "SHELL-READY" not in s, "the first frame", escapes=True
+    )
+    leave()
+    assert len(list((home.data / "first-frame").iterdir())) == 1
+
+    # Again, with Textual held: the kept frame shows, the same as Textual's was.
+    go = home.root / "textual-may-load"
+    start("-c", HOLD_TEXTUAL, str(go))
+    tmux.type("typed early")  # before the early frame: in the terminal's buffer
+    early = tmux.wait(
+        lambda s: "loading config" in s and "SHELL-READY" not in s, "the early frame", escapes=True
+    )
+    assert early == textual_frame
+    tmux.type(", then more")  # on the early frame: not echoed
+    assert tmux.screen(escapes=True) == early
+    go.write_text("")  # Textual loads, reads the keys
+    tmux.shows("typed early, then more")
+    assert "loading config" in tmux.screen()  # the config still held: the keys came first
+    leave()
+    # The terminal's modes are as they were: line editing and echo.
+    tmux.type("stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ,; echo")
+    tmux.keys("Enter")
+    tmux.shows("icanon,echo,")

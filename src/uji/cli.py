@@ -607,14 +607,23 @@ def _other_command(paths: Paths, command: str, opts: argparse.Namespace, prompt:
             listing(paths, as_json=opts.json, runs=opts.runs) if command == "list" else delete(paths, opts.id)
         )
     if command in ("new", "resume"):
-        from uji.aio import import_asyncio
+        painted = None
+        if command == "new":  # the first frame a new session had last time, before Textual loads
+            from uji.early_frame import paint
 
-        import_asyncio()  # before Textual's: without ssl until a TLS connection needs it
-        from uji.tui import main as screen
+            painted = paint(paths.data)
+        try:
+            from uji.aio import import_asyncio
 
-        if command == "resume":
-            return screen(paths, resume=opts.id, latest=opts.id is None, prompt=prompt)
-        return screen(paths, prompt=prompt)
+            import_asyncio()  # before Textual's: without ssl until a TLS connection needs it
+            from uji.tui import main as screen
+
+            if command == "resume":
+                return screen(paths, resume=opts.id, latest=opts.id is None, prompt=prompt)
+            return screen(paths, prompt=prompt, early=painted)
+        finally:
+            if painted is not None:  # the screen never started: the terminal as it was
+                painted.restore(screen_started=False)
     print(f"uji: error: `uji {command}` is not available yet; use `uji run PROMPT`", file=sys.stderr)
     return 2
 

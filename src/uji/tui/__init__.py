@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from uji.early_frame import Painted
     from uji.paths import Paths
     from uji.tui.app import UjiApp
 
@@ -32,9 +33,16 @@ def pick_session(paths: Paths, runs: bool = False) -> int:
     return code or 0
 
 
-def main(paths: Paths, resume: str | None = None, latest: bool = False, prompt: str | None = None) -> int:
+def main(
+    paths: Paths,
+    resume: str | None = None,
+    latest: bool = False,
+    prompt: str | None = None,
+    early: Painted | None = None,
+) -> int:
     """Open the screen on a new session, the latest one of the cwd (`latest`), or `resume`;
-    `prompt` is sent as soon as the session is open."""
+    `prompt` is sent as soon as the session is open. `early`: the first frame painted
+    before Textual loaded (uji.early_frame), whose terminal mode is put back at the end."""
     if resume is not None:
         problem = _check_session(paths, resume)
         if problem:
@@ -48,8 +56,12 @@ def main(paths: Paths, resume: str | None = None, latest: bool = False, prompt: 
 
     enable_alt_enter()
     app = UjiApp(paths, resume=resume, latest=latest, prompt=prompt)
-    with _sigint_quits(app):
-        code = app.run()
+    try:
+        with _sigint_quits(app):
+            code = app.run()
+    finally:
+        if early is not None:
+            early.restore(screen_started=True)
     _say_how_to_resume(app)
     _restart_if_asked(app)
     from uji.restart import exit_code

@@ -98,6 +98,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     ) -> None:
         super().__init__()
         self.conversation = Conversation(paths, cwd, self)
+        self._data_dir = paths.data
         self._resume, self._latest = resume, latest
         self.ring = KillRing()
         self.attachments = Attachments()  # the draft's images, `[image #N]` in its text
@@ -171,6 +172,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         self.call_after_refresh(self.spawn, self._start())
 
     async def _start(self) -> None:
+        self._keep_first_frame()
         try:
             await self.conversation.start(self._resume, self._latest)
         except Exception as e:
@@ -183,6 +185,27 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         for text in early:
             self.submit_line(text)
         self.state_changed()
+
+    def _keep_first_frame(self) -> None:
+        """What Textual drew for a new session's first frame, kept for the next start to
+        paint before Textual loads (uji.early_frame)."""
+        import os
+        import sys
+
+        take = getattr(self._driver, "first_frame", None)
+        out = sys.__stderr__  # the terminal Textual writes to, as text
+        if take is None or out is None:
+            return
+        try:
+            columns, rows = os.get_terminal_size(out.fileno())
+        except OSError:
+            return
+        drawn = take(columns * rows)
+        if not drawn or self._resume is not None or self._latest:
+            return
+        from uji.early_frame import keep
+
+        keep(self._data_dir, columns, rows, drawn.encode(out.encoding or "utf-8", "backslashreplace"))
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run work in the background (commands, questions); a failure is a notice."""

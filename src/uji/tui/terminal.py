@@ -41,7 +41,32 @@ def interrupting_driver(base: type[Any], on_interrupt: Any) -> type[Any]:
     from textual import events
 
     class InterruptingDriver(base):  # type: ignore[misc]
+        _drawn: list[str] | None = None  # what was written since the screen started, until taken
+        _input = False  # whether input came (keys, mouse, a paste): the first frame may show it
+
+        def start_application_mode(self) -> None:
+            self._drawn = []  # before the input thread starts (it reads what was typed already)
+            super().start_application_mode()
+
+        def write(self, data: str) -> None:
+            drawn = self._drawn
+            if drawn is not None:
+                drawn.append(data)
+            super().write(data)
+
+        def first_frame(self, cells: int) -> str:
+            """The first frame drawn since the screen started (taken once; "" when none,
+            or when input came before it, which it may show): the first write that draws
+            the whole screen, at least `cells` characters (a later frame draws only what
+            changed; the modes the driver set are shorter). For uji.early_frame."""
+            drawn, self._drawn = self._drawn, None
+            if self._input:
+                return ""
+            return next((d for d in drawn or () if len(d) >= cells), "")
+
         def process_message(self, message: Any) -> None:
+            if isinstance(message, (events.Key, events.MouseEvent, events.Paste)):
+                self._input = True
             if isinstance(message, events.Key) and message.key in ("escape", "ctrl+c"):
                 on_interrupt(message.key)
             super().process_message(message)
