@@ -204,15 +204,7 @@ ROWS: list[tuple[str, str, Status, Status] | tuple[str, str, Status, Status, str
     ("ui", "uji.ui.open", M, P),
     ("ui", "uji.ui.configure", M, P),
     ("ui", "uji.ui.theme / save_theme", M, P),
-    (
-        "ui",
-        "replaceable view classes",
-        M,
-        H,
-        "the transcript's and the markdown's: UserMessage ToolCall ToolOutput Shell SystemMessage ErrorMessage Notice"
-        " Thinking Queued Running Diff Partial Compaction Job Jump Paragraph Heading CodeBlock MathBlock TableRow Rule"
-        " Activity Flash",
-    ),
+    ("ui", "replaceable view classes", M, P),
     (
         "ui",
         "older open_win/set_lines window model",

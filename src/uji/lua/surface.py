@@ -1083,6 +1083,7 @@ SHAPES: list[Shape] = [
 
 # The replaceable views (reference §6, `uji.ui.<View>`): name, what it draws, its props
 # (None: a transcript message's, as render_message gets it).
+_ROW = "{label: string, index: integer, selected: boolean, current: boolean, width: integer}"  # a list's row
 MESSAGE_PROPS = "{type: string, text: string, width: integer, name?: string, tool_calls?: table[]}"
 REPLACEABLE_VIEWS: list[tuple[str, str, str | None]] = [
     ("UserMessage", "a user message", None),
@@ -1159,6 +1160,44 @@ REPLACEABLE_VIEWS: list[tuple[str, str, str | None]] = [
         "Flash",
         'a short note in the activity row ("copied 2 lines")',
         "{type: string, text: string, width: integer}",
+    ),
+    (
+        "Screen",
+        "the screen: return an `ito.VStack` of the regions `screen` gives (uji's own widgets) in any "
+        "order, with ito views of your own between them; a region left out is hidden, one without the "
+        "transcript, modals or composer gives the default screen",
+        "{top_bar: fun(): table, transcript: fun(): table, activity: fun(): table, modals: fun(): table, "
+        "keyboard: fun(): table, composer: fun(): table, bottom_bar: fun(): table}",
+    ),
+    (
+        "Input",
+        "what sits above the composer's text, in place of its rules (the editing stays uji's)",
+        "{width: integer, placeholder: string}",
+    ),
+    ("SelectList", "a row of `uji.ui.select`'s list", _ROW),
+    ("Picker", "a row of `uji.ui.pick`'s list", _ROW),
+    (
+        "Sessions",
+        'a row of `/sessions` (`ago`: "3m ago")',
+        "{title: string, ago: string, id: string, label: string, index: integer, selected: boolean, "
+        "current: boolean, width: integer}",
+    ),
+    (
+        "Suggestions",
+        "a row of the `/` command suggestions",
+        "{name: string, desc: string, selected: boolean, width: integer}",
+    ),
+    (
+        "Approval",
+        "the approval question (and `uji.ui.confirm`), frame and all (`selected`: the highlighted "
+        "choice; y, n, the numbers and Enter still answer it)",
+        "{title: string, body: string, preview?: string, choices: {label: string, key: string, kind: string}[], "
+        "selected: integer, hint: string, width: integer}",
+    ),
+    (
+        "PromptField",
+        "what sits above a prompt's text field (`uji.ui.prompt`), in place of its frame",
+        "{title: string, hidden: boolean, width: integer}",
     ),
 ]
 

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from uji.agent.approval import Answer, Question
     from uji.store.rows import Row
     from uji.tui.modals import Modal
+    from uji.tui.panel_views import RowsView
     from uji.ui.bell import Reason, Style
     from uji.ui.form import Form, FormAnswer
     from uji.ui.ito import ToolbarEntry
@@ -86,6 +87,7 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
     Screen { layout: vertical; }
     #modals { height: auto; }
     #top-bar, #keyboard-bar, #bottom-bar { height: auto; }
+    .-left-out { display: none !important; }
     """
 
     def __init__(
@@ -308,6 +310,9 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         return app.cwd if app is not None and tool is not None and tool.path_subject else None
 
     def show_session(self, messages: list[Row], history: History | None = None) -> None:
+        from uji.tui.screen_layout import arrange
+
+        arrange(self)  # the config's uji.ui.Screen and Input, once it has loaded
         self.transcript.clear()
         self.transcript.load(messages, history)
         self.composer.sent.items = [m.get("text", "") for m in messages if m["type"] == "user"]
@@ -398,10 +403,11 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
         labels: list[str],
         current: int | None = None,
         on_move: Callable[[int], None] | None = None,
+        rows: RowsView | None = None,
     ) -> int | None:
         from uji.tui.modals import SelectPanel
 
-        return cast("int | None", await self.ask(SelectPanel(title, labels, current, on_move)))
+        return cast("int | None", await self.ask(SelectPanel(title, labels, current, on_move, rows)))
 
     async def pick(
         self, title: str, labels: list[str], current: int | None, preview: Preview | None, query: Query | None
@@ -585,6 +591,10 @@ class UjiApp(TextualApp[int], inherit_bindings=False):  # Ctrl+C/Ctrl+Q are ours
             self.transcript.update(entry)
         self.ticker.refresh_status()
         self.ito_redraw()
+        if self.conversation.ready.is_set():
+            from uji.tui.screen_layout import arrange
+
+            arrange(self)
 
     def request_reload(self) -> None:
         from uji.tui import screen_commands

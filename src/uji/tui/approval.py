@@ -22,7 +22,7 @@ uji.ui.confirm) and say exactly what they remember.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -34,6 +34,9 @@ from uji.tools.remembered import ANY_SUBJECT
 from uji.tui import render
 from uji.tui.focus import KeyRouter
 from uji.tui.modals import Field, Modal
+
+if TYPE_CHECKING:
+    from uji.tui.panel_views import PanelProps
 
 APPROVAL_DIFF_LINES = 30
 BODY_LINES = 12
@@ -114,6 +117,7 @@ class ApprovalPanel(KeyRouter, Modal):
     DEFAULT_CSS = """
     ApprovalPanel { border: round $warning 50%; }
     ApprovalPanel:focus-within { border: round $warning; }
+    ApprovalPanel.-replaced, ApprovalPanel.-replaced:focus-within { border: none; padding: 0; }
     """
 
     def __init__(
@@ -147,11 +151,16 @@ class ApprovalPanel(KeyRouter, Modal):
         # Keys typed before this time are typing, not answers; each one pushes it on.
         self.quiet_until = self.shown_at + (0.0 if asked_for else GUARD_SECONDS)
         self._view = Static("")
+        self.question = title
+        self._custom = False  # uji.ui.Approval draws it
 
     def compose(self) -> Any:
         yield self._view
 
     def on_mount(self) -> None:
+        from uji.tui.panel_views import replaced
+
+        self._custom = replaced(self, "Approval")
         self.shown_at = get_time()
         if self.asked_for:
             self.quiet_until = self.shown_at
@@ -225,6 +234,8 @@ class ApprovalPanel(KeyRouter, Modal):
     # Drawing ------------------------------------------------------------------
 
     def _draw(self) -> None:
+        if self._custom and self._draw_custom():
+            return
         parts: list[RenderableType] = []
         if self.body:
             lines, hidden = render.preview_lines(self.body, BODY_LINES)
@@ -241,20 +252,40 @@ class ApprovalPanel(KeyRouter, Modal):
             line.append(f"{i + 1}. {choice.label}", style=f"bold {render.ACCENT}" if chosen else render.TEXT)
             line.append(f"  {choice.key}", style=render.MUTED)
             parts.append(line)
-        if self.telling is not None:
-            parts.append(Text("Tell uji what to do instead · Enter sends · Esc back", style=render.MUTED))
-        elif self.armed():
-            keys = " · ".join(f"{c.key}{'/Esc' if c.kind == 'no' else ''} {c.kind}" for c in self.choices)
-            parts.append(Text(f"{keys} · ↑/↓ or 1–{len(self.choices)} and Enter", style=render.MUTED))
-        elif self.held:
-            pause = f"{PAUSE_SECONDS:g} s"
-            parts.append(
-                Text(f"you were typing: letters wait for a {pause} pause or Tab/↑/↓", style=render.CODE)
-            )
-            parts.append(Text(f"1–{len(self.choices)} and Enter choose now", style=render.MUTED))
-        else:
-            parts.append(Text("keys answer once typing pauses", style=render.MUTED))
+        parts.extend(self._hints())
         self._view.update(Group(*parts))
+
+    def _hints(self) -> list[Text]:
+        if self.telling is not None:
+            return [Text("Tell uji what to do instead · Enter sends · Esc back", style=render.MUTED)]
+        if self.armed():
+            keys = " · ".join(f"{c.key}{'/Esc' if c.kind == 'no' else ''} {c.kind}" for c in self.choices)
+            return [Text(f"{keys} · ↑/↓ or 1–{len(self.choices)} and Enter", style=render.MUTED)]
+        if self.held:
+            pause = f"{PAUSE_SECONDS:g} s"
+            return [
+                Text(f"you were typing: letters wait for a {pause} pause or Tab/↑/↓", style=render.CODE),
+                Text(f"1–{len(self.choices)} and Enter choose now", style=render.MUTED),
+            ]
+        return [Text("keys answer once typing pauses", style=render.MUTED)]
+
+    def _draw_custom(self) -> bool:
+        """The question as uji.ui.Approval draws it; False when it failed (uji draws it)."""
+        from uji.tui.panel_views import drawn
+
+        props: PanelProps = {
+            "title": self.question, "body": self.body, "selected": self.choice + 1,
+            "choices": [{"label": c.label, "key": c.key, "kind": c.kind} for c in self.choices],
+            "hint": "\n".join(t.plain for t in self._hints()), "width": max(10, self.app.size.width - 2),
+        }  # fmt: skip
+        if self.preview:
+            props["preview"] = self.preview
+        lines = drawn(self, "Approval", props)
+        self._custom = lines is not None
+        self.set_class(self._custom, "-replaced")
+        if lines is not None:
+            self._view.update(Text("\n").join(lines))
+        return self._custom
 
     # Answers --------------------------------------------------------------------
 

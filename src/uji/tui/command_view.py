@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from uji.tui.conversation import Conversation
+    from uji.tui.panel_views import RowsView
 
 
 class CommandView(Protocol):
@@ -25,6 +26,7 @@ class CommandView(Protocol):
         labels: list[str],
         current: int | None = None,
         on_move: Callable[[int], None] | None = None,
+        rows: RowsView | None = None,
     ) -> int | None: ...
 
     async def prompt(self, title: str, value: str = "", hidden: bool = False) -> str | None: ...

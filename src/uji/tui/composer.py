@@ -17,6 +17,8 @@ from textual.widgets import Input, Static, TextArea
 if TYPE_CHECKING:
     from textual.document._wrapped_document import WrappedDocument
 
+    from uji.tui.panel_views import PanelProps
+
 from uji.record import Struct
 from uji.tui import render
 from uji.tui.focus import KeyRouter
@@ -87,6 +89,7 @@ class Composer(KeyRouter, TextArea):
     Composer:focus {
         border: none; border-top: solid $accent 60%; border-bottom: solid $accent 60%; background-tint: 0%;
     }
+    Composer.-framed, Composer.-framed:focus { border-top: none; border-bottom: none; }
     """
 
     def __init__(self, **kw: object) -> None:
@@ -344,12 +347,17 @@ class Suggestions(Static):
         self.items: list[Suggestion] = []
         self.index = 0
         self.dismissed_for: str | None = None  # Esc closes it until the text changes
+        self._custom = False  # uji.ui.Suggestions draws the rows (asked each time it opens)
 
     @property
     def open(self) -> bool:
         return bool(self.display) and bool(self.items)
 
     def show(self, items: list[Suggestion]) -> None:
+        if not self.open and items:
+            from uji.tui.panel_views import replaced
+
+            self._custom = replaced(self, "Suggestions")
         self.items = items
         self.index = min(self.index, max(0, len(items) - 1))
         self.display = bool(items)
@@ -368,6 +376,21 @@ class Suggestions(Static):
         return self.items[self.index] if self.items else None
 
     def _draw(self) -> None:
+        if self._custom:
+            from uji.tui.panel_views import rows
+
+            first = max(0, min(self.index - SUGGEST_ROWS + 1, len(self.items) - SUGGEST_ROWS))
+            shown = self.items[first : first + SUGGEST_ROWS]
+            width = max(10, self.app.size.width - 2)
+            props: list[PanelProps] = [
+                {"name": s.name, "desc": s.desc, "selected": i == self.index, "width": width}
+                for i, s in enumerate(shown, first)
+            ]
+            drawn = rows(self, "Suggestions", props)
+            self._custom = drawn is not None
+            if drawn is not None:
+                self.update(drawn)
+                return
         self.update(popup_rows([(f"/{i.name}", i.desc) for i in self.items], self.index, SUGGEST_ROWS))
 
 

@@ -16,6 +16,7 @@ from uji.tui import render
 from uji.tui.focus import KeyRouter
 
 if TYPE_CHECKING:
+    from uji.tui.panel_views import PanelName, PanelProps, RowsView
     from uji.ui.port import Preview, Query
 
 SELECT_ROWS = 13
@@ -69,6 +70,7 @@ class SelectPanel(Modal):
     """A list to pick from, filtered by typing."""
 
     mode = "select"
+    row_view: PanelName = "SelectList"  # uji.ui.<row_view> draws a row once a config replaces it
 
     def __init__(
         self,
@@ -76,8 +78,12 @@ class SelectPanel(Modal):
         labels: list[str],
         current: int | None = None,
         on_move: Callable[[int], None] | None = None,
+        rows: RowsView | None = None,
     ) -> None:
+        """`rows`: the view that draws the rows instead (/sessions'), and each row's fields."""
         super().__init__(title)
+        self.rows = rows
+        self._custom = False  # a replaced view draws the rows
         self.on_move = on_move  # told the highlighted label's index as it changes (/theme's preview)
         self._told = current
         self.labels = labels
@@ -93,7 +99,13 @@ class SelectPanel(Modal):
         yield Static("↑/↓ move · Enter choose · Esc cancel", classes="hint")
 
     def on_mount(self) -> None:
+        from uji.tui.panel_views import replaced
+
+        self._custom = replaced(self, self._row_view())
         self._draw()
+
+    def _row_view(self) -> PanelName:
+        return self.rows.name if self.rows is not None else self.row_view
 
     def field(self) -> Input:
         return self._filter
@@ -135,8 +147,13 @@ class SelectPanel(Modal):
             self._list.update(Text("  nothing matches", style=render.MUTED))
             return
         first = max(0, min(self.index - SELECT_ROWS // 2, len(self.shown) - SELECT_ROWS))
+        shown = range(first, min(first + SELECT_ROWS, len(self.shown)))
+        out = self._custom_rows(shown) if self._custom else None
+        if out is not None:
+            self._list.update(out)
+            return
         out = Text()
-        for pos in range(first, min(first + SELECT_ROWS, len(self.shown))):
+        for pos in shown:
             i = self.shown[pos]
             chosen = pos == self.index
             out.append("› " if chosen else "  ", style=render.ACCENT)
@@ -150,12 +167,28 @@ class SelectPanel(Modal):
         out.rstrip()
         self._list.update(out)
 
+    def _custom_rows(self, shown: range) -> Text | None:
+        """The rows as the replaced view draws them; None when it failed (uji draws them)."""
+        from uji.tui.panel_views import rows
+
+        props: list[PanelProps] = []
+        for pos in shown:
+            i = self.shown[pos]
+            own: PanelProps = self.rows.props[i] if self.rows is not None and i < len(self.rows.props) else {}
+            row: PanelProps = {"label": self.labels[i], "index": i + 1, "selected": pos == self.index,
+                          "current": i == self.current, "width": max(10, self.app.size.width - 6)}  # fmt: skip
+            props.append({**row, **own})
+        drawn = rows(self, self._row_view(), props)
+        self._custom = drawn is not None
+        return drawn
+
 
 class PickPanel(SelectPanel):
     """uji.ui.pick: the select list, with the highlighted item's preview under it and, with
     `query`, a live list: each pause in typing asks for the list of what is typed (the
     answer of the latest question wins)."""
 
+    row_view: PanelName = "Picker"
     PAUSE = 0.15  # seconds without typing before the query runs
     PREVIEW_ROWS = 12
 
@@ -231,13 +264,36 @@ class PromptPanel(Modal):
 
     mode = "prompt"
 
+    DEFAULT_CSS = """
+    PromptPanel.-replaced { border: none; padding: 0; }
+    PromptPanel .head { display: none; }
+    PromptPanel.-replaced .head { display: block; }
+    """
+
     def __init__(self, title: str, value: str = "", hidden: bool = False) -> None:
         super().__init__(title)
+        self.question, self.masked = title, hidden
         self._input = Field(value=value, password=hidden, compact=True, select_on_focus=False)
+        self._head = Static("", classes="head")  # uji.ui.PromptField's view, once replaced
 
     def compose(self) -> Any:
+        yield self._head
         yield self._input
         yield Static("Enter accept · Esc cancel", classes="hint")
+
+    def on_mount(self) -> None:
+        from uji.tui.panel_views import drawn, replaced
+
+        if replaced(self, "PromptField"):
+            props: PanelProps = {
+                "title": self.question,
+                "hidden": self.masked,
+                "width": self.app.size.width - 2,
+            }
+            lines = drawn(self, "PromptField", props)
+            if lines is not None:
+                self._head.update(Text("\n").join(lines))
+                self.add_class("-replaced")
 
     def field(self) -> Input:
         return self._input

@@ -213,7 +213,12 @@ async def sessions(tui: CommandView, args: str) -> None:
     labels = [f"{r['title'][:40]:<40}  {_ago(r['updated']):>9}  {r['id']}" for r in rows]
     current = next((i for i, r in enumerate(rows) if r["id"] == conv.session_id), None)
     title = "One-shot runs (uji run) in this directory" if runs else "Conversations in this directory"
-    index = await tui.select(title, labels, current)
+    from uji.tui.panel_views import RowsView
+
+    own = RowsView(
+        "Sessions", tuple({"title": r["title"], "ago": _ago(r["updated"]), "id": r["id"]} for r in rows)
+    )
+    index = await tui.select(title, labels, current, rows=own)
     if index is None:
         return
     chosen = rows[index]

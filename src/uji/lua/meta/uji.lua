@@ -1441,6 +1441,46 @@ function uji.ui.Activity(props) end
 ---@return table
 function uji.ui.Flash(props) end
 
+---The view of the screen: return an `ito.VStack` of the regions `screen` gives (uji's own widgets) in any order, with ito views of your own between them; a region left out is hidden, one without the transcript, modals or composer gives the default screen: replace it (`uji.ui.Screen = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {top_bar: fun(): table, transcript: fun(): table, activity: fun(): table, modals: fun(): table, keyboard: fun(): table, composer: fun(): table, bottom_bar: fun(): table}
+---@return table
+function uji.ui.Screen(props) end
+
+---The view of what sits above the composer's text, in place of its rules (the editing stays uji's): replace it (`uji.ui.Input = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {width: integer, placeholder: string}
+---@return table
+function uji.ui.Input(props) end
+
+---The view of a row of `uji.ui.select`'s list: replace it (`uji.ui.SelectList = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {label: string, index: integer, selected: boolean, current: boolean, width: integer}
+---@return table
+function uji.ui.SelectList(props) end
+
+---The view of a row of `uji.ui.pick`'s list: replace it (`uji.ui.Picker = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {label: string, index: integer, selected: boolean, current: boolean, width: integer}
+---@return table
+function uji.ui.Picker(props) end
+
+---The view of a row of `/sessions` (`ago`: "3m ago"): replace it (`uji.ui.Sessions = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {title: string, ago: string, id: string, label: string, index: integer, selected: boolean, current: boolean, width: integer}
+---@return table
+function uji.ui.Sessions(props) end
+
+---The view of a row of the `/` command suggestions: replace it (`uji.ui.Suggestions = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {name: string, desc: string, selected: boolean, width: integer}
+---@return table
+function uji.ui.Suggestions(props) end
+
+---The view of the approval question (and `uji.ui.confirm`), frame and all (`selected`: the highlighted choice; y, n, the numbers and Enter still answer it): replace it (`uji.ui.Approval = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {title: string, body: string, preview?: string, choices: {label: string, key: string, kind: string}[], selected: integer, hint: string, width: integer}
+---@return table
+function uji.ui.Approval(props) end
+
+---The view of what sits above a prompt's text field (`uji.ui.prompt`), in place of its frame: replace it (`uji.ui.PromptField = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---@param props {title: string, hidden: boolean, width: integer}
+---@return table
+function uji.ui.PromptField(props) end
+
 ---Draws the ito views again (a state change does it by itself).
 function uji.ui.redraw() end
 

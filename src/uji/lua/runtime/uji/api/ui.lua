@@ -185,9 +185,13 @@ end
 local VIEWS = { "UserMessage", "ToolCall", "ToolOutput", "Shell", "SystemMessage", "ErrorMessage", "Notice",
   "Thinking", "Queued", "Running", "Diff", "Partial", "Compaction", "Job", "Jump", "Paragraph", "Heading",
   "CodeBlock", "MathBlock", "TableRow", "Rule", "Activity", "Flash" }
+-- The screen's and the panels' views: each asked for by what it draws, not per message.
+local PANELS = { "Screen", "Input", "SelectList", "Picker", "Sessions", "Suggestions", "Approval", "PromptField" }
 local default_views = {}
-for _, name in ipairs(VIEWS) do
-  default_views[name] = function(props) return require("uji.ui.views")[name](props) end
+for _, list in ipairs({ VIEWS, PANELS }) do
+  for _, name in ipairs(list) do
+    default_views[name] = function(props) return require("uji.ui.views")[name](props) end
+  end
 end
 
 -- The view replacing `name`, or nil while uji draws it itself.
@@ -394,7 +398,7 @@ uji.ui = {
 
 -- The replaceable views: each takes its props (a message's {type, text, width, ...}, or
 -- what uji/ui/views.lua writes above it) and returns an ito view.
-for _, name in ipairs(VIEWS) do uji.ui[name] = default_views[name] end
+for name, view in pairs(default_views) do uji.ui[name] = view end
 
 -- The older window model (before ito toolbars), kept so configs written for it run:
 -- open_win{view, title, height, lines} → id; set_lines, clear, set_size, set_title,

@@ -152,4 +152,63 @@ end
 -- A short note in the activity row ("copied 2 lines"): {text, width}.
 function M.Flash(props) return ito.Text(props.text):foreground(theme().colors.notice) end
 
+-- The screen and its panels. Their keys and answers stay uji's; these draw them.
+
+-- The screen, top to bottom: `screen` gives its regions (uji's own widgets), to put in an
+-- ito.VStack in any order, with views of your own between them.
+function M.Screen(screen)
+  return ito.VStack({ screen.top_bar(), screen.transcript(), screen.activity(), screen.modals(), screen.keyboard(),
+    screen.composer(), screen.bottom_bar() })
+end
+
+-- What sits above the composer's text, in place of its rules: {width, placeholder}.
+function M.Input(props) return ito.Text(string.rep("─", props.width)):foreground(theme().colors.muted) end
+
+-- A row of uji.ui.select's list (SelectList) or uji.ui.pick's (Picker):
+-- {label, index, selected, current, width}.
+local function list_row(props)
+  local t = theme()
+  local out = {
+    { props.selected and (t.symbols.pointer .. " ") or "  ", { foreground = t.colors.accent } },
+    { props.label, props.selected and { foreground = t.colors.accent, bold = true } or {} },
+  }
+  if props.current then out[#out + 1] = { " (current)", { foreground = t.colors.muted } } end
+  return ito.Text(out)
+end
+M.SelectList = list_row
+M.Picker = list_row
+
+-- A row of /sessions: {title, ago ("3m ago"), id, label, index, selected, current, width}.
+function M.Sessions(props)
+  return ito.HStack({ list_row({ label = props.title, selected = props.selected, current = props.current }),
+    ito.Spacer, ito.Text(props.ago .. "  " .. props.id):foreground(theme().colors.muted) })
+end
+
+-- A row of the `/` suggestions: {name, desc, selected, width}.
+function M.Suggestions(props)
+  return ito.HStack({ list_row({ label = "/" .. props.name, selected = props.selected }),
+    ito.Text(props.desc ~= "" and "  " .. props.desc or ""):foreground(theme().colors.muted) })
+end
+
+-- The approval question, frame and all: {title, body, preview?, choices = {{label, key,
+-- kind}}, selected (the highlighted choice), hint, width}. y, n, the numbers and Enter
+-- answer it whatever it looks like.
+function M.Approval(props)
+  local t = theme()
+  local rows = {}
+  if props.body ~= "" then rows[#rows + 1] = ito.Text(props.body) end
+  if props.preview then rows[#rows + 1] = ito.Lines(lines_of(props.preview)):foreground(t.colors.muted) end
+  rows[#rows + 1] = ito.Text("")
+  for i, choice in ipairs(props.choices) do
+    local row = list_row({ label = i .. ". " .. choice.label, selected = i == props.selected })
+    rows[#rows + 1] = ito.HStack({ row, ito.Text("  " .. choice.key):foreground(t.colors.muted) })
+  end
+  rows[#rows + 1] = ito.Lines(lines_of(props.hint)):foreground(t.colors.muted)
+  return ito.VStack(rows):padding({ left = 1, right = 1 }):border("rounded"):title(props.title)
+end
+
+-- What sits above a prompt's text field (uji.ui.prompt), in place of its frame: {title,
+-- hidden, width}.
+function M.PromptField(props) return ito.Text(props.title):bold() end
+
 return M
