@@ -149,9 +149,14 @@ class SelectPanel(Modal):
         first = max(0, min(self.index - SELECT_ROWS // 2, len(self.shown) - SELECT_ROWS))
         shown = range(first, min(first + SELECT_ROWS, len(self.shown)))
         out = self._custom_rows(shown) if self._custom else None
-        if out is not None:
-            self._list.update(out)
-            return
+        if out is None:
+            out = self._rows(shown)
+        hidden = len(self.shown) - SELECT_ROWS
+        if hidden > 0:
+            out.append(f"\n  {len(self.shown)} items", style=render.MUTED)
+        self._list.update(out)
+
+    def _rows(self, shown: range) -> Text:
         out = Text()
         for pos in shown:
             i = self.shown[pos]
@@ -161,11 +166,8 @@ class SelectPanel(Modal):
             if i == self.current:
                 out.append(" (current)", style=render.MUTED)
             out.append("\n")
-        hidden = len(self.shown) - SELECT_ROWS
-        if hidden > 0:
-            out.append(f"  {len(self.shown)} items", style=render.MUTED)
         out.rstrip()
-        self._list.update(out)
+        return out
 
     def _custom_rows(self, shown: range) -> Text | None:
         """The rows as the replaced view draws them; None when it failed (uji draws them)."""
@@ -175,8 +177,13 @@ class SelectPanel(Modal):
         for pos in shown:
             i = self.shown[pos]
             own: PanelProps = self.rows.props[i] if self.rows is not None and i < len(self.rows.props) else {}
-            row: PanelProps = {"label": self.labels[i], "index": i + 1, "selected": pos == self.index,
-                          "current": i == self.current, "width": max(10, self.app.size.width - 6)}  # fmt: skip
+            row: PanelProps = {
+                "label": self.labels[i],
+                "index": i + 1,
+                "selected": pos == self.index,
+                "current": i == self.current,
+                "width": max(10, self.app.size.width - 6),
+            }
             props.append({**row, **own})
         drawn = rows(self, self._row_view(), props)
         self._custom = drawn is not None

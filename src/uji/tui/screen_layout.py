@@ -147,12 +147,11 @@ def _place(tui: UjiApp, order: list[str | Widget]) -> None:
         else:
             widgets = [item]
         for widget in widgets:
-            if widget.parent is not None:
-                screen.move_child(widget, before=0) if previous is None else screen.move_child(widget, after=previous)
-            elif previous is None:
-                screen.mount(widget, before=0)
+            moved = widget.parent is not None  # uji's own widget; else a view of the Screen's
+            if previous is None:
+                screen.move_child(widget, before=0) if moved else screen.mount(widget, before=0)
             else:
-                screen.mount(widget, after=previous)
+                screen.move_child(widget, after=previous) if moved else screen.mount(widget, after=previous)
             previous = widget
     for names in REGIONS.values():
         for name in names:
