@@ -1127,30 +1127,30 @@ REPLACEABLE_VIEWS: list[tuple[str, str, str | None]] = [
     ),
     (
         "Paragraph",
-        "a top-level paragraph of an answer's markdown (`text` plain, `markdown` its source)",
+        "a top-level paragraph of an answer's markdown (`text` plain, `markdown` its source; lists and quotes draw as uji draws them)",
         "{type: string, text: string, markdown: string, width: integer}",
     ),
     (
         "Heading",
-        "a heading of an answer's markdown",
+        "a top-level heading of an answer's markdown",
         "{type: string, level: integer, text: string, width: integer}",
     ),
     (
         "CodeBlock",
-        'a fenced or indented code block of an answer (`language` is "" when none)',
+        'a top-level fenced or indented code block of an answer (`language` is "" when none)',
         "{type: string, language: string, text: string, width: integer}",
     ),
     (
         "MathBlock",
-        "a `$$ ... $$` block of an answer (`text`: the TeX)",
+        "a top-level `$$ ... $$` block of an answer (`text`: the TeX)",
         "{type: string, text: string, width: integer}",
     ),
     (
         "TableRow",
-        "a row of a table in an answer (`header`: the first row; `widths`: each column's)",
+        "a row of a top-level table in an answer (`header`: the first row; `widths`: each column's)",
         "{type: string, cells: string[], header: boolean, widths: integer[], width: integer}",
     ),
-    ("Rule", "a horizontal rule of an answer", "{type: string, width: integer}"),
+    ("Rule", "a top-level horizontal rule of an answer", "{type: string, width: integer}"),
     (
         "Activity",
         'the activity row while a turn or a `!` command runs ("Working (3s)")',

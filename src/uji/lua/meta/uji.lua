@@ -1401,32 +1401,32 @@ function uji.ui.Job(props) end
 ---@return table
 function uji.ui.Jump(props) end
 
----The view of a top-level paragraph of an answer's markdown (`text` plain, `markdown` its source): replace it (`uji.ui.Paragraph = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---The view of a top-level paragraph of an answer's markdown (`text` plain, `markdown` its source; lists and quotes draw as uji draws them): replace it (`uji.ui.Paragraph = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
 ---@param props {type: string, text: string, markdown: string, width: integer}
 ---@return table
 function uji.ui.Paragraph(props) end
 
----The view of a heading of an answer's markdown: replace it (`uji.ui.Heading = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---The view of a top-level heading of an answer's markdown: replace it (`uji.ui.Heading = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
 ---@param props {type: string, level: integer, text: string, width: integer}
 ---@return table
 function uji.ui.Heading(props) end
 
----The view of a fenced or indented code block of an answer (`language` is "" when none): replace it (`uji.ui.CodeBlock = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---The view of a top-level fenced or indented code block of an answer (`language` is "" when none): replace it (`uji.ui.CodeBlock = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
 ---@param props {type: string, language: string, text: string, width: integer}
 ---@return table
 function uji.ui.CodeBlock(props) end
 
----The view of a `$$ ... $$` block of an answer (`text`: the TeX): replace it (`uji.ui.MathBlock = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---The view of a top-level `$$ ... $$` block of an answer (`text`: the TeX): replace it (`uji.ui.MathBlock = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
 ---@param props {type: string, text: string, width: integer}
 ---@return table
 function uji.ui.MathBlock(props) end
 
----The view of a row of a table in an answer (`header`: the first row; `widths`: each column's): replace it (`uji.ui.TableRow = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---The view of a row of a top-level table in an answer (`header`: the first row; `widths`: each column's): replace it (`uji.ui.TableRow = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
 ---@param props {type: string, cells: string[], header: boolean, widths: integer[], width: integer}
 ---@return table
 function uji.ui.TableRow(props) end
 
----The view of a horizontal rule of an answer: replace it (`uji.ui.Rule = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
+---The view of a top-level horizontal rule of an answer: replace it (`uji.ui.Rule = function(props) ... end`, or a theme's `views`) to draw them your way; the default draws as uji does. One that raises falls back to uji's drawing, logged in the diagnostics.
 ---@param props {type: string, width: integer}
 ---@return table
 function uji.ui.Rule(props) end

@@ -49,21 +49,17 @@ end
 VIEWS = {"user": "UserMessage", "pending": "ToolCall", "tool": "ToolOutput", "shell": "Shell",
          "info": "SystemMessage", "error": "ErrorMessage", "notice": "Notice", "thinking": "Thinking",
          "queued": "Queued"}  # fmt: skip
+ENTRY_VIEWS = (*VIEWS.values(), "Running", "Compaction")  # the views that draw a whole entry
 
 
 def offered(app: App) -> bool:
     """Whether messages go through Lua before they are drawn: a render_message handler, or
-    a replaced view."""
+    a replaced view of a message."""
     if app.events.handlers("render_message"):
         return True
-    from uji.lua.runtime import LuaError
+    from uji.tui.ito.replaced import replaced_among
 
-    rt = app.lua
-    try:
-        current = rt.lua.globals().package.loaded["uji.themes.current"]
-        return bool(current is not None and rt.call_sync(current.any_replaced)[0])
-    except (LuaError, IndexError, AttributeError, TypeError):
-        return False
+    return bool(replaced_among(app, ENTRY_VIEWS))
 
 
 def is_pending(entry: Entry) -> bool:

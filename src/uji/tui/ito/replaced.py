@@ -11,7 +11,7 @@ the diagnostics."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from rich.text import Text
@@ -104,6 +104,18 @@ def _loaded(rt: Runtime, code: str) -> Any:
     return chunks[code]
 
 
+def replaced_among(app: App, names: Iterable[str]) -> frozenset[str]:
+    """Which of `names` a config or a theme replaced."""
+    from uji.lua.runtime import LuaError
+
+    rt = app.lua
+    try:
+        values = rt.call_sync(_loaded(rt, WHICH), *names)
+    except LuaError:
+        return frozenset()
+    return frozenset(str(values[0]).split()) if values and values[0] else frozenset()
+
+
 def source(app: App, name: str, given: Any, width: int) -> LuaSource | None:
     """The replacement of `uji.ui.<name>` drawn for the Lua table `given`, or None when uji
     draws it itself (not replaced, or the replacement failed: logged)."""
@@ -136,16 +148,7 @@ class Views:
         """Which of `names` a config or a theme replaced (asked each time: an assignment to
         `uji.ui` is not seen otherwise; one call into Lua)."""
         app = self._app()
-        if app is None:
-            return frozenset()
-        from uji.lua.runtime import LuaError
-
-        rt = app.lua
-        try:
-            values = rt.call_sync(_loaded(rt, WHICH), *names)
-        except LuaError:
-            return frozenset()
-        return frozenset(str(values[0]).split()) if values and values[0] else frozenset()
+        return replaced_among(app, names) if app is not None else frozenset()
 
     def rows(self, name: ViewName, props: Props) -> list[Text] | None:
         """The replacement's rows for `props` (at `props["width"]`), or None to draw as uji does."""
