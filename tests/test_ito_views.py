@@ -88,9 +88,10 @@ uji.tool.policy({ run_command = { default = "allow" }, write_file = { default = 
 uji.ui.Running = function(p)
   return ito.Text("RUNNING " .. p.name .. " [" .. p.progress:gsub("\\n", "/") .. "]")
 end
-uji.ui.Activity = function(p) return ito.Text("BUSY " .. p.text .. " hint=" .. p.hint) end
+uji.ui.configure({ theme = require("uji.themes.default"){ name = "busy", views = {
+  Activity = function(p) return ito.Text("BUSY " .. p.text .. " hint=" .. p.hint) end,
+} } })
 uji.ui.Diff = function(p) return ito.Text("DIFF of " .. (p.path or "?") .. ": " .. #p.text .. " chars") end
-uji.ui.Jump = function(p) error("broken jump") end
 """
 
 
@@ -98,8 +99,8 @@ async def test_a_running_call_its_diff_and_the_activity_row_draw_with_their_view
     tmp_path: Path, fake: FakeOpenAI
 ) -> None:
     """Running {name, text, progress} while the call runs, Activity {text, hint, ...}
-    while the turn works, Diff {text, path, name} under a result; a raising Jump is drawn
-    as uji draws it."""
+    while the turn works (given by a theme's `views`), Diff {text, path, name} under a
+    result."""
     fake.script(
         tool_call("run_command", {"command": "sh wait.sh"}),
         tool_call("write_file", {"path": "new.txt", "content": "one\ntwo\n"}, id="call_2"),
@@ -132,7 +133,7 @@ async def test_the_flash_the_jump_label_and_a_compaction_draw_with_their_views(
     tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Flash {text} ("copied N lines"), Jump {count, text} under a transcript read further
-    up, Compaction {text, summary}."""
+    up (raising for one entry: uji's label, logged), Compaction {text, summary}."""
     from textual import events
     from textual.selection import Selection
 
@@ -144,7 +145,10 @@ async def test_the_flash_the_jump_label_and_a_compaction_draw_with_their_views(
     lua = """
     local ito = require("ito")
     uji.ui.Flash = function(p) return ito.Text("FLASH<" .. p.text .. ">") end
-    uji.ui.Jump = function(p) return ito.Text("JUMP " .. p.count .. ": " .. p.text) end
+    uji.ui.Jump = function(p)
+      if p.count == 1 then error("broken jump") end
+      return ito.Text("JUMP " .. p.count .. ": " .. p.text)
+    end
     uji.ui.Compaction = function(p) return ito.Text("COMPACTED: " .. p.summary) end
     uji.notify("first line\\nsecond line")
     """
@@ -169,7 +173,10 @@ async def test_the_flash_the_jump_label_and_a_compaction_draw_with_their_views(
         await pilot.press("pageup", "pageup")
         await until(pilot, lambda: not app.transcript._following(), what="the user to have scrolled up")
         await send(pilot, "!echo fresh-output")
-        await shows(pilot, "JUMP 1: ↓ 1 new entry below · PageDown to read on")
+        await shows(pilot, "↓ 1 new entry below · PageDown to read on")
+        assert "uji.ui.Jump failed" in (tmp_path / "data" / "diagnostics.log").read_text()
+        await send(pilot, "!echo more-output")
+        await shows(pilot, "JUMP 2: ↓ 2 new entries below · PageDown to read on")
 
 
 async def test_a_jobs_notice_draws_with_the_job_view(tmp_path: Path, fake: FakeOpenAI) -> None:
