@@ -43,15 +43,13 @@ MARKDOWN_VIEWS: tuple[ViewName, ...] = (
 
 
 class Props(TypedDict, total=False):
-    """What a view is given (docs/lua-api.md lists each view's)."""
+    """What a view drawn from Python is given (docs/lua-api.md lists each view's)."""
 
     type: str
     text: str
     width: int
     name: str
     path: str
-    progress: str
-    summary: str
     markdown: str
     level: int
     language: str
@@ -62,9 +60,6 @@ class Props(TypedDict, total=False):
     spinner: str
     hint: str
     count: int
-    id: int
-    command: str
-    status: str
 
 
 # Called in Lua: the replacement's view as an ito root, or nil when uji draws it itself.
@@ -116,21 +111,27 @@ def replaced_among(app: App, names: Iterable[str]) -> frozenset[str]:
     return frozenset(str(values[0]).split()) if values and values[0] else frozenset()
 
 
+def _root(app: App, name: str, given: Any) -> LuaSource | None:
+    """The replacement's view for the Lua table `given`, not drawn yet (None: not replaced).
+    Raises LuaError when it fails."""
+    from uji.lua.api.ito import LuaSource
+
+    rt = app.lua
+    values = rt.call_sync(_loaded(rt, REPLACED), name, given)
+    root = values[0] if values else None
+    return LuaSource(app.host, root) if root is not None else None
+
+
 def source(app: App, name: str, given: Any, width: int) -> LuaSource | None:
     """The replacement of `uji.ui.<name>` drawn for the Lua table `given`, or None when uji
     draws it itself (not replaced, or the replacement failed: logged)."""
-    from uji.lua.api.ito import LuaSource
     from uji.lua.runtime import LuaError
     from uji.ui.ito import ItoError
 
-    rt = app.lua
     try:
-        values = rt.call_sync(_loaded(rt, REPLACED), name, given)
-        root = values[0] if values else None
-        if root is None:
-            return None
-        drawn = LuaSource(app.host, root)
-        drawn.render(width)
+        drawn = _root(app, name, given)
+        if drawn is not None:
+            drawn.render(width)  # one that fails to draw fails here, not on the screen
     except (LuaError, ItoError) as e:
         app.diagnostics.add("ui", f"uji.ui.{name} failed, drawn as uji draws it: {e}")
         return None
@@ -155,16 +156,17 @@ class Views:
         app = self._app()
         if app is None:
             return None
+        from uji.lua.runtime import LuaError
         from uji.tui.ito.layout import paint
         from uji.ui.ito import ItoError
 
         width = max(1, int(props.get("width", 80)))
-        drawn = source(app, name, app.lua.convert.to_lua(dict(props), json_null=False), width)
-        if drawn is None:
-            return None
         try:
+            drawn = _root(app, name, app.lua.convert.to_lua(dict(props), json_null=False))
+            if drawn is None:
+                return None
             return paint(drawn.render(width), width, source=drawn, colors=self._colors()).lines
-        except ItoError as e:
+        except (LuaError, ItoError) as e:
             app.diagnostics.add("ui", f"uji.ui.{name} failed, drawn as uji draws it: {e}")
             return None
 
