@@ -202,14 +202,6 @@ function current.replacement(name)
   return views and views[name] or nil
 end
 
--- Whether any view is replaced (the screen asks before each message it draws).
-function current.any_replaced()
-  for _, name in ipairs(VIEWS) do
-    if current.replacement(name) ~= nil then return true end
-  end
-  return false
-end
-
 -- The saved theme applies before the config runs (the Lua host calls this first; a name
 -- that no longer loads is skipped).
 function current.apply_saved()
