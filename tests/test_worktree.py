@@ -266,7 +266,7 @@ async def test_slash_worktree_moves_the_session_into_a_worktree(
     """`/worktree try`: the session goes on in .uji/worktrees/try (its next request says
     so, its write lands there), listed as that directory's session; `/worktree` again
     says where it is and what it holds."""
-    from tests.test_tui_support import SIZE, idle, make_app, ready, send, shows
+    from tests.test_tui_support import SIZE, idle, make_app, ready, screen_text, send, shows, until
 
     monkeypatch.chdir(tmp_path)  # /worktree changes this process's directory: put it back after
     monkeypatch.setenv("PWD", str(tmp_path))
@@ -288,7 +288,13 @@ async def test_slash_worktree_moves_the_session_into_a_worktree(
         await shows(pilot, "in the main checkout")
         await send(pilot, "/worktree try")
         await shows(pilot, "this session now works in the worktree")
-        await shows(pilot, "(branch uji/try)")
+        # The branch follows the worktree's path, which is as long as pytest's temporary
+        # folder: "(branch" may end one row and "uji/try)" begin the next.
+        await until(
+            pilot,
+            lambda: "(branch uji/try)" in " ".join(screen_text(pilot.app).split()),
+            what="(branch uji/try) after the path",
+        )
         await send(pilot, "write w.txt")
         await shows(pilot, "wrote w.txt")
         await idle(pilot)
