@@ -19,7 +19,7 @@ from tests.conftest import Home
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.anthropic_server import text as claude_text
 from tests.fakes.oauth_server import FakeAuthServer
-from tests.fakes.openai_server import text
+from tests.fakes.openai_server import text, tool_call
 
 BROWSER = f"{sys.executable} {Path(__file__).with_name('browser.py')} %s"
 
@@ -277,3 +277,22 @@ def test_uji_keychain_get_set_delete_through_the_same_tool(home: Home) -> None:
     home.init('local ok, err = uji.keychain.get("svc", "me")\nuji.notify("none: " .. tostring(err))\n')
     run = home.run("hi", env=no_keychain_env(home), check=True)
     assert any(n.startswith("none: no system keychain here") for n in run.notices)
+
+
+@pytest.mark.timeout(60)
+def test_every_string_of_a_keychain_credential_is_cut_from_tool_results(home: Home) -> None:
+    """A credential another program saved may hold fields uji does not use: they are
+    secrets all the same (uji.tools.secrets cuts what the keychain gave, not only what uji
+    reads of it)."""
+    stored = {"type": "api_key", "key": "sk-kc-7654321", "account_token": "acct-secret-9999"}
+    (home.root / "keyring.json").write_text(json.dumps({"service/uji/account/test": json.dumps(stored)}))
+    (home.work / "notes.txt").write_text("token acct-secret-9999 here\n")
+    home.init("uji.auth.configure({ keychain = true })\n")
+    assert home.fake is not None
+    home.fake.script(tool_call("run_command", {"command": "cat notes.txt"}), text("ok"))
+    run = home.run("hi", env=keychain_env(home), check=True)
+    assert home.fake.turn_requests[0].headers["authorization"] == "Bearer sk-kc-7654321"
+    result = home.fake.turn_requests[1].body["messages"][-1]["content"]
+    assert "token [redacted keychain credential] here" in result
+    (home.work / "notes.txt").unlink()  # the file it was in: nowhere else
+    nowhere_else(home, run.stdout, "acct-secret-9999")

@@ -36,16 +36,28 @@ class KeychainError(Exception):
 # provider id): a keychain is asked once (uji.providers.auth), and tool results have
 # these cut out like the keys of auth.toml (uji.tools.secrets).
 credentials: dict[tuple[str, str], Credential | None] = {}
+# Every string the keychain gave for them, the fields uji does not use included (a
+# credential saved by another program may hold more than uji reads).
+read: set[str] = set()
+
+
+def keep_read(found: object) -> None:
+    """What the keychain gave (its JSON, or a bare key), for secrets()."""
+    if isinstance(found, str):
+        read.add(found)
+    elif isinstance(found, dict):
+        read.update(v for k, v in found.items() if k != "type" and isinstance(v, str))
 
 
 def secrets() -> list[str]:
-    """Every secret string of the credentials above."""
-    return [
+    """Every secret string of the credentials above, and of what the keychain gave."""
+    held = {
         value
         for entry in credentials.values()
         for key, value in (entry or {}).items()
         if key != "type" and isinstance(value, str)
-    ]
+    }
+    return sorted(held | read)
 
 
 def action_of(text: str) -> Action:

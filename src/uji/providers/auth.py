@@ -74,7 +74,7 @@ def credential_of(raw: object) -> Credential | None:
 
 
 def _keychain_entry(path: str, provider_id: str) -> Credential | None:
-    from uji.keychain import KeychainError, credentials, run
+    from uji.keychain import KeychainError, credentials, keep_read, run
 
     if (path, provider_id) in credentials:
         return credentials[(path, provider_id)]
@@ -90,6 +90,7 @@ def _keychain_entry(path: str, provider_id: str) -> Credential | None:
             parsed = json.loads(raw)
         except ValueError:
             parsed = None
+        keep_read(parsed if isinstance(parsed, dict) else raw)  # all of it is cut from tool results
         # The credential as JSON, or (a key saved by hand) the key itself.
         entry = (credential_of(parsed) if isinstance(parsed, dict) else None) or credential_of(raw)
     credentials[(path, provider_id)] = entry
