@@ -171,3 +171,17 @@ def test_a_language_server_checks_an_init_lua_against_the_definitions(tmp_path: 
     flagged = sorted({line for line, code, _ in found if code != "unused"})
     # The last three lines are wrong: a number for a name, an unknown policy, no such function.
     assert flagged == [14, 15, 16], found
+
+
+def test_the_screens_view_names_are_the_declared_replaceable_views() -> None:
+    """The Python sides' vocabularies of `uji.ui.<View>` (the pieces replaced.py draws, the
+    panels panel_views.py draws) are together the views surface.py declares, which the
+    test above holds to what ui.lua installs."""
+    from typing import get_args
+
+    from uji.tui.ito.replaced import ViewName
+    from uji.tui.panel_views import PanelName
+
+    pieces, panels = set(get_args(ViewName)), set(get_args(PanelName))
+    assert not pieces & panels
+    assert pieces | panels == {name for name, _, _ in surface.REPLACEABLE_VIEWS}
