@@ -12,6 +12,8 @@ sandbox off shows the same command really does the damage, so the others are not
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +25,7 @@ import pytest
 
 from tests.conftest import Home
 from tests.fakes.openai_server import call, text, tool_call, tool_calls
+from tests.waiting import until
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY----- uji-test-key-material-0451"
 
@@ -241,6 +244,42 @@ def test_the_data_folder_is_out_of_reach(home: Home) -> None:
     assert run.rc == 0
     assert "sk-saved-key-9931" not in sent_to_model(home)
     assert not (home.data / "rules.lua").exists()
+
+
+def test_the_temporary_folder_a_killed_uji_left_goes_with_the_next_one(home: Home, tmp_path: Path) -> None:
+    """A uji killed while a command runs never removes its sandbox's temporary folder (its
+    exit handlers never ran). The next uji that sandboxes a command removes it (its pid is
+    gone), keeps a living uji's, and removes its own when it exits. Left there, such folders
+    piled up: each one costs every later command a sandbox rule."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    living = tmp / f"uji-sandbox-{os.getpid()}-kept"
+    living.mkdir()
+    home.init("")
+    started = home.work / "started"
+    home.fake.script(tool_call("run_command", {"command": f"echo $TMPDIR > {started}; exec sleep 60"}))
+    killed = subprocess.Popen(
+        home.command("run", "go"),
+        cwd=home.work,
+        env=home.env(TMPDIR=str(tmp)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its command too is in its group: both are killed below
+    )
+    try:
+        until(lambda: started.exists() and started.read_text().strip(), what="the command to start")
+    finally:
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.wait()
+    left = Path(started.read_text().strip())
+    assert left.parent == tmp and left.name.startswith(f"uji-sandbox-{killed.pid}-")
+    assert left.is_dir()  # the killed uji left it
+    home.fake.script(tool_call("run_command", {"command": "echo $TMPDIR"}), text("done"))
+    run = home.run("go", env={"TMPDIR": str(tmp)}, fresh=True)
+    own = Path(run.tool_results()[0]["content"].strip())
+    assert own.parent == tmp and own.name.startswith("uji-sandbox-") and own != left
+    assert sorted(p.name for p in tmp.iterdir()) == [living.name]  # the left one and its own gone
 
 
 # -- background jobs, uji.job.start, subagents --------------------------------------------

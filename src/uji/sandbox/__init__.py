@@ -13,13 +13,10 @@ and never runs laxer than them.
 
 from __future__ import annotations
 
-import atexit
 import contextvars
 import functools
 import json
 import os
-import shutil
-import tempfile
 
 from uji.record import Record
 from uji.sandbox.policy import MODES, Mode, SandboxPolicy, SandboxSettings
@@ -27,6 +24,7 @@ from uji.sandbox.policy import MODES, Mode, SandboxPolicy, SandboxSettings
 __all__ = ["SandboxPolicy", "SandboxSettings", "SandboxStatus", "current", "private_tmpdir", "status"]
 
 FLOOR_ENV = "UJI_SANDBOX_PARENT"
+PRIVATE_TMPDIR_PREFIX = "uji-sandbox-"
 
 # The sandbox of the tool call running now: processes a Lua tool starts while it runs
 # (uji.job.start) are put in it. Set by the agent around each call.
@@ -52,10 +50,11 @@ def status(settings: SandboxSettings) -> SandboxStatus:
 
 @functools.cache
 def private_tmpdir() -> str:
-    """This uji's temporary folder for sandboxed commands (their TMPDIR), removed at exit."""
-    path = tempfile.mkdtemp(prefix=f"uji-sandbox-{os.getpid()}-")
-    atexit.register(shutil.rmtree, path, True)
-    return path
+    """This uji's temporary folder for sandboxed commands (their TMPDIR), removed at exit;
+    those of a uji that was killed go when the next one makes its own."""
+    from uji import private_dirs
+
+    return private_dirs.make(PRIVATE_TMPDIR_PREFIX)
 
 
 def floor_env(settings: SandboxSettings, cwd: str) -> str:

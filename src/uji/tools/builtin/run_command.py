@@ -9,7 +9,6 @@ background processes the command started on purpose live on."""
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import functools
 import os
@@ -84,38 +83,9 @@ SPILL_PREFIX = "uji-output-"
 def _spill_dir() -> str:
     """One temp dir per process for full outputs, removed when uji exits (and when the App
     closes, see `remove_spills`). Dirs left by a uji that was killed go on the next one."""
-    _sweep_orphans()
-    path = tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-")
-    atexit.register(shutil.rmtree, path, True)
-    return path
+    from uji import private_dirs
 
-
-def _sweep_orphans() -> None:
-    """Remove this user's `uji-output-<pid>-*` dirs whose process is gone."""
-    try:
-        entries = list(os.scandir(tempfile.gettempdir()))
-    except OSError:
-        return
-    for entry in entries[:10_000]:
-        pid = entry.name[len(SPILL_PREFIX) :].split("-", 1)[0]
-        if not entry.name.startswith(SPILL_PREFIX) or not pid.isdigit() or _alive(int(pid)):
-            continue
-        with contextlib.suppress(OSError):
-            if (
-                entry.is_dir(follow_symlinks=False)
-                and entry.stat(follow_symlinks=False).st_uid == os.getuid()
-            ):
-                shutil.rmtree(entry.path, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process
-    return True
+    return private_dirs.make(SPILL_PREFIX)
 
 
 def remove_spills() -> None:
