@@ -181,8 +181,11 @@ class Home:
     """A config dir, data dir and work dir of their own, with one provider "b" (model
     "m") at the fake's base URL on the given wire. Removed on exit."""
 
-    def __init__(self, base_url: str, wire: str = "openai-chat", lua: str = "") -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="uji-bench-"))
+    def __init__(
+        self, base_url: str, wire: str = "openai-chat", lua: str = "", parent: Path | None = None
+    ) -> None:
+        """`parent`: the folder it is made in (the temporary folder when None)."""
+        self.root = Path(tempfile.mkdtemp(prefix="uji-bench-", dir=parent))
         self.cfg = self.root / "cfg"
         self.data = self.root / "data"
         self.work = self.root / "work"

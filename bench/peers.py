@@ -9,7 +9,9 @@ add a Node start-up to every run; pi is a Node program and runs as `node dist/cl
 Each agent talks to the fake of its own wire, all from tests/fakes/, with everything
 that would reach past the fake turned off (it would wait on blocked traffic otherwise):
 
-- uji: Chat Completions (`openai-chat`), a provider pointing at the fake;
+- uji: Chat Completions (`openai-chat`), a provider pointing at the fake, its home in
+  .cache/peers/ as Codex's and Claude Code's are (a second row, "uji, home in /tmp", keeps
+  it in the temporary folder, where its sandbox pays a rule per entry of that folder);
 - Codex: the Responses API, a custom `model_providers.fake` in its CODEX_HOME's
   config.toml, and `-c features.plugins=false -c features.remote_plugin=false
   -c analytics.enabled=false` (`--check-codex-switches` shows what they save), its
@@ -39,6 +41,7 @@ here fails a build.
 from __future__ import annotations
 
 import argparse
+import atexit
 import glob
 import json
 import os
@@ -59,6 +62,7 @@ from tests.fakes import anthropic_server, openai_server, responses_server
 from tests.fakes.base import FakeServer, Step
 
 CACHE = ROOT / ".cache" / "peers"
+UJI_IN_TMP = "uji, home in /tmp"
 PACKAGES = ["@openai/codex", "@anthropic-ai/claude-code", "@mariozechner/pi-coding-agent"]
 # What keeps Codex from reaching for its plugin registry and analytics, which it cannot
 # reach here and would wait on (about 5 s a run).
@@ -200,23 +204,29 @@ def make_agents(tmp: Path, *, codex_switches: bool = True) -> list[Agent]:
     work.mkdir()
     agents: list[Agent] = []
 
-    fake_u = openai_server.FakeOpenAI().start()
-    home = Home(fake_u.base_url)
-    home.work = work
     uji_cmd = [str(Path(sys.executable).with_name("uji"))]
     if not Path(uji_cmd[0]).exists():
         uji_cmd = UJI
-    agents.append(
-        Uji(
-            "uji",
-            fake_u,
-            openai_server,
-            lambda c, i: openai_server.tool_call("run_command", {"command": c}, id=f"call_{i}"),
-            uji_cmd,
-            home.env,
-            work,
+    # uji's home (its config and data folders) beside Codex's and Claude Code's, in
+    # .cache/peers/, as a user's home is out of the temporary folder. Its sandbox keeps
+    # commands out of its data folder, and Landlock can only grant: every other entry of
+    # each folder above it gets a rule of its own. With the home in a temporary folder of
+    # ~1,500 entries, that is ~1,500 rules a turn: the row "uji, home in /tmp" shows it.
+    for name, parent in (("uji", CACHE), (UJI_IN_TMP, None)):
+        fake_u = openai_server.FakeOpenAI().start()
+        home = Home(fake_u.base_url, parent=parent)
+        atexit.register(shutil.rmtree, home.root, True)
+        agents.append(
+            Uji(
+                name,
+                fake_u,
+                openai_server,
+                lambda c, i: openai_server.tool_call("run_command", {"command": c}, id=f"call_{i}"),
+                uji_cmd,
+                home.env,
+                work,
+            )
         )
-    )
 
     codex = codex_binary()
     if codex:
@@ -423,7 +433,11 @@ def main() -> None:
         check_codex_switches(opts.n)
         return
     with tempfile.TemporaryDirectory(prefix="uji-peers-") as tmp:
-        agents = [a for a in make_agents(Path(tmp)) if a.name == "uji" or a.name in (opts.peer or [a.name])]
+        agents = [
+            a
+            for a in make_agents(Path(tmp))
+            if a.name in ("uji", UJI_IN_TMP) or a.name in (opts.peer or [a.name])
+        ]
         bare = Bare(
             "python -c pass", None, None, _none, [sys.executable, "-c", "pass"], dict(os.environ), Path(tmp)
         )
