@@ -1,7 +1,9 @@
 """`python tests/forked_uji.py ARGS` runs `python -m uji ARGS`, forked by the test worker's
 zygote when there is one (tests/zygote.py `launch`): for the uji processes that a program a
 test starts runs itself (the ACP client's agent), as `Home.uji` forks those it runs. The
-zygote imported uji and what it loads lazily once; a fresh `uji acp` costs ~0.9 s of CPU."""
+zygote imported uji and what it loads lazily once; a fresh `uji acp` costs ~0.9 s of CPU.
+Typed in a test's terminal (tests/test_tui_e2e.py `uji_command`), the screen's zygote named
+in the environment forks it, Textual loaded."""
 
 from __future__ import annotations
 

@@ -8,12 +8,11 @@ import json
 import shlex
 import signal
 import subprocess
-import sys
 
 from tests.conftest import Home
 from tests.fakes.base import drip_step
 from tests.fakes.openai_server import _render, chunk, text, tool_call
-from tests.test_tui_e2e import Tmux, tmux  # noqa: F401  (the fixture)
+from tests.test_tui_e2e import Tmux, tmux, uji_command  # noqa: F401  (the fixture)
 from tests.waiting import drain, lines_until, until
 
 ALLOW = 'uji.tool.policy({ run_command = { default = "allow" } })\n'
@@ -66,7 +65,7 @@ def test_sigint_keeps_a_commands_output_in_the_saved_result_and_for_the_model(ho
 def test_escape_keeps_the_lines_on_screen_and_for_the_model(home: Home, tmux: Tmux) -> None:  # noqa: F811
     home.init(ALLOW)
     home.fake.script(tool_call("run_command", {"command": ticking(home)}), text("after the interrupt"))
-    tmux.type(" ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"]) + "; echo uji-exited-$?")
+    tmux.type(uji_command() + "; echo uji-exited-$?")
     tmux.keys("Enter")
     tmux.shows("Message uji")
     tmux.type("count")
@@ -88,7 +87,7 @@ def test_an_answer_cut_off_by_escape_is_saved_and_sent_back_marked(home: Home, t
     # The answer streams a word every 50 ms and never ends: the test stops it once it shows.
     word = _render(chunk({"content": "Half "}))
     home.fake.script(drip_step(0.05, None, word), text("fine"))
-    tmux.type(" ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"]) + "; echo uji-exited-$?")
+    tmux.type(uji_command() + "; echo uji-exited-$?")
     tmux.keys("Enter")
     tmux.shows("Message uji")
     tmux.type("explain")

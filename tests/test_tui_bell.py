@@ -6,11 +6,10 @@ leaving, and any key brings the focus back), the screen sends what
 from __future__ import annotations
 
 import shlex
-import sys
 
 from tests.conftest import Home
 from tests.fakes.openai_server import text, tool_call
-from tests.test_tui_e2e import Tmux, quit_uji
+from tests.test_tui_e2e import Tmux, quit_uji, uji_command
 from tests.test_tui_e2e import tmux as tmux  # the fixture, shared
 from tests.waiting import until
 from uji.ui.bell import escape, resolve
@@ -40,7 +39,7 @@ def test_a_turn_end_and_a_question_ring_only_while_unfocused(home: Home, tmux: T
     )
     raw = home.root / "pane.out"
     tmux.run("pipe-pane", "-o", "-t", "main", f"cat >> {shlex.quote(str(raw))}")
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    command = uji_command()
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     tmux.shows("Message uji", timeout=30)

@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.conftest import Home
+from tests.conftest import ZYGOTE, Home
 from tests.fakes.openai_server import text, tool_call
 from tests.waiting import DEADLINE
+from tests.zygote import ROOT, SCREEN_ENV
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -64,6 +65,19 @@ class Tmux:
         return self.wait(lambda s: snippet in s, repr(snippet), timeout)
 
 
+def uji_command(*args: str) -> str:
+    """The command line that starts `uji ARGS` in the terminal: a real uji with the terminal
+    as its stdio, forked by the screen's zygote (tests/zygote.py `_serve_screen`), which
+    imported Textual and the screen once, where each fresh uji imports them (~0.5 s of CPU).
+    The process in the terminal hands it its stdio, passes on its signals (the resize's
+    too) and exits as it exits. A test of what the start-up imports and when starts a fresh
+    one (`python -m uji`), as does one using /dev/tty (the forked uji has no controlling
+    terminal)."""
+    forked = ZYGOTE.screen() is not None
+    start = [str(ROOT / "tests" / "forked_uji.py")] if forked else ["-m", "uji"]
+    return " ".join(shlex.quote(x) for x in [sys.executable, *start, *args])
+
+
 def quit_uji(tmux: Tmux) -> str:
     """Ctrl+C on an empty composer says "again to quit"; the second one quits. Pressed
     again if a loaded machine let the hint lapse (its 2 s) before the second arrived."""
@@ -89,7 +103,8 @@ def quit_uji(tmux: Tmux) -> str:
 @pytest.fixture
 def tmux(home: Home) -> Iterator[Tmux]:
     t = Tmux(f"uji-test-{os.getpid()}-{time.monotonic_ns()}")
-    env = home.env(TERM="xterm-256color")
+    screen = ZYGOTE.screen()
+    env = home.env(TERM="xterm-256color", **({SCREEN_ENV: str(screen)} if screen else {}))
     flags = [x for k, v in sorted(env.items()) for x in ("-e", f"{k}={v}")]
     t.run(
         "-f",
@@ -128,7 +143,7 @@ def test_real_uji_in_a_real_terminal(home: Home, tmux: Tmux) -> None:
         tool_call("run_command", {"command": "sleep 30"}, id="sleep"),
         text("never sent"),
     )
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    command = uji_command()
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     tmux.shows("Message uji")
@@ -211,7 +226,7 @@ def test_resume_shows_the_history(home: Home, tmux: Tmux) -> None:
     home.fake.script(text("the first answer"))
     run = home.run("first question")
     assert run.rc == 0
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", "resume"])
+    command = uji_command("resume")
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     screen = tmux.shows("the first answer")
@@ -226,7 +241,7 @@ def test_uji_list_at_a_terminal_opens_the_picker(home: Home, tmux: Tmux) -> None
     home.fake.script(text("a"), text("b"))
     older = home.run("the older session")
     newer = home.run("the newer session")
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", "list", "--runs"])
+    command = uji_command("list", "--runs")
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     screen = tmux.shows("One-shot runs (uji run) in this directory")
@@ -251,7 +266,7 @@ def _start_with_a_looping_config(home: Home, tmux: Tmux) -> None:
     """uji in the terminal, its init.lua looping for ever (after writing a marker)."""
     looping = home.root / "config-looping"
     home.init(f'io.open("{looping}", "w"):close()\nwhile true do end\n')
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    command = uji_command()
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     _wait_for(looping, "init.lua to start looping")
@@ -285,7 +300,7 @@ def test_shift_tab_to_plan_mode_refuses_an_edit(home: Home, tmux: Tmux) -> None:
         tool_call("write_file", {"path": "plan.txt", "content": "no\n"}, id="w1"),
         text("I could not write it."),
     )
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    command = uji_command()
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     tmux.shows("mode ask")
@@ -309,7 +324,7 @@ def test_a_long_paste_in_a_real_terminal_is_a_marker_and_reaches_the_model_whole
     assert home.fake is not None
     home.fake.script(text("Seen the log."))
     log = "".join(f"2026-12-03 12:00:{i:02d} ERROR worker {i} failed\n" for i in range(40))
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    command = uji_command()
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     tmux.shows("Message uji")
@@ -340,7 +355,7 @@ def test_ui_exec_gives_the_terminal_to_a_program_and_the_screen_comes_back(home:
         end)
         """
     )
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    command = uji_command()
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
     tmux.shows("Message uji", timeout=30)

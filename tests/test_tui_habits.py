@@ -5,17 +5,14 @@ is `uji run PROMPT`."""
 
 from __future__ import annotations
 
-import shlex
-import sys
-
 from tests.conftest import Home
 from tests.fakes.openai_server import text
-from tests.test_tui_e2e import Tmux, quit_uji
+from tests.test_tui_e2e import Tmux, quit_uji, uji_command
 from tests.test_tui_e2e import tmux as tmux  # the fixture, shared
 
 
 def start(tmux: Tmux, *args: str) -> None:
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji", *args])
+    command = uji_command(*args)
     tmux.type(f"{command}; echo uji-exited-$?")
     tmux.keys("Enter")
 

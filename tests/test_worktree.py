@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +15,7 @@ import pytest
 from tests.conftest import Home
 from tests.fakes.openai_server import FakeOpenAI, text, tool_call
 from tests.test_sandbox import _landlock
-from tests.test_tui_e2e import Tmux, _only_session
+from tests.test_tui_e2e import Tmux, _only_session, uji_command
 from tests.test_tui_e2e import tmux as tmux_fixture
 
 tmux = tmux_fixture  # the fixture: uji in a real terminal
@@ -203,7 +201,7 @@ def test_the_screen_in_a_worktree_asks_on_leaving_and_resume_comes_back(home: Ho
         text("back again."),
     )
     where = work / ".uji" / "worktrees" / "keep"
-    command = " ".join(shlex.quote(x) for x in [sys.executable, "-m", "uji"])
+    command = uji_command()
     tmux.type(f"{command} --worktree keep; echo uji-exited-$?")
     tmux.keys("Enter")
     tmux.shows("Message uji")

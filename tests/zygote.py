@@ -81,45 +81,90 @@ def listening_at(pid: int) -> Path:
     return LAUNCHES / f"{pid}.sock"
 
 
+def tui_listening_at(pid: int) -> Path:
+    """Where the screen's zygote (see `_serve_screen`) of the pytest process `pid` listens."""
+    return LAUNCHES / f"{pid}.tui.sock"
+
+
+# The variable a terminal's `python tests/forked_uji.py` finds the screen's zygote by (a tmux
+# session's processes are not under pytest's: the tmux server left it).
+SCREEN_ENV = "UJI_TEST_SCREEN_ZYGOTE"
+
+
 # Not loaded: the screen (no run through the zygote opens one), and tools for developers.
 UNUSED = ("uji.tui", "uji.devtools", "uji.__main__")
 
 
 def warm() -> None:
     """Import every module of uji but the unused ones, and `LAZY`."""
-    import importlib
-
-    import uji
-
-    top = Path(uji.__file__).parent
-    names = [
-        ".".join(("uji", *path.relative_to(top).with_suffix("").parts)).removesuffix(".__init__")
-        for path in sorted(top.rglob("*.py"))
-    ]
     from uji.lua.runtime import load_lupa
 
     load_lupa()  # as uji loads it: with its C API visible to native modules
-    for name in [*names, *LAZY, *SERVER_SIDE]:
-        if name.startswith(UNUSED):
-            continue
+    _import([name for name in _modules("uji") if not name.startswith(UNUSED)] + [*LAZY, *SERVER_SIDE])
+
+
+# What a screen in a terminal imports once it runs, beside `uji.tui`'s modules (Textual's
+# terminal driver and its parts, what Markdown and code blocks draw with).
+SCREEN_LAZY = (
+    "pygments.styles",
+    "rich.markdown",
+    "rich.rule",
+    "rich.syntax",
+    "textual.drivers.linux_driver",
+    "textual.layouts.factory",
+    "textual.layouts.horizontal",
+    "textual.layouts.stream",
+    "textual.pilot",
+    "textual.scrollbar",
+    "tty",
+)
+
+
+def warm_screen() -> None:
+    """Import the screen: every module of `uji.tui` (Textual with them), and `SCREEN_LAZY`."""
+    _import([*_modules("uji.tui"), *SCREEN_LAZY])
+
+
+def _modules(package: str) -> list[str]:
+    """The names of every module of `package` (one of uji's), from its files."""
+    import importlib
+
+    top = Path(importlib.import_module(package).__file__ or "").parent
+    return [
+        ".".join((package, *path.relative_to(top).with_suffix("").parts)).removesuffix(".__init__")
+        for path in sorted(top.rglob("*.py"))
+    ]
+
+
+def _import(names: list[str]) -> None:
+    """Import each of `names`; one that is missing is skipped (its runs import what they can)."""
+    import importlib
+
+    for name in names:
         try:
             importlib.import_module(name)
         except ImportError:
             pass
 
 
-def serve(control: socket.socket) -> None:
-    """Fork runs for the process that started this one (on `control`, which ends the zygote
-    when it closes) and for its test workers (each connected on the listener, see
-    `Zygote.connect`), and MCP test servers for every process under it."""
-    listener = _listen()  # before loading: a worker or server that asks meanwhile waits in its backlog
-    warm()
+def _freeze() -> None:
     # What the zygote holds is shared with every child: the children's collector leaves it be
     # instead of scanning (and so copying) it on each collection.
     import gc
 
     gc.collect()
     gc.freeze()
+
+
+def serve(control: socket.socket) -> None:
+    """Fork runs for the process that started this one (on `control`, which ends the zygote
+    when it closes) and for its test workers (each connected on the listener, see
+    `Zygote.connect`), and MCP test servers for every process under it."""
+    tests = os.getppid()
+    listener = _listen(listening_at(tests))  # before loading: one that asks meanwhile waits in its backlog
+    warm()
+    _freeze()
+    alive = _fork_screen_zygote(tests, [control, listener])
     try:
         control.sendall(b"ready\n")
     except OSError:
@@ -145,6 +190,8 @@ def serve(control: socket.socket) -> None:
                     header, fds = _receive(asker)
                     if header is None:
                         if asker is control:
+                            if alive is not None:
+                                os.close(alive)  # the screen's zygote ends with this one
                             return _unlisten(listener)  # the tests are over
                         sel.unregister(asker)  # a worker is done
                         controls.discard(asker)
@@ -175,6 +222,8 @@ def serve(control: socket.socket) -> None:
                             sock.close()
                     for pidfd in children:
                         os.close(pidfd)
+                    if alive is not None:
+                        os.close(alive)
                     if launch is not None:
                         _launch_waiter(header, fds, launch)  # never returns
                     assert reply is not None
@@ -210,10 +259,79 @@ def _ended(
         reply.close()
 
 
-def _listen() -> socket.socket | None:
-    """The socket test workers and MCP test servers started under the process that started
-    this zygote ask it on."""
-    path = listening_at(os.getppid())
+def _fork_screen_zygote(tests: int, held: list[socket.socket | None]) -> int | None:
+    """Fork the screen's zygote (`_serve_screen`) from this one, uji loaded; it lives as long
+    as the pipe whose writing end this returns stays open (this zygote's life)."""
+    alive, keep = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(alive)
+        os.close(keep)
+        return None
+    if pid == 0:
+        os.close(keep)
+        for sock in held:
+            if sock is not None:
+                sock.close()
+        try:
+            _serve_screen(tests, alive)
+        finally:
+            os._exit(0)
+    os.close(alive)
+    return keep
+
+
+def _serve_screen(tests: int, alive: int) -> None:
+    """The screen's zygote: it forks the `uji` of a test's terminal (tmux), asked as an MCP
+    server is (`launch`, by `python tests/forked_uji.py ARGS` typed in the terminal). It
+    loads the screen (Textual) on the first ask: a run of tests with no terminal pays
+    nothing for it; each terminal's uji would pay it (~0.5 s of CPU) in its own fresh Python.
+    A zygote apart, since what it loads would make every fork of the other one dearer."""
+    listener = _listen(tui_listening_at(tests))
+    if listener is None:
+        return
+    warmed = False
+    waiters: dict[int, int] = {}  # a pidfd of each launch's waiter: its pid
+    with selectors.DefaultSelector() as sel:
+        sel.register(alive, selectors.EVENT_READ)
+        sel.register(listener, selectors.EVENT_READ)
+        while True:
+            for key, _ in sel.select():
+                if key.fileobj == alive:
+                    return _unlisten(listener)  # the first zygote ended: the tests are over
+                if key.fileobj in waiters:
+                    assert isinstance(key.fileobj, int)
+                    sel.unregister(key.fileobj)
+                    os.close(key.fileobj)
+                    os.waitpid(waiters.pop(key.fileobj), 0)
+                    continue
+                header, fds, launch = _accept(listener)
+                if header is None or launch is None or header.get("worker"):
+                    if launch is not None:
+                        launch.close()
+                    continue
+                if not warmed:
+                    warm_screen()
+                    _freeze()
+                    warmed = True
+                pid = os.fork()
+                if pid == 0:
+                    listener.close()
+                    for fd in (alive, *waiters):
+                        os.close(fd)
+                    _launch_waiter(header, fds, launch)  # never returns
+                for fd in fds:
+                    os.close(fd)
+                launch.close()
+                pidfd = os.pidfd_open(pid)
+                waiters[pidfd] = pid
+                sel.register(pidfd, selectors.EVENT_READ)
+
+
+def _listen(path: Path) -> socket.socket | None:
+    """The socket that test workers and MCP test servers started under the tests' process ask
+    a zygote on."""
     try:
         LAUNCHES.mkdir(exist_ok=True)
         path.unlink(missing_ok=True)  # a socket left by an earlier pytest with this pid
@@ -343,8 +461,10 @@ def launch(script: str) -> None:
     """In a process started as `python SCRIPT ARGS`: have the zygote of the pytest this
     process runs under run SCRIPT's main() in a child with this process's stdio, arguments,
     working directory and environment; then exit as it exits, passing on the signals this
-    process gets. Returns (having done nothing) when no zygote answers."""
-    conn = _ancestors_zygote()
+    process gets. Returns (having done nothing) when no zygote answers. With SCREEN_ENV set
+    (in a test's terminal), the screen's zygote it names runs it."""
+    screen = os.environ.pop(SCREEN_ENV, None)
+    conn = _ancestors_zygote() if screen is None else _connect_to(Path(screen))
     if conn is None:
         return
     header = {
@@ -370,7 +490,9 @@ def launch(script: str) -> None:
         except OSError:
             pass
 
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    # SIGWINCH: the terminal's resize goes to its foreground processes, this one; the run,
+    # forked elsewhere, is not among them.
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGWINCH):
         signal.signal(signum, forward)
     answer = b""
     while True:
@@ -404,20 +526,27 @@ def _ancestors_zygote() -> socket.socket | None:
     for _ in range(16):  # a zygote, uji, Node, a worker, pytest, ...
         if pid <= 1:
             return None
-        path = listening_at(pid)
-        if path.exists():
-            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                conn.connect(str(path))
-                return conn
-            except OSError:
-                conn.close()  # a socket left behind: look further up
+        conn = _connect_to(listening_at(pid))
+        if conn is not None:
+            return conn  # (a socket left behind refuses: look further up)
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             return None
         pid = int(stat.rsplit(")", 1)[1].split()[1])  # "pid (name) state ppid ..."
     return None
+
+
+def _connect_to(path: Path) -> socket.socket | None:
+    if not path.exists():
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(str(path))
+    except OSError:
+        conn.close()
+        return None
+    return conn
 
 
 # The client ------------------------------------------------------------------------------
@@ -505,6 +634,16 @@ class Zygote:
         ours.settimeout(None)
         self._control = ours
         return ours
+
+    def screen(self) -> Path | None:
+        """The socket of the screen's zygote (`_serve_screen`) of this pytest, once its zygote
+        is ready; None when there is none (a terminal's uji then starts by itself)."""
+        with self._lock:
+            if self._start() is None:
+                return None
+        shared = os.environ.get(SHARED_ENV)
+        tests = int(Path(shared).stem) if shared and self._proc is None else os.getpid()
+        return tui_listening_at(tests)
 
     @staticmethod
     def enabled() -> bool:
