@@ -152,3 +152,49 @@ def test_uji_runtime_without_a_uji_tree_is_an_error_before_anything_runs(home: H
     assert run.rc == 1
     assert f"uji: error: UJI_RUNTIME={empty}: no uji/prelude.lua there" in run.stderr
     assert "config ran" not in run.stdout
+
+
+def test_each_api_file_loaded_on_first_use_defines_the_names_it_waits_for() -> None:
+    """uji.lua.runtime.LAZY_API: a name read loads the file that defines it, and that file
+    defines exactly the names listed (a name left out would read as missing)."""
+    from uji.lua.runtime import LAZY_API, Runtime
+
+    rt = Runtime(lambda name: lambda *args: None, [], [], RUNTIME_DIR)
+    api = Path(RUNTIME_DIR) / "uji" / "api"
+    started = {"apis.lua", "core.lua", "ui.lua", "sys.lua", "missing.lua"}  # loaded at every start
+    assert {p.name for p in api.glob("*.lua")} == set(LAZY_API) | started
+    keys = rt.lua.eval(
+        "function(t) local o = {} for k in next, t do o[#o + 1] = k end return table.concat(o, ' ') end"
+    )
+    for file, names in LAZY_API.items():
+        before = set(keys(rt.uji).split())
+        assert not set(names) & before, file
+        assert rt.uji[names[0]] is not None, file
+        assert set(keys(rt.uji).split()) - before == set(names), file
+
+
+def test_a_namespace_loaded_on_first_use_points_its_errors_and_missing_names_at_the_callers_line(
+    home: Home,
+) -> None:
+    # Each line is the config's first use of its namespace.
+    home.init(
+        """
+        uji.session.no_such_function()
+        local ok, err = pcall(uji.fs.read, 42)
+        uji.notify("fs: " .. tostring(err))
+        for name in pairs(uji) do if name == "tty" then uji.notify("pairs saw tty") end end
+        uji.notify("regex: " .. tostring(uji.regex("a.c"):test("abc")))
+        """
+    )
+    run = home.run("hi")
+    assert run.rc == 0, run.stderr
+    init = home.config / "init.lua"
+    line = home.line_of("uji.session.no_such_function")
+    assert (
+        f"{init}:{line}: uji.session.no_such_function is not supported yet; the call did nothing"
+        in run.notices
+    )
+    fs = next(n for n in run.notices if n.startswith("fs: "))
+    assert fs.startswith(f"fs: {init}:{home.line_of('pcall(uji.fs.read')}: "), fs
+    assert "pairs saw tty" in run.notices
+    assert "regex: true" in run.notices

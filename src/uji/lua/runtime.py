@@ -20,6 +20,56 @@ from uji.lua.convert import Converter
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
 SYS = "sys.lua"  # loaded after the rest: the runtime helpers become uji.sys.* modules
 MISSING = "missing.lua"  # loaded last: uji.* names this uji lacks
+# The files of uji's own uji/api/ that wait until Lua first reads a name they define, and
+# those names (a test holds each file to its names). A start loads the others only: a
+# headless turn reads a few namespaces of ~30, and loading them all was ~3.5 ms of CPU.
+# Loaded at every start: core.lua (print becomes a notice), apis.lua (lib.providers, used
+# by others) and ui.lua (the theme state the screen and the config's start read).
+LAZY_API: dict[str, tuple[str, ...]] = {
+    "action.lua": ("action",),
+    "auth.lua": ("auth",),
+    "command.lua": ("command",),
+    "config.lua": ("config", "data"),
+    "context.lua": ("context",),
+    "db.lua": ("db",),
+    "diagnostics.lua": ("diagnostics",),
+    "events.lua": ("emit", "off", "on"),
+    "fs.lua": ("fs",),
+    "http.lua": ("http",),
+    "input.lua": ("input",),
+    "job.lua": ("job",),
+    "keymap.lua": ("keymap",),
+    "lifecycle.lua": ("quit", "reload"),
+    "mcp.lua": ("mcp",),
+    "mode.lua": ("mode",),
+    "net.lua": ("net",),
+    "pack.lua": ("pack",),
+    "proc.lua": ("proc",),
+    "project.lua": ("project",),
+    "provider.lua": ("model", "provider", "wire"),
+    "sandbox.lua": ("sandbox",),
+    "session.lua": ("session",),
+    "status.lua": ("status",),
+    "system.lua": ("clipboard", "image", "keychain", "modules", "os"),
+    "task.lua": ("promise", "sleep", "task"),
+    "text.lua": (
+        "base64",
+        "class",
+        "diff",
+        "fuzzy",
+        "glob",
+        "lossy",
+        "markdown",
+        "message",
+        "random",
+        "regex",
+        "sha256",
+        "toml",
+        "width",
+    ),
+    "tool.lua": ("tool",),
+    "tty.lua": ("tty",),
+}
 LIBRARY = "dylib" if sys.platform == "darwin" else "so"  # a native module's file extension
 
 
@@ -28,6 +78,47 @@ Api = dict[str, Callable[..., Any]]
 # Finds a host function by name (None: there is none), the first time Lua asks for it:
 # uji.lua.host.HostApi installs the namespace that holds it then.
 HostLookup = Callable[[str], Callable[..., Any] | None]
+
+# The files of uji/api/ loaded when Lua first reads a name they define (`files`: path ->
+# names). `lib.namespace(name)` loads the file that defines `name`, if it waits, and gives
+# `uji[name]`; the functions in `lib.after_load` get the names of each file loaded then
+# (sys.lua and missing.lua add theirs). Iterating `uji` with pairs loads them all first,
+# so a walk of the table sees what it always saw.
+_LAZY_API = """
+local uji, host, lib, files = ...
+local waiting = {} -- name -> the loader of the file that defines it
+lib.after_load = {}
+local function loader(path, names)
+  return function()
+    for _, name in ipairs(names) do waiting[name] = nil end
+    local chunk, message = loadfile(path)
+    if chunk == nil then error(message, 0) end
+    chunk(uji, host, lib)
+    for _, hook in ipairs(lib.after_load) do hook(names) end
+  end
+end
+for path, names in pairs(files) do
+  local load = loader(path, names)
+  for _, name in ipairs(names) do waiting[name] = load end
+end
+function lib.namespace(name)
+  local load = waiting[name]
+  if load ~= nil then load() end
+  return rawget(uji, name)
+end
+setmetatable(uji, { __index = function(_, name) return lib.namespace(name) end })
+local raw_pairs = pairs
+function pairs(t) -- luacheck: ignore (the global pairs, wrapped)
+  if t == uji then
+    local name = next(waiting)
+    while name ~= nil do
+      lib.namespace(name)
+      name = next(waiting)
+    end
+  end
+  return raw_pairs(t)
+end
+"""
 
 # The host table's lookup of a name it does not hold yet: asked once, then kept.
 _LAZY_HOST = """
@@ -190,10 +281,14 @@ class Runtime:
         prelude_path = os.path.join(tree, "uji", "prelude.lua")
         internals = self.load_file(prelude_path)(self._host_table)
         self.uji = internals.uji
-        # One Lua file per namespace fills in the `uji` table.
+        # One Lua file per namespace fills in the `uji` table: uji's own wait for their
+        # first use; a tree of UJI_RUNTIME's is loaded whole (its files may differ).
         api_dir = os.path.join(tree, "uji", "api")
         names = sorted(n for n in os.listdir(api_dir) if n.endswith(".lua") and n not in (SYS, MISSING))
-        for name in [*names, SYS, MISSING]:  # the stand-ins for what is missing cover them all
+        lazy = {n: LAZY_API[n] for n in names if n in LAZY_API} if tree == RUNTIME_DIR else {}
+        files = {os.path.join(api_dir, n): self.lua.table_from(list(found)) for n, found in lazy.items()}
+        self.lua.execute(_LAZY_API, self.uji, self._host_table, internals.lib, self.lua.table_from(files))
+        for name in [*(n for n in names if n not in lazy), SYS, MISSING]:  # the stand-ins cover them all
             self.load_file(os.path.join(api_dir, name))(self.uji, self._host_table, internals.lib)
         self._spawn = internals.spawn
         self._step = internals.step

@@ -88,9 +88,21 @@ local function cover(t, name, fallback)
   setmetatable(t, mt)
 end
 
-for k, v in pairs(uji) do
+local function cover_namespace(k, v)
   if type(v) == "table" and getmetatable(v) == nil and type(k) == "string" then
     cover(v, "uji." .. k)
   end
 end
-cover(uji, "uji", lib.runtime_module) -- uji.<name> falls back to uji.sys.<name>
+for k, v in next, uji do -- what is loaded (pairs would load every namespace)
+  cover_namespace(k, v)
+end
+-- The namespaces of a file loaded on first use get theirs then.
+lib.after_load[#lib.after_load + 1] = function(names)
+  for _, k in ipairs(names) do cover_namespace(k, rawget(uji, k)) end
+end
+-- uji.<name>: the namespace (loaded on first use), else uji.sys.<name>.
+cover(uji, "uji", function(name)
+  local found = lib.namespace(name)
+  if found ~= nil then return found end
+  return lib.runtime_module(name)
+end)

@@ -11,17 +11,34 @@ local NAMES = {
   "task", "sleep", "promise", "net", "proc", "db", "os", "modules", "keychain", "clipboard", "image",
   "message", "regex", "glob", "fuzzy", "markdown", "width", "lossy", "base64", "toml", "sha256", "random",
 }
-local builtin = {}
+local helper, builtin, replaced = {}, {}, {}
 for _, name in ipairs(NAMES) do
-  builtin[name] = rawget(uji, name)
+  helper[name] = true
+  builtin[name] = rawget(uji, name) -- nil while its file waits for its first use
   uji[name] = nil
+end
+
+-- uji's own `name`, its file loaded if it waits.
+local function own(name)
+  if helper[name] and builtin[name] == nil then lib.namespace(name) end
+  return builtin[name]
+end
+
+-- A file that loaded late defines uji's own helpers: a replacement chosen at boot stays.
+lib.after_load[#lib.after_load + 1] = function(names)
+  for _, name in ipairs(names) do
+    if helper[name] then
+      builtin[name] = rawget(uji, name)
+      if replaced[name] ~= nil then uji[name] = replaced[name] end
+    end
+  end
 end
 
 -- After Lua's own searchers (lua/ and native/ on the path come first): uji's own modules.
 local loaders = package.loaders or package.searchers
 loaders[#loaders + 1] = function(modname)
   local name = modname:match("^uji%.sys%.([%a_][%w_]*)$")
-  if name == nil or builtin[name] == nil then return nil end
+  if name == nil or own(name) == nil then return nil end
   return function() return builtin[name] end
 end
 
@@ -49,7 +66,7 @@ end
 local function module(name)
   if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then return nil end
   local modname = "uji.sys." .. name
-  if package.loaded[modname] == nil and builtin[name] == nil and not on_path(modname) then return nil end
+  if package.loaded[modname] == nil and not helper[name] and not on_path(modname) then return nil end
   local value = raw_require(modname)
   if type(value) ~= "table" and type(value) ~= "function" then
     error(modname .. " must return its module (a table or a function), not " .. type(value), 0)
@@ -65,8 +82,9 @@ uji.sys = setmetatable({}, {
   end,
 })
 
--- Each runtime helper: a replacement on the path at boot, else uji's own. A replacement
--- that fails to load is a notice, and uji's own stays.
+-- Each runtime helper: a replacement on the path at boot, else uji's own (left unset while
+-- its file waits: reading it loads the file). A replacement that fails to load is a
+-- notice, and uji's own stays.
 for _, name in ipairs(NAMES) do
   local modname = "uji.sys." .. name
   local value = builtin[name]
@@ -74,6 +92,7 @@ for _, name in ipairs(NAMES) do
     local ok, found = pcall(module, name)
     if ok then
       value = found
+      replaced[name] = found
     else
       package.loaded[modname] = nil
       host.notify("config error: " .. tostring(found) .. " (uji." .. name .. " stays uji's own)")
