@@ -52,3 +52,21 @@ def test_a_config_theme_is_built_listed_and_used(home: Home) -> None:
     assert any(n.startswith("broken:") and "unknown key `colour`" in n for n in run.notices)
     assert "still mine" in run.notices
     assert "save nope: false" in run.notices
+
+
+def test_a_saved_theme_is_in_use_from_the_next_start_before_the_config_touches_uji_ui(home: Home) -> None:
+    assert home.fake is not None
+    show = 'local t = require("ito").theme()\nuji.notify("in use: " .. tostring(t.name))\n'
+    home.init(show)
+    home.fake.script(text("ok"))
+    first = home.run("hi")
+    assert first.rc == 0, first.stderr
+    assert "in use: default" in first.notices  # nothing saved yet
+    home.init('uji.ui.save_theme("dracula")\n')
+    home.fake.script(text("ok"))
+    assert home.run("hi").rc == 0
+    home.init(show + 'uji.notify("uji.ui.theme: " .. uji.ui.theme())\n')
+    home.fake.script(text("ok"))
+    later = home.run("hi")
+    assert later.rc == 0, later.stderr
+    assert "in use: dracula" in later.notices and "uji.ui.theme: dracula" in later.notices

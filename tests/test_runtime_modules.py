@@ -161,7 +161,7 @@ def test_each_api_file_loaded_on_first_use_defines_the_names_it_waits_for() -> N
 
     rt = Runtime(lambda name: lambda *args: None, [], [], RUNTIME_DIR)
     api = Path(RUNTIME_DIR) / "uji" / "api"
-    started = {"apis.lua", "core.lua", "ui.lua", "sys.lua", "missing.lua"}  # loaded at every start
+    started = {"apis.lua", "core.lua", "sys.lua", "missing.lua"}  # loaded at every start
     assert {p.name for p in api.glob("*.lua")} == set(LAZY_API) | started
     keys = rt.lua.eval(
         "function(t) local o = {} for k in next, t do o[#o + 1] = k end return table.concat(o, ' ') end"

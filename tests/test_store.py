@@ -617,6 +617,27 @@ def test_settings(store: Store, db_path: Path) -> None:
     store.set_setting("never-set", None)  # deleting a missing key is fine
 
 
+def test_settings_saved_together_write_only_what_changed(store: Store, db_path: Path) -> None:
+    store.set_settings({"provider": "b", "model.b": "m", "effort": None})
+    assert (store.get_setting("provider"), store.get_setting("model.b")) == ("b", "m")
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    try:
+        store.set_settings({"provider": "b", "model.b": "m", "effort": None})  # as stored: no write
+        unchanged = list(statements)
+        statements.clear()
+        store.set_settings({"provider": "c", "model.b": "m", "effort": "high"})
+        changed = list(statements)
+    finally:
+        store._db.set_trace_callback(None)
+    assert len(unchanged) == 1 and unchanged[0].startswith("SELECT"), unchanged
+    assert [s.split()[0] for s in changed] == ["SELECT", "BEGIN", "INSERT", "INSERT", "COMMIT"], changed
+    with Store(str(db_path)) as other:  # committed, visible elsewhere
+        assert (other.get_setting("provider"), other.get_setting("effort")) == ("c", "high")
+    store.set_settings({"effort": None})
+    assert store.get_setting("effort") is None
+
+
 # ---------------------------------------------------------------------------
 # Cost that does not grow: no per-row round trips, no work that grows with the
 # session on each append. Counted in SQL statements, not in seconds (the times are

@@ -26,7 +26,7 @@ from uji.agent.limits import Limits
 from uji.command_registry import Commands
 from uji.events import Events
 from uji.frontend import Frontend
-from uji.lua.host import LuaHost
+from uji.lua.host import THEME_SETTING, LuaHost
 from uji.mcp import McpServers
 from uji.notices import Notice, Notices
 from uji.paths import Paths
@@ -79,7 +79,11 @@ class App:
         from uji.restart import at_start
 
         self.host = LuaHost(
-            paths, self._install_api, self._lua_problem, handover if handover is not None else at_start()
+            paths,
+            self._install_api,
+            self._lua_problem,
+            handover if handover is not None else at_start(),
+            saved_theme=self._saved_theme,
         )
         self.events = Events(self.host.call_handler, self.notice)
         self.catalog = Catalog()
@@ -133,6 +137,12 @@ class App:
         from uji.tools.secrets import known_secrets
 
         return known_secrets(self.catalog.key_variables(), self.paths.auth_file)(text)
+
+    def _saved_theme(self) -> str | None:
+        try:
+            return self.store.get_setting(THEME_SETTING)
+        except Exception:  # no session store (a broken data dir): the default theme
+            return None
 
     def _lua_problem(self, text: str) -> None:
         self.diagnostics.add("lua", text)

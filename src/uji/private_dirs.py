@@ -32,12 +32,17 @@ def sweep(prefix: str) -> None:
     """Remove this user's `<prefix><pid>-*` folders (never links) whose process is gone."""
     try:
         with os.scandir(tempfile.gettempdir()) as entries:
-            names = [(e.name, e.path) for _, e in zip(range(MAX_SWEPT), entries, strict=False)]
+            # The prefix first: the temporary folder may hold thousands of other entries.
+            names = [
+                (e.name, e.path)
+                for _, e in zip(range(MAX_SWEPT), entries, strict=False)
+                if e.name.startswith(prefix)
+            ]
     except OSError:
         return
     for name, path in names:
         pid = name[len(prefix) :].split("-", 1)[0]
-        if not name.startswith(prefix) or not pid.isdigit() or alive(int(pid)):
+        if not pid.isdigit() or alive(int(pid)):
             continue
         with contextlib.suppress(OSError):
             st = os.lstat(path)

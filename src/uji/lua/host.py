@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 DEFAULTS_MODULE = "uji.builtin.defaults"
 THEME_MODULE = "uji.themes.current"  # uji.ui's theme state (api/ui.lua)
+THEME_SETTING = "theme"  # the store's setting holding the theme uji.ui.save_theme saved
 # Makes the lookup of the host functions behind the `uji` table (called once, with the runtime).
 InstallApi = Callable[[], "HostLookup"]
 
@@ -86,7 +87,9 @@ class LuaHost:
         install: InstallApi,
         notice: Callable[[str], None],
         handover: Handover | None = None,
+        saved_theme: Callable[[], str | None] = lambda: None,
     ) -> None:
+        """`saved_theme`: the theme uji.ui.save_theme saved, if any."""
         from uji.restart import Handover, read_overrides
 
         self.paths = paths
@@ -95,6 +98,7 @@ class LuaHost:
         self.handover = handover if handover is not None else Handover()
         self.boot_overrides = read_overrides(paths.data)
         self._install = install
+        self._saved_theme = saved_theme
         self.notice = notice
         self._lua: Runtime | None = None
         self._loading_config = False
@@ -192,9 +196,12 @@ class LuaHost:
         errors: list[str] = []
         g = rt.lua.globals()
         require = g.require
-        theme = g.package.loaded[THEME_MODULE]
-        if theme is not None and theme.apply_saved is not None:  # the saved theme, before the config
-            await rt.call(theme.apply_saved)
+        # The saved theme, before the config. uji.ui, which holds the theme state, loads on
+        # first use: only a theme other than the default is worth loading it for now.
+        if self._saved_theme() not in (None, "default"):
+            theme = rt.uji.ui and g.package.loaded[THEME_MODULE]
+            if theme is not None and theme.apply_saved is not None:
+                await rt.call(theme.apply_saved)
         try:
             await rt.call(require, DEFAULTS_MODULE)
         except LuaError as e:

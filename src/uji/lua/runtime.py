@@ -23,8 +23,8 @@ MISSING = "missing.lua"  # loaded last: uji.* names this uji lacks
 # The files of uji's own uji/api/ that wait until Lua first reads a name they define, and
 # those names (a test holds each file to its names). A start loads the others only: a
 # headless turn reads a few namespaces of ~30, and loading them all was ~3.5 ms of CPU.
-# Loaded at every start: core.lua (print becomes a notice), apis.lua (lib.providers, used
-# by others) and ui.lua (the theme state the screen and the config's start read).
+# Loaded at every start: core.lua (print becomes a notice) and apis.lua (lib.providers,
+# used by others).
 LAZY_API: dict[str, tuple[str, ...]] = {
     "action.lua": ("action",),
     "auth.lua": ("auth",),
@@ -69,6 +69,7 @@ LAZY_API: dict[str, tuple[str, ...]] = {
     ),
     "tool.lua": ("tool",),
     "tty.lua": ("tty",),
+    "ui.lua": ("ui",),  # with it, the theme state (uji.lua.host.THEME_MODULE)
 }
 LIBRARY = "dylib" if sys.platform == "darwin" else "so"  # a native module's file extension
 

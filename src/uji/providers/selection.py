@@ -122,12 +122,10 @@ class ModelSelection:
 
     def _save_model(self) -> None:
         try:
-            store = self._store()
-            store.set_setting("provider", self.provider_id)
+            values = {"provider": self.provider_id, "effort": self.effort, "base_url": self.base_url_override}
             if self.model_id:
-                store.set_setting(f"model.{self.provider_id}", self.model_id)
-            store.set_setting("effort", self.effort)
-            store.set_setting("base_url", self.base_url_override)
+                values[f"model.{self.provider_id}"] = self.model_id
+            self._store().set_settings(values)
         except Exception as e:  # a read-only database must not stop a config from loading
             self._notice(f"could not save the model choice: {e}")
 

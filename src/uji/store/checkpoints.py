@@ -285,8 +285,15 @@ class Checkpoints:
             self._git("init", "-q", "--template=")
             with open(os.path.join(self.dir, "uji-root"), "w", encoding="utf-8") as f:
                 f.write(self.root + "\n")
-        with open(os.path.join(self.dir, "config"), "w", encoding="utf-8") as f:
-            f.write(_CONFIG)
+        config = os.path.join(self.dir, "config")
+        try:
+            with open(config, encoding="utf-8") as f:
+                current = f.read()
+        except OSError:
+            current = None
+        if current != _CONFIG:  # kept as uji writes it, rewritten only when it differs
+            with open(config, "w", encoding="utf-8") as f:
+                f.write(_CONFIG)
         self._ready = True
 
     def _sync_excludes(self) -> None:

@@ -557,6 +557,21 @@ class Store:
         row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    def set_settings(self, values: dict[str, str | None]) -> None:
+        """Save several settings in one transaction (None deletes one); those already
+        stored as given are left alone, so saving what did not change writes nothing."""
+        keys = list(values)
+        marks = ", ".join("?" * len(keys))
+        stored = dict(
+            self._db.execute(f"SELECT key, value FROM settings WHERE key IN ({marks})", keys).fetchall()
+        )
+        changed = {k: v for k, v in values.items() if stored.get(k) != v}
+        if not changed:
+            return
+        with self._write():
+            for key, value in changed.items():
+                self.set_setting(key, value)
+
     def set_setting(self, key: str, value: str | None) -> None:
         """Save a setting; None deletes it."""
         if value is None:

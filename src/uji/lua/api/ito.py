@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from uji.lua.api.fs import later
+from uji.lua.host import THEME_SETTING
 from uji.lua.runtime import ApiError, LuaError, Pending
 from uji.ui.ito import PLACEMENTS, ItoError, Node, Theme, ToolbarEntry
 
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
     from uji.lua.host import LuaHost
     from uji.store.sessions import Store
     from uji.ui.port import Ui
-
-THEME_SETTING = "theme"
 
 
 class LuaSource:
