@@ -112,7 +112,8 @@ _HARMLESS_REDIRECT = r"(?:\d*>&(?:\d+|-)|&>>?\s*/dev/null|\d*>>?\|?\s*/dev/null)
 
 
 def writes_through_redirect(line: str) -> bool:
-    return ">" in re.sub(_HARMLESS_REDIRECT, " ", line)
+    # Without a `>` there is no redirection to look at (nor a regex to compile).
+    return ">" in line and ">" in re.sub(_HARMLESS_REDIRECT, " ", line)
 
 
 # rules.lua ----------------------------------------------------------------------

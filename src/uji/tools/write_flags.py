@@ -53,13 +53,19 @@ class WriteFlag(Record):
 class WriteFlags:
     def __init__(self) -> None:
         self.table: dict[str, list[str] | bool] = {}
-        self.entries: dict[str, list[WriteFlag]] = {}
+        # command -> (key, subcommand, spelling) of each of its entries, whose WriteFlag is
+        # made when a part running that command is first looked at (a run looks at a few
+        # of the ~160 shipped).
+        self._spellings: dict[str, list[tuple[str, str | None, str]]] = {}
+        self._entries: dict[str, list[WriteFlag]] = {}
+        self._origin: str | None = None
+        self._shipped = False
 
     def set(self, table: dict[str, Any], origin: str | None, *, shipped: bool = False) -> None:
         """Replace the list. Raises WriteFlagError for what cannot be read. `shipped`: the
         list uji ships (defaults.lua), whose regular expressions are compiled when first
         needed, not on every start (a test compiles them all)."""
-        entries: dict[str, list[WriteFlag]] = {}
+        spellings_of: dict[str, list[tuple[str, str | None, str]]] = {}
         kept: dict[str, list[str] | bool] = {}
         for key, value in table.items():
             words = key.split() if isinstance(key, str) else []
@@ -75,9 +81,22 @@ class WriteFlags:
             else:
                 raise WriteFlagError(f"{key}: expected a list of flags or true, got {value!r}")
             for spelling in spellings:
-                found = WriteFlag(command, sub, spelling, _matcher(key, spelling, shipped), origin)
-                entries.setdefault(command, []).append(found)
-        self.table, self.entries = kept, entries
+                if not shipped:
+                    _matcher(key, spelling)  # a regular expression that does not compile raises now
+                spellings_of.setdefault(command, []).append((key, sub, spelling))
+        self.table, self._spellings, self._entries = kept, spellings_of, {}
+        self._origin, self._shipped = origin, shipped
+
+    def _of(self, command: str) -> list[WriteFlag]:
+        """The entries for `command`, made on its first look."""
+        found = self._entries.get(command)
+        if found is None:
+            found = [
+                WriteFlag(command, sub, spelling, _matcher(key, spelling, self._shipped), self._origin)
+                for key, sub, spelling in self._spellings.get(command, ())
+            ]
+            self._entries[command] = found
+        return found
 
     def find(self, words: tuple[str, ...]) -> WriteFlag | None:
         """The first entry the words of one part carry, or None."""
@@ -85,9 +104,7 @@ class WriteFlags:
             return None
         args = words[1:]
         entries = [
-            e
-            for e in self.entries.get(words[0].rsplit("/", 1)[-1], ())
-            if e.subcommand is None or e.subcommand in args
+            e for e in self._of(words[0].rsplit("/", 1)[-1]) if e.subcommand is None or e.subcommand in args
         ]
         # An option as written wins over one it could abbreviate or hide in a cluster:
         # `--exec=x` is --exec, not --exec-path; `-Ocmd` is -O, not -c.
