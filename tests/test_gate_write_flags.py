@@ -12,6 +12,7 @@ itself). Controls: the same commands without such a flag are still allowed and r
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -324,3 +325,21 @@ def test_a_list_that_cannot_be_read_is_an_error_at_its_line(home: Home, lua: str
     run = home.run("go", timeout=60)
     where = f"{home.config / 'init.lua'}:{home.line_of(lua)}"
     assert any(where in n and error in n for n in run.notices), run.notices
+
+
+def test_setting_the_list_returns_it_as_reading_it_back_gives_it(home: Home) -> None:
+    home.init(
+        """
+        local mine = { tee = true, sed = { "-i", "/w/" }, ["git rebase"] = { "-x" } }
+        local set = uji.tool.write_flags(mine)
+        local read = uji.tool.write_flags()
+        mine.sed[1] = "changed after"
+        uji.notify("set " .. uji.json.encode(set))
+        uji.notify("read " .. uji.json.encode(read))
+        """
+    )
+    run = home.run("hi")
+    assert run.rc == 0, run.stderr
+    set_ = json.loads(next(n for n in run.notices if n.startswith("set "))[4:])
+    read = json.loads(next(n for n in run.notices if n.startswith("read "))[5:])
+    assert set_ == read == {"tee": True, "sed": ["-i", "/w/"], "git rebase": ["-x"]}  # a copy

@@ -185,6 +185,7 @@ def _policy_api(host: LuaHost, gate: Gate) -> Api:
                 gate.policy.write_flags.set(data, origin, shipped=_shipped(origin))
             except WriteFlagError as e:
                 raise ApiError(f"uji.tool.write_flags: {e}") from None
+            return None  # the Lua side gives back its copy of what was set
         return host.lua.convert.to_lua(gate.policy.write_flags.table)
 
     def tool_allow(tool: str, subject: str, origin: str | None) -> None:

@@ -127,7 +127,21 @@ uji.tool = {
     check(flags == nil or type(flags) == "table",
       "uji.tool.write_flags expects a table (command = { flags } or true) or nothing")
     if flags == nil then return call(host.tool_write_flags, nil, where()) end
-    return call(host.tool_write_flags, clean(flags), where())
+    flags = clean(flags)
+    call(host.tool_write_flags, flags, where())
+    -- What was set, as reading the table back gives it (made here: the shipped table is
+    -- set at every start, and sending it back from Python cost more than this copy).
+    local copy = {}
+    for command, value in pairs(flags) do
+      if value == true then
+        copy[command] = true
+      else
+        local list = {}
+        for i, flag in ipairs(value) do list[i] = flag end
+        copy[command] = mark_array(list)
+      end
+    end
+    return copy
   end,
   -- One remembered approval: calls of `tool` whose subject is exactly `subject` (for
   -- run_command, one normalised part of the line) no longer ask. Never overrides a
