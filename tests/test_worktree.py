@@ -280,6 +280,11 @@ async def test_slash_worktree_moves_the_session_into_a_worktree(
         tool_call("write_file", {"path": "w.txt", "content": "w\n"}),
         text("wrote w.txt"),
     )
+
+    async def wrapped_shows(words: str) -> None:
+        """Until `words` are on the screen, wherever its rows break them."""
+        await until(pilot, lambda: words in " ".join(screen_text(pilot.app).split()), what=repr(words))
+
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "first")
@@ -288,11 +293,7 @@ async def test_slash_worktree_moves_the_session_into_a_worktree(
         await shows(pilot, "this session now works in the worktree")
         # The branch follows the worktree's path, which is as long as pytest's temporary
         # folder: "(branch" may end one row and "uji/try)" begin the next.
-        await until(
-            pilot,
-            lambda: "(branch uji/try)" in " ".join(screen_text(pilot.app).split()),
-            what="(branch uji/try) after the path",
-        )
+        await wrapped_shows("(branch uji/try)")
         await send(pilot, "write w.txt")
         await shows(pilot, "wrote w.txt")
         await idle(pilot)
@@ -303,7 +304,7 @@ async def test_slash_worktree_moves_the_session_into_a_worktree(
         # The conversation went on: the first answer is in the next request.
         assert any(m.get("content") == "in the main checkout" for m in requests[1].body["messages"])
         await send(pilot, "/worktree")
-        await shows(pilot, "1 uncommitted file")
+        await wrapped_shows("1 uncommitted file")  # after the path too
     from uji.store.sessions import Store
 
     with Store(str(tmp_path / "data" / "uji.db")) as store:
