@@ -151,8 +151,11 @@ def test_real_uji_in_a_real_terminal(home: Home, tmux: Tmux) -> None:
 
     tmux.type("please write hello.txt")
     tmux.keys("Enter")
-    screen = tmux.shows("Would you like to run write_file?")
-    assert "+hello from uji" in screen
+    # The question and its diff: a frame may show the question before the diff is laid out.
+    tmux.wait(
+        lambda s: "Would you like to run write_file?" in s and "+hello from uji" in s,
+        "the question to write hello.txt, with its diff",
+    )
     tmux.shows("y yes · a session")  # the question takes keys once typing has paused
     tmux.keys("y")
     tmux.shows("I wrote hello.txt.")
