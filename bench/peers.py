@@ -57,7 +57,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, UJI, Home, Run, median, spawn
+from common import ROOT, UJI, Home, Run, compile_src, median, spawn
 from tests.fakes import anthropic_server, openai_server, responses_server
 from tests.fakes.base import FakeServer, Step
 
@@ -429,6 +429,9 @@ def main() -> None:
     )
     opts = p.parse_args()
     install()
+    # uji's bytecode as it is now: where PYTHONDONTWRITEBYTECODE is set (this machine), a
+    # module changed since it was last compiled would be compiled again in every run.
+    compile_src()
     if opts.check_codex_switches:
         check_codex_switches(opts.n)
         return
