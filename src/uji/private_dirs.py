@@ -1,6 +1,7 @@
-"""A uji process's own temporary folders, `<tmp>/<prefix><pid>-<random>`: made once per
-process and kind, removed when it exits; those a uji left behind when it was killed (its
-pid gone) are removed by the next uji that makes one of the same kind.
+"""A uji process's own temporary folders, `<tmp>/<prefix><pid>-<random>` (its callers make
+one per process and kind, and keep it), removed when it exits; those a uji left behind
+when it was killed (its pid gone) are removed by the next uji that makes one of the same
+kind.
 
 Left there, they would pile up in the temporary folder, and each one costs every later
 sandboxed command a rule: the sandbox grants the temporary folder entry by entry when a
