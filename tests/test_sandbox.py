@@ -255,6 +255,11 @@ def test_the_temporary_folder_a_killed_uji_left_goes_with_the_next_one(home: Hom
     tmp.mkdir()
     living = tmp / f"uji-sandbox-{os.getpid()}-kept"
     living.mkdir()
+    # Anyone may name a folder so in a shared temporary folder: what no pid is spelled as
+    # (too large, not ASCII digits) is left alone, and breaks nothing.
+    not_pids = [tmp / f"uji-sandbox-{n}-anyones" for n in ("99999999999999999999", "²", "١٢")]
+    for folder in not_pids:
+        folder.mkdir()
     home.init("")
     started = home.work / "started"
     home.fake.script(tool_call("run_command", {"command": f"echo $TMPDIR > {started}; exec sleep 60"}))
@@ -279,7 +284,8 @@ def test_the_temporary_folder_a_killed_uji_left_goes_with_the_next_one(home: Hom
     run = home.run("go", env={"TMPDIR": str(tmp)}, fresh=True)
     own = Path(run.tool_results()[0]["content"].strip())
     assert own.parent == tmp and own.name.startswith("uji-sandbox-") and own != left
-    assert sorted(p.name for p in tmp.iterdir()) == [living.name]  # the left one and its own gone
+    # The left one and its own gone.
+    assert sorted(p.name for p in tmp.iterdir()) == sorted([living.name, *(f.name for f in not_pids)])
 
 
 # -- background jobs, uji.job.start, subagents --------------------------------------------

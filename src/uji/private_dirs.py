@@ -43,7 +43,7 @@ def sweep(prefix: str) -> None:
         return
     for name, path in names:
         pid = name[len(prefix) :].split("-", 1)[0]
-        if not pid.isdigit() or alive(int(pid)):
+        if not (pid.isascii() and pid.isdigit()) or alive(int(pid)):  # as a pid is spelled
             continue
         with contextlib.suppress(OSError):
             st = os.lstat(path)
@@ -52,10 +52,13 @@ def sweep(prefix: str) -> None:
 
 
 def alive(pid: int) -> bool:
+    """Whether `pid` may be a living process: what is not known gone counts as alive."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:
         return True  # someone else's process
+    except OverflowError:
+        return True  # no pid is that large: a name anyone may give a folder, not ours
     return True
