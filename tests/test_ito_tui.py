@@ -292,7 +292,8 @@ async def test_statusline_plugin_and_status_segments_draw_the_bottom_bar(
     app = make_app(tmp_path, fake, lua)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        screen = await shows(pilot, "test/m")
+        # The whole bar: its segments are drawn as they are ready, the model before the context.
+        screen = await shows(pilot, "context 0%")
         last = screen.rstrip().splitlines()[-1]
         # The default bar: the logo (empty session), the model and the context, then the
         # directory at the right; the built-in status line gives way to it.

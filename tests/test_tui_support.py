@@ -15,6 +15,7 @@ from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
+from tests import headless_screen
 from tests.conftest import PROVIDER_LUA
 from tests.fakes.openai_server import FakeOpenAI
 from tests.waiting import DEADLINE
@@ -22,6 +23,9 @@ from uji.paths import Paths
 from uji.tui.app import UjiApp
 
 SIZE = (100, 32)
+
+# A screen is drawn when a test reads it (screen_text), not at every frame: headless_screen says why.
+headless_screen.install()
 
 
 def make_app(tmp_path: Path, fake: FakeOpenAI | None, lua: str = "", **kw: Any) -> UjiApp:
