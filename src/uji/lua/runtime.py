@@ -134,6 +134,24 @@ return setmetatable(host, {
 """
 
 
+# The folder of the runtime helpers' modules (`uji.sys.<name>`), as `require` spells it.
+SYS_MODULES = os.path.join("uji", "sys")
+
+
+def _could_hold(search: str, folder: str) -> str:
+    """`search` (a `package.path`) without the templates that can find no module in
+    `folder`: those whose folder is not there, and a fixed file that is not. At each start
+    sys.lua searches it for every helper; each template of the whole path cost a failed
+    open per helper (~150 file system calls a start, most of them in folders that are not
+    there)."""
+    kept = []
+    for template in search.split(";"):
+        where, mark, _ = template.partition("?")
+        if os.path.isdir(where + folder) if mark else os.path.isfile(template):
+            kept.append(template)
+    return ";".join(kept)
+
+
 class LuaError(Exception):
     """A Lua error, with the `file:line:` position Lua gave it."""
 
@@ -290,6 +308,9 @@ class Runtime:
         files = {os.path.join(api_dir, n): self.lua.table_from(list(found)) for n, found in lazy.items()}
         self.lua.execute(_LAZY_API, self.uji, self._host_table, internals.lib, self.lua.table_from(files))
         for name in [*(n for n in names if n not in lazy), SYS, MISSING]:  # the stand-ins cover them all
+            if name == SYS:  # where it looks for replacements of the runtime helpers (uji.sys.*)
+                self._host_table["sys_path"] = _could_hold(g.package.path, SYS_MODULES)
+                self._host_table["sys_cpath"] = _could_hold(g.package.cpath, SYS_MODULES)
             self.load_file(os.path.join(api_dir, name))(self.uji, self._host_table, internals.lib)
         self._spawn = internals.spawn
         self._step = internals.step

@@ -58,8 +58,9 @@ function require(modname) -- luacheck: ignore (the global require, wrapped)
 end
 
 -- Whether the search path holds a module of that name (Lua or native).
-local function on_path(modname)
-  return package.searchpath(modname, package.path) ~= nil or package.searchpath(modname, package.cpath) ~= nil
+local function on_path(modname, path, cpath)
+  return package.searchpath(modname, path or package.path) ~= nil
+    or package.searchpath(modname, cpath or package.cpath) ~= nil
 end
 
 -- `uji.sys.<name>`: the module, or nil when there is none.
@@ -82,13 +83,16 @@ uji.sys = setmetatable({}, {
   end,
 })
 
+-- The host hands the search path as it is now without the folders that hold no uji/sys/:
+-- the same modules are found, without a failed look-up per folder and helper.
+local boot_path, boot_cpath = rawget(host, "sys_path"), rawget(host, "sys_cpath")
 -- Each runtime helper: a replacement on the path at boot, else uji's own (left unset while
 -- its file waits: reading it loads the file). A replacement that fails to load is a
 -- notice, and uji's own stays.
 for _, name in ipairs(NAMES) do
   local modname = "uji.sys." .. name
   local value = builtin[name]
-  if on_path(modname) then
+  if on_path(modname, boot_path, boot_cpath) then
     local ok, found = pcall(module, name)
     if ok then
       value = found
