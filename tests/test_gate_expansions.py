@@ -12,6 +12,7 @@ directory `v<i>` that must survive, or a marker `m<i>` that must not appear.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import Home
@@ -173,3 +174,16 @@ def test_everyday_spellings_are_still_allowed(home: Home) -> None:
         )
         assert not intact, command  # it ran: the marker is there
     assert (home.work / "v0" / "a").is_dir() and (home.work / "v0" / "b").is_dir()
+
+
+def test_the_shipped_rules_compile(tmp_path: Path) -> None:
+    """uji compiles the regular expressions of its own rules when they first match a subject
+    (not at every start): each of them compiles, and the shipped rm rule is among them."""
+    from tests.test_gate_write_flags import shipped_app
+    from uji.tools.policy import compile_matcher
+
+    rules = [r for t in shipped_app(tmp_path).gate.policy.sets["defaults"].tools.values() for r in t.rules]
+    for rule in rules:
+        compile_matcher(rule.pattern)  # raises PolicyError if it does not compile
+    rm = next(r for r in rules if r.pattern == SHIPPED_RM_RULE)
+    assert rm.matches("rm -rf x") and rm.matches("/bin/rm x --force -R") and not rm.matches("rm -r x")

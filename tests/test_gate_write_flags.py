@@ -15,12 +15,15 @@ import asyncio
 import json
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.conftest import Home
 from tests.fakes.openai_server import call, text, tool_calls
+
+if TYPE_CHECKING:
+    from uji.app import App
 
 ALLOWED = [
     "git *", "find *", "fd *", "fdfind *", "rg *", "sed *", "gsed *", "awk *", "gawk *", "mawk *",
@@ -156,8 +159,8 @@ CURL = [
 ]  # fmt: skip
 
 
-def shipped_table(tmp_path: Path) -> dict[str, Any]:
-    """The write-flags table uji's defaults set, read from a real App's gate."""
+def shipped_app(tmp_path: Path) -> App:
+    """A real App with uji's defaults loaded and no config of the user's."""
     from uji.app import App
     from uji.paths import resolve
 
@@ -165,7 +168,12 @@ def shipped_table(tmp_path: Path) -> dict[str, Any]:
         resolve(str(tmp_path / "cfg"), str(tmp_path / "data")), cwd=str(tmp_path), notice=lambda _: None
     )
     asyncio.run(app.load_config())
-    return dict(app.gate.policy.write_flags.table)
+    return app
+
+
+def shipped_table(tmp_path: Path) -> dict[str, Any]:
+    """The write-flags table uji's defaults set, read from a real App's gate."""
+    return dict(shipped_app(tmp_path).gate.policy.write_flags.table)
 
 
 def rule_of(expected: str, table: dict[str, Any]) -> str:

@@ -106,8 +106,9 @@ def rule_kind(pattern: str) -> str:
     return "exact"
 
 
-def _rule(item: Any, decision: Decision, origin: str | None) -> Rule:
-    """One rule of a list: a pattern, or the original uji's `{ pattern = …, message = … }`."""
+def _rule(item: Any, decision: Decision, origin: str | None, shipped: bool = False) -> Rule:
+    """One rule of a list: a pattern, or the original uji's `{ pattern = …, message = … }`.
+    `shipped`: one of uji's own (see `compile_matcher`)."""
     message = None
     if isinstance(item, dict):
         unknown = sorted(str(k) for k in item if k not in ("pattern", "message"))
@@ -121,7 +122,7 @@ def _rule(item: Any, decision: Decision, origin: str | None) -> Rule:
             raise PolicyError(f"a rule table needs a pattern (a non-empty string), got {item!r}")
     if not isinstance(item, str) or not item:
         raise PolicyError(f"{item!r} is not a pattern")
-    return Rule(item, decision, compile_matcher(item), origin, message or None)
+    return Rule(item, decision, compile_matcher(item, lazy=shipped), origin, message or None)
 
 
 def _expand_home(pattern: str) -> str | None:
@@ -130,9 +131,13 @@ def _expand_home(pattern: str) -> str | None:
     return None
 
 
-def compile_matcher(pattern: str) -> Callable[[str], bool]:
-    """Compile one rule. Raises PolicyError for an invalid regex or glob."""
+def compile_matcher(pattern: str, lazy: bool = False) -> Callable[[str], bool]:
+    """Compile one rule. Raises PolicyError for an invalid regex or glob. `lazy`: a rule uji
+    ships (defaults.lua), whose regular expression is compiled when a subject is first
+    matched, not at every start (the forced rm's costs ~0.3 ms; a test checks it compiles)."""
     kind = rule_kind(pattern)
+    if kind == "regex" and lazy:
+        return _lazy_search(pattern[1:-1])
     if kind == "regex":
         try:
             rx = re.compile(pattern[1:-1])
@@ -151,6 +156,17 @@ def compile_matcher(pattern: str) -> Callable[[str], bool]:
         return lambda s: any(rx.match(s) for rx in regexes)
     exact = frozenset(forms)
     return lambda s: s in exact
+
+
+def _lazy_search(regex: str) -> Callable[[str], bool]:
+    compiled: list[re.Pattern[str]] = []
+
+    def search(s: str) -> bool:
+        if not compiled:
+            compiled.append(re.compile(regex))
+        return compiled[0].search(s) is not None
+
+    return search
 
 
 # Rules ------------------------------------------------------------------------
@@ -219,9 +235,12 @@ class Policy:
 
         self.write_flags = WriteFlags()  # flags that make an allowed command ask (uji.tool.write_flags)
 
-    def set(self, rules: dict[str, Any], origin: str | None = None, name: str = UNNAMED) -> list[str]:
+    def set(
+        self, rules: dict[str, Any], origin: str | None = None, name: str = UNNAMED, shipped: bool = False
+    ) -> list[str]:
         """Apply one uji.tool.policy call to the set `name`: the tools it names are
-        replaced there, the others kept. Returns notices for rules that could not be read."""
+        replaced there, the others kept. Returns notices for rules that could not be read.
+        `shipped`: the call is uji's own (defaults.lua)."""
         notices: list[str] = []
         where = f" ({origin})" if origin else ""
         ruleset = self.sets.setdefault(name, RuleSet())
@@ -238,11 +257,11 @@ class Policy:
             if not isinstance(spec, dict):
                 notices.append(f"policy: rules for {tool} must be a table{where}")
                 continue
-            ruleset.tools[tool] = self._tool_rules(tool, spec, origin, notices)
+            ruleset.tools[tool] = self._tool_rules(tool, spec, origin, notices, shipped)
         return notices
 
     def _tool_rules(
-        self, name: str, spec: dict[str, Any], origin: str | None, notices: list[str]
+        self, name: str, spec: dict[str, Any], origin: str | None, notices: list[str], shipped: bool
     ) -> ToolRules:
         where = f" ({origin})" if origin else ""
         out = ToolRules(origin=origin)
@@ -274,7 +293,7 @@ class Policy:
                 continue
             for item in patterns:
                 try:
-                    out.rules.append(_rule(item, decision, origin))
+                    out.rules.append(_rule(item, decision, origin, shipped))
                 except PolicyError as e:
                     notices.append(f"policy: {name}.{decision}: {e}; {name} now asks{where}")
                     out.floor = "ask"

@@ -171,7 +171,7 @@ def _policy_api(host: LuaHost, gate: Gate) -> Api:
         data = {
             k if k == "default" or not isinstance(k, str) else provider_name(k): v for k, v in data.items()
         }
-        for notice in gate.policy.set(data, origin, name):
+        for notice in gate.policy.set(data, origin, name, shipped=_shipped(origin)):
             host.notice(notice)
 
     def tool_write_flags(flags: Any, origin: str | None) -> Any:
