@@ -17,6 +17,12 @@ run.) A run whose environment would change how Python itself starts (any `PYTHON
 variable but the ones the zygote started with), or that is measured by coverage, goes
 through `subprocess` instead, as does everything when the zygote can't start.
 
+Most runs are forked by a lean zygote (`_serve_lean`), forked from the first before it
+loaded the ACP and MCP SDKs (`SDK_SIDE`, ~40 MB of its ~60): a fork and an exit cost in
+proportion to what the zygote has in memory. The first hands it each run that will not use
+them (`_needs_sdks`: no `uji acp`, no "mcp" in the config or a project's .mcp.json); the
+others it forks itself.
+
 The zygote also starts the MCP test server (tests/mcp_server.py), which costs more than a
 second of CPU at each start for the SDK's types: started as `python tests/mcp_server.py
 ARGS` (by uji, or by a test), it asks the zygote of the pytest it runs under (found
@@ -39,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -98,12 +105,18 @@ SCREEN_ENV = "UJI_TEST_SCREEN_ZYGOTE"
 UNUSED = ("uji.tui", "uji.devtools", "uji.__main__")
 
 
-def warm() -> None:
-    """Import every module of uji but the unused ones, and `LAZY`."""
+# What only some runs use: the ACP and MCP SDKs (pydantic models, ~40 MB of the zygote's
+# ~60) and the MCP test server's side. The lean zygote (`_serve_lean`) has not loaded them.
+SDK_SIDE = ("uji.acp", "uji.mcp.client", "uji.mcp.oauth", "uji.mcp_cli", "anyio", *SERVER_SIDE)
+
+
+def warm(lean: bool = False) -> None:
+    """Import every module of uji but the unused ones, and `LAZY`; `lean`: not `SDK_SIDE`."""
     from uji.lua.runtime import load_lupa
 
     load_lupa()  # as uji loads it: with its C API visible to native modules
-    _import([name for name in _modules("uji") if not name.startswith(UNUSED)] + [*LAZY, *SERVER_SIDE])
+    names = [name for name in _modules("uji") if not name.startswith(UNUSED)] + [*LAZY, *SERVER_SIDE]
+    _import([name for name in names if not (lean and name.startswith(SDK_SIDE))])
     _first_uses()
 
 
@@ -179,9 +192,12 @@ def serve(control: socket.socket) -> None:
     `Zygote.connect`), and MCP test servers for every process under it."""
     tests = os.getppid()
     listener = _listen(listening_at(tests))  # before loading: one that asks meanwhile waits in its backlog
+    warm(lean=True)
+    _freeze()
+    lean, lean_pid = _fork_lean_zygote([control, listener])
     warm()
     _freeze()
-    alive = _fork_screen_zygote(tests, [control, listener])
+    alive = _fork_screen_zygote(tests, [control, listener, lean])
     try:
         control.sendall(b"ready\n")
     except OSError:
@@ -195,69 +211,97 @@ def serve(control: socket.socket) -> None:
         sel.register(control, selectors.EVENT_READ)
         if listener is not None:
             sel.register(listener, selectors.EVENT_READ)
-        while True:
-            for key, _ in sel.select():
-                if isinstance(key.fileobj, int):
-                    _ended(key.fileobj, children, sel)
+        for key in _requests(sel, children):
+            launch = reply = None
+            if key.fileobj in controls:
+                asker = key.fileobj
+                assert isinstance(asker, socket.socket)
+                header, fds = _receive(asker)
+                if header is None:
+                    if asker is control:
+                        if alive is not None:
+                            os.close(alive)  # the screen's zygote ends with this one
+                        if lean is not None:  # and the lean one, its runs' time counted
+                            lean.close()
+                            os.waitpid(lean_pid, 0)
+                        return _unlisten(listener)  # the tests are over
+                    sel.unregister(asker)  # a worker is done
+                    controls.discard(asker)
+                    asker.close()
                     continue
-                launch = reply = None
-                if key.fileobj in controls:
-                    asker = key.fileobj
-                    assert isinstance(asker, socket.socket)
-                    header, fds = _receive(asker)
-                    if header is None:
-                        if asker is control:
-                            if alive is not None:
-                                os.close(alive)  # the screen's zygote ends with this one
-                            return _unlisten(listener)  # the tests are over
-                        sel.unregister(asker)  # a worker is done
-                        controls.discard(asker)
-                        asker.close()
-                        continue
-                    reply = socket.socket(fileno=fds.pop())
-                else:
-                    assert listener is not None
-                    header, fds, launch = _accept(listener)
-                    if header is None:
-                        continue
-                    if header.get("worker"):  # a test worker's channel for its runs
-                        assert launch is not None
-                        try:
-                            launch.sendall(b"ready\n")
-                        except OSError:
-                            launch.close()
-                            continue
-                        controls.add(launch)
-                        sel.register(launch, selectors.EVENT_READ)
-                        continue
-                pid = os.fork()
-                if pid == 0:
-                    # Only this run's descriptors: a run's reply socket held by another
-                    # process would keep its test waiting for that process to end too.
-                    for sock in (listener, *controls, *(r for _, r in children.values())):
-                        if sock is not None:
-                            sock.close()
-                    for pidfd in children:
-                        os.close(pidfd)
-                    if alive is not None:
-                        os.close(alive)
-                    if launch is not None:
-                        _launch_waiter(header, fds, launch)  # never returns
-                    assert reply is not None
-                    reply.close()
-                    _child(header, *fds)  # never returns
-                for fd in fds:
-                    os.close(fd)
-                if launch is not None:
-                    launch.close()
-                if reply is not None:
+                reply = socket.socket(fileno=fds.pop())
+                if lean is not None and _handed_over(lean, header, fds, reply):
+                    continue
+            else:
+                assert listener is not None
+                header, fds, launch = _accept(listener)
+                if header is None:
+                    continue
+                if header.get("worker"):  # a test worker's channel for its runs
+                    assert launch is not None
                     try:
-                        reply.sendall(f"pid {pid}\n".encode())
+                        launch.sendall(b"ready\n")
                     except OSError:
-                        pass
-                pidfd = os.pidfd_open(pid)
-                children[pidfd] = (pid, reply)
-                sel.register(pidfd, selectors.EVENT_READ)
+                        launch.close()
+                        continue
+                    controls.add(launch)
+                    sel.register(launch, selectors.EVENT_READ)
+                    continue
+            pid = os.fork()
+            if pid == 0:
+                # Only this run's descriptors: a run's reply socket held by another
+                # process would keep its test waiting for that process to end too.
+                for sock in (listener, *controls, *(r for _, r in children.values())):
+                    if sock is not None:
+                        sock.close()
+                for pidfd in children:
+                    os.close(pidfd)
+                if alive is not None:
+                    os.close(alive)
+                if lean is not None:
+                    lean.close()
+                if launch is not None:
+                    _launch_waiter(header, fds, launch)  # never returns
+                assert reply is not None
+                reply.close()
+                _child(header, *fds)  # never returns
+            if launch is not None:
+                launch.close()
+            _started(pid, fds, reply, children, sel)
+
+
+def _requests(
+    sel: selectors.BaseSelector, children: dict[int, tuple[int, socket.socket | None]]
+) -> Iterator[selectors.SelectorKey]:
+    """The sockets that became readable, as they do; a child's exit (its pidfd) is dealt
+    with here."""
+    while True:
+        for key, _ in sel.select():
+            if isinstance(key.fileobj, int):
+                _ended(key.fileobj, children, sel)
+            else:
+                yield key
+
+
+def _started(
+    pid: int,
+    fds: list[int],
+    reply: socket.socket | None,
+    children: dict[int, tuple[int, socket.socket | None]],
+    sel: selectors.BaseSelector,
+) -> None:
+    """A child was forked: its descriptors are its own now; its test learns its pid (when it
+    has a reply socket), and its exit will be watched."""
+    for fd in fds:
+        os.close(fd)
+    if reply is not None:
+        try:
+            reply.sendall(f"pid {pid}\n".encode())
+        except OSError:
+            pass
+    pidfd = os.pidfd_open(pid)
+    children[pidfd] = (pid, reply)
+    sel.register(pidfd, selectors.EVENT_READ)
 
 
 def _ended(
@@ -289,6 +333,90 @@ def _log_usage(usage: resource.struct_rusage) -> None:
     if where:
         with open(where, "a") as log:
             log.write(f"{usage.ru_utime:.4f} {usage.ru_stime:.4f} {usage.ru_minflt}\n")
+
+
+def _fork_lean_zygote(held: list[socket.socket | None]) -> tuple[socket.socket | None, int]:
+    """Fork the lean zygote (`_serve_lean`) from this one, before it loads `SDK_SIDE`: the
+    socket that hands it runs (closing it ends it; None when it could not start), its pid."""
+    ours, theirs = socket.socketpair()
+    try:
+        pid = os.fork()
+    except OSError:
+        ours.close()
+        theirs.close()
+        return None, 0
+    if pid == 0:
+        ours.close()
+        for sock in held:
+            if sock is not None:
+                sock.close()
+        me = os.getpid()
+        try:
+            _serve_lean(theirs)
+        finally:
+            if os.getpid() == me:  # (a run it forked ends as its code says: SystemExit, ...)
+                os._exit(0)
+    theirs.close()
+    return ours, pid
+
+
+def _handed_over(lean: socket.socket, header: dict[str, Any], fds: list[int], reply: socket.socket) -> bool:
+    """Hand a run that needs no SDK to the lean zygote, which forks it and reports to its
+    test; False when it needs one, or when the lean zygote is gone (this one forks it)."""
+    if _needs_sdks(header):
+        return False
+    try:
+        socket.send_fds(lean, [json.dumps(header).encode()], [*fds, reply.fileno()])
+    except OSError:
+        return False
+    for fd in fds:
+        os.close(fd)
+    reply.close()
+    return True
+
+
+def _needs_sdks(header: dict[str, Any]) -> bool:
+    """Whether a run may load `SDK_SIDE`: `uji acp`, `uji mcp`, or a config or project that
+    may set up an MCP server (its text says "mcp"). A guess either way only costs time: a
+    lean run that needs an SDK imports it, as `python -m uji` would."""
+    argv, env = header["argv"], header["env"]
+    if any(word in ("acp", "mcp") or word.startswith("--config") for word in argv):
+        return True
+    config = env.get("UJI_CONFIG_DIR") or os.path.join(
+        env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME", "/"), ".config"), "uji"
+    )
+    for folder, _, files in os.walk(config):
+        for name in files:
+            try:
+                if b"mcp" in Path(folder, name).read_bytes().lower():
+                    return True
+            except OSError:
+                return True
+    cwd = Path(header["cwd"])
+    return any((d / ".mcp.json").exists() for d in (cwd, *cwd.parents))
+
+
+def _serve_lean(runs: socket.socket) -> None:
+    """The lean zygote: it forks the runs the first one hands it (`_handed_over`), each a
+    child of its own: every fork and exit of a zygote ~40 MB smaller costs ~1.5 ms less."""
+    children: dict[int, tuple[int, socket.socket | None]] = {}
+    with selectors.DefaultSelector() as sel:
+        sel.register(runs, selectors.EVENT_READ)
+        for _ in _requests(sel, children):
+            header, fds = _receive(runs)
+            if header is None:
+                return  # the first zygote ended: the tests are over
+            reply = socket.socket(fileno=fds.pop())
+            pid = os.fork()
+            if pid == 0:
+                runs.close()
+                for pidfd, (_, other) in children.items():
+                    os.close(pidfd)
+                    if other is not None:
+                        other.close()
+                reply.close()
+                _child(header, *fds)  # never returns
+            _started(pid, fds, reply, children, sel)
 
 
 def _fork_screen_zygote(tests: int, held: list[socket.socket | None]) -> int | None:
