@@ -137,7 +137,9 @@ def compile_matcher(pattern: str, lazy: bool = False) -> Callable[[str], bool]:
     matched, not at every start (the forced rm's costs ~0.3 ms; a test checks it compiles)."""
     kind = rule_kind(pattern)
     if kind == "regex" and lazy:
-        return _lazy_search(pattern[1:-1])
+        from uji.tools.write_flags import lazy_search
+
+        return lazy_search(pattern[1:-1])
     if kind == "regex":
         try:
             rx = re.compile(pattern[1:-1])
@@ -156,17 +158,6 @@ def compile_matcher(pattern: str, lazy: bool = False) -> Callable[[str], bool]:
         return lambda s: any(rx.match(s) for rx in regexes)
     exact = frozenset(forms)
     return lambda s: s in exact
-
-
-def _lazy_search(regex: str) -> Callable[[str], bool]:
-    compiled: list[re.Pattern[str]] = []
-
-    def search(s: str) -> bool:
-        if not compiled:
-            compiled.append(re.compile(regex))
-        return compiled[0].search(s) is not None
-
-    return search
 
 
 # Rules ------------------------------------------------------------------------

@@ -119,14 +119,8 @@ def _matcher(key: str, spelling: str, lazy: bool = False) -> Callable[[tuple[str
     if spelling == ANY_USE:
         return lambda words, loose: True
     if len(spelling) >= 2 and spelling.startswith("/") and spelling.endswith("/") and lazy:
-        compiled: list[re.Pattern[str]] = []
-
-        def search(words: tuple[str, ...], loose: bool) -> bool:
-            if not compiled:
-                compiled.append(re.compile(spelling[1:-1]))
-            return compiled[0].search(" ".join(words)) is not None
-
-        return search
+        search = lazy_search(spelling[1:-1])
+        return lambda words, loose: search(" ".join(words))
     if len(spelling) >= 2 and spelling.startswith("/") and spelling.endswith("/"):
         try:
             rx = re.compile(spelling[1:-1])
@@ -138,6 +132,19 @@ def _matcher(key: str, spelling: str, lazy: bool = False) -> Callable[[tuple[str
     if spelling.startswith("-") and len(spelling) == 2:
         return lambda words, loose: any(_short(arg, spelling, loose) for arg in words[1:])
     return lambda words, loose: spelling in words[1:]
+
+
+def lazy_search(regex: str) -> Callable[[str], bool]:
+    """Whether `regex` is found in a text, compiled on the first search: for the patterns uji
+    ships, which start-up need not compile (a test compiles each). Also the policy's."""
+    compiled: list[re.Pattern[str]] = []
+
+    def search(text: str) -> bool:
+        if not compiled:
+            compiled.append(re.compile(regex))
+        return compiled[0].search(text) is not None
+
+    return search
 
 
 def _long(arg: str, option: str, loose: bool) -> bool:
