@@ -111,13 +111,22 @@ SDK_SIDE = ("uji.acp", "uji.mcp.client", "uji.mcp.oauth", "uji.mcp_cli", "anyio"
 
 
 def warm(lean: bool = False) -> None:
-    """Import every module of uji but the unused ones, and `LAZY`; `lean`: not `SDK_SIDE`."""
+    """Import every module of uji but the unused ones, and `LAZY`; `lean`: not `SDK_SIDE`
+    (`warm_sdks` imports it later)."""
     from uji.lua.runtime import load_lupa
 
     load_lupa()  # as uji loads it: with its C API visible to native modules
-    names = [name for name in _modules("uji") if not name.startswith(UNUSED)] + [*LAZY, *SERVER_SIDE]
-    _import([name for name in names if not (lean and name.startswith(SDK_SIDE))])
+    _import([name for name in _warmed() if not (lean and name.startswith(SDK_SIDE))])
     _first_uses()
+
+
+def warm_sdks() -> None:
+    """What `warm(lean=True)` left out: `SDK_SIDE`."""
+    _import([name for name in _warmed() if name.startswith(SDK_SIDE)])
+
+
+def _warmed() -> list[str]:
+    return [name for name in _modules("uji") if not name.startswith(UNUSED)] + [*LAZY, *SERVER_SIDE]
 
 
 def _first_uses() -> None:
@@ -195,7 +204,7 @@ def serve(control: socket.socket) -> None:
     warm(lean=True)
     _freeze()
     lean, lean_pid = _fork_lean_zygote([control, listener])
-    warm()
+    warm_sdks()
     _freeze()
     alive = _fork_screen_zygote(tests, [control, listener, lean])
     try:
