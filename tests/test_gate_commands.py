@@ -121,6 +121,10 @@ RM_BYPASSES = [
     "rm --force --recursive {v}",
     "rm -r --force {v}",
     "rm {v} -rf",
+    "rm --recursive -f {v}",
+    "rm --recu --fo {v}",  # GNU rm takes any unambiguous abbreviation of a long option
+    "rm -r'f' {v}",
+    "'rm' -rf {v}",
     f"{rm_path()} -rf {{v}}",
     # the forms that already held
     "ls; rm -rf {v}",
