@@ -120,6 +120,11 @@ def warm(lean: bool = False) -> None:
     _first_uses()
 
 
+def warm_libraries() -> None:
+    """The libraries only (`LAZY`, `SERVER_SIDE`, Textual): for tests/precompile.py."""
+    _import([*LAZY, *SERVER_SIDE, "textual.app", "textual.widgets"])
+
+
 def warm_sdks() -> None:
     """What `warm(lean=True)` left out: `SDK_SIDE`."""
     _import([name for name in _warmed() if name.startswith(SDK_SIDE)])
