@@ -22,21 +22,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import cache
 from typing import Any
 
 from textual.app import App, ScreenStackError
 from textual.pilot import Pilot
 from textual.screen import Screen
 
-_installed = False
 
-
+@cache
 def install() -> None:
     """Patch Textual's classes, once per process (every screen test imports this)."""
-    global _installed
-    if _installed:
-        return
-    _installed = True
     Screen._compositor_refresh = _skipping(Screen._compositor_refresh)  # type: ignore[method-assign]
     App.run_test = _drawn_on_leaving(App.run_test)  # type: ignore[method-assign, assignment]
 

@@ -15,7 +15,7 @@ from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
-from tests import headless_screen
+from tests import headless_screen, shared_stylesheet
 from tests.conftest import PROVIDER_LUA
 from tests.fakes.openai_server import FakeOpenAI
 from tests.waiting import DEADLINE
@@ -26,6 +26,8 @@ SIZE = (100, 32)
 
 # A screen is drawn when a test reads it (screen_text), not at every frame: headless_screen says why.
 headless_screen.install()
+# Each piece of Textual CSS is parsed once per process, not once per app: shared_stylesheet says why.
+shared_stylesheet.install()
 
 
 def make_app(tmp_path: Path, fake: FakeOpenAI | None, lua: str = "", **kw: Any) -> UjiApp:
