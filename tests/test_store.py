@@ -22,6 +22,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 if str(SRC) not in sys.path:  # the package may not be installed in the venv
     sys.path.insert(0, str(SRC))
 
+from uji.store import sessions  # noqa: E402
 from uji.store.sessions import (  # noqa: E402
     CRASH_ERROR,
     SCHEMA_VERSION,
@@ -395,6 +396,52 @@ def test_processes_creating_the_database_at_once(db_path: Path) -> None:
         assert con.execute("SELECT count(*) FROM messages").fetchone()[0] == 5
     finally:
         con.close()
+
+
+def _writing_elsewhere(db_path: Path) -> sqlite3.Connection:
+    """Another process's connection holding the write lock of a new file, still in SQLite's
+    rollback journal (as the first of several uji started together has it)."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    other = sqlite3.connect(db_path, isolation_level=None)
+    other.execute("CREATE TABLE elsewhere(x)")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO elsewhere VALUES (1)")
+    return other
+
+
+def test_a_new_database_another_process_is_writing_is_switched_to_wal_once_it_lets_go(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite refuses the switch at once then, without the wait busy_timeout asks for: the
+    # store pauses and tries again instead of failing to open.
+    other = _writing_elsewhere(db_path)
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        if other.in_transaction:
+            other.execute("COMMIT")  # the other process lets go during the first pause
+
+    monkeypatch.setattr(sessions, "_pause", pause)
+    with Store(str(db_path)) as s:
+        s.append(s.create_session("/p"), {"type": "user", "text": "x"})
+        assert s._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert pauses == [sessions.WAL_FIRST_PAUSE]  # refused once, then switched
+    other.close()
+
+
+def test_a_database_whose_writer_never_lets_go_fails_to_open_after_busy_timeout(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = _writing_elsewhere(db_path)
+    pauses: list[float] = []
+    monkeypatch.setattr(sessions, "_pause", pauses.append)
+    with pytest.raises(StoreError, match=r"cannot open session database .*: database is locked"):
+        Store(str(db_path))
+    # Pauses that grow to WAL_LAST_PAUSE and stop once they add up to busy_timeout.
+    assert pauses[:3] == [0.005, 0.01, 0.02] and max(pauses) == sessions.WAL_LAST_PAUSE
+    assert sessions.BUSY_MS / 1000 <= sum(pauses) < sessions.BUSY_MS / 1000 + sessions.WAL_LAST_PAUSE
+    other.close()
 
 
 KILLED_CHILD = """

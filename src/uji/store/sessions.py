@@ -213,6 +213,13 @@ def _session_dict(row: tuple[Any, ...]) -> Session:
     }
 
 
+# How long a statement waits for another process's lock before it fails (busy_timeout).
+BUSY_MS = 5000
+# The pauses between tries to switch a file to WAL that another process holds (`_use_wal`).
+WAL_FIRST_PAUSE, WAL_LAST_PAUSE = 0.005, 0.1
+_pause = time.sleep
+
+
 class Store:
     """One SQLite connection to the session database at `path`."""
 
@@ -243,10 +250,28 @@ class Store:
     def _configure(self) -> None:
         db = self._db
         # busy_timeout first, so the other pragmas wait for a concurrent opener.
-        db.execute("PRAGMA busy_timeout=5000")
-        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+        self._use_wal()
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
+
+    def _use_wal(self) -> None:
+        """Switch the file to WAL (once per file: later opens find it so). The switch needs
+        the file to itself, and while another connection holds its write lock SQLite says
+        "locked" at once instead of waiting as busy_timeout asks (waiting could deadlock):
+        several uji started together on a new database failed so. Tried again, with
+        growing pauses, for as long as busy_timeout lets any other statement wait."""
+        pause, waited = WAL_FIRST_PAUSE, 0.0
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or waited >= BUSY_MS / 1000:
+                    raise
+            _pause(pause)
+            waited += pause
+            pause = min(pause * 2, WAL_LAST_PAUSE)
 
     def _user_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
