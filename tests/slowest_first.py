@@ -1,13 +1,14 @@
-"""The order pytest hands the tests to its workers: the slowest first, as listed in
-tests/slow_tests.txt, then the rest as collected.
+"""The order pytest hands the tests to its workers: the slow ones listed in
+tests/slow_tests.txt early, slowest first, spread among the others (`spread`).
 
 pytest-xdist gives each worker its next test as it finishes one, in this order. Collected
 as written, the screen tests (tests/test_tui_*.py), many of which wait on timers and
 terminals, came together near the end, with the cores a third idle while they ran, and a
-test of several seconds handed out last kept the run waiting for it alone. Handed out
-longest first, the long ones overlap with the rest and the run ends on short ones.
+test of several seconds handed out last kept the run waiting for it alone. Spread through
+the first part of the run, the long ones overlap with short ones, and the run ends on
+short ones.
 
-The list only orders: a test missing from it (a new one) runs after the listed ones, and a
+The list only orders: a test missing from it (a new one) counts as a short one, and a
 listed test that no longer exists is ignored. `UJI_TEST_RECORD_SLOW=1 ./test` writes it
 again from that run: each test that held its worker for `LISTED_FROM` seconds or more, with
 the seconds it took (its set-up, call and teardown)."""
