@@ -22,7 +22,7 @@ from tests.fakes.openai_server import FakeOpenAI
 from tests.zygote import Zygote
 from uji.cli import GC_YOUNG
 
-# The order the tests are handed to the workers: the slowest first.
+# The order the tests are handed to the workers: the slow ones early, spread among the others.
 pytest_plugins = ("tests.slowest_first",)
 
 # Real `uji` processes forked from one that imported uji already (see tests/zygote.py).

@@ -121,7 +121,11 @@ def warm(lean: bool = False) -> None:
 
 
 def warm_libraries() -> None:
-    """The libraries only (`LAZY`, `SERVER_SIDE`, Textual): for tests/precompile.py."""
+    """The libraries only (`LAZY`, `SERVER_SIDE`, Textual): for tests/precompile.py. lupa as
+    `warm` loads it, before `LAZY` names it."""
+    from uji.lua.runtime import load_lupa
+
+    load_lupa()
     _import([*LAZY, *SERVER_SIDE, "textual.app", "textual.widgets"])
 
 
